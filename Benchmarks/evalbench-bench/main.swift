@@ -1,0 +1,2 @@
+import EvalBench
+import EvalBenchTestSupport

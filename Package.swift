@@ -1,0 +1,27 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "evalbench",
+    platforms: [.macOS(.v14), .iOS(.v17), .visionOS(.v1)],
+    products: [
+        .library(name: "EvalBench", targets: ["EvalBench"]),
+        .executable(name: "evalbench", targets: ["evalbench"]),
+    ],
+    targets: [
+        .target(name: "EvalBench"),
+        .executableTarget(name: "evalbench", dependencies: ["EvalBench"]),
+        // Fakes for tests and benchmarks only: never linked into the tool.
+        .target(name: "EvalBenchTestSupport", dependencies: ["EvalBench"]),
+        .executableTarget(
+            name: "evalbench-bench",
+            dependencies: ["EvalBench", "EvalBenchTestSupport"],
+            path: "Benchmarks/evalbench-bench"
+        ),
+        .testTarget(
+            name: "EvalBenchTests",
+            dependencies: ["EvalBench", "EvalBenchTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A model backend: one configured server, provider or on-device model.
+///
+/// Each backend kind is one file that conforms to this protocol and registers a factory in
+/// `BackendRegistry`; nothing else needs to change to add a kind.
+public protocol Backend: Sendable {
+    var name: String { get }
+    var kind: String { get }
+    /// The model name for reports, when known before the first request.
+    var model: String? { get }
+    /// The largest number of this backend's requests in flight at once.
+    var concurrency: Int { get }
+
+    /// Makes the backend ready (starts a managed server, checks the device). Returns the
+    /// reason when it cannot be used; results of an unavailable backend are `unavailable` errors.
+    func prepare() async -> Availability
+
+    /// How the backend sends each reasoning level, or why it cannot; for plans and reports.
+    func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport
+
+    /// Starts a conversation; turns of one case are sent on one conversation, in order.
+    func startConversation() async -> any Conversation
+
+    /// Releases everything `prepare` acquired (stops a managed server). Safe to call twice.
+    func shutdown() async
+}
+
+/// One session with a backend; HTTP backends keep no state, on-device ones reuse a session.
+public protocol Conversation: Sendable {
+    /// Sends one request (the whole history so far plus the new prompt) and waits for the
+    /// streamed answer. Failures are returned as `BackendFailure`, never thrown.
+    func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure>
+}
+
+/// Whether a backend can be used, and why not.
+public enum Availability: Sendable, Equatable {
+    case available
+    case unavailable(String)
+}
+
+/// How a backend honours a reasoning level.
+public enum ReasoningSupport: Sendable, Equatable {
+    /// Sent as described, e.g. `reasoning_effort: "low"`.
+    case supported(String)
+    /// Not possible here; results at this level are `skipped` with this reason.
+    case unsupported(String)
+}
+
+/// A role in a chat history.
+public enum ChatRole: String, Sendable, Codable {
+    case system, user, assistant
+}
+
+/// One message of a chat history.
+public struct ChatMessage: Sendable, Codable, Equatable {
+    public var role: ChatRole
+    public var content: String
+
+    public init(role: ChatRole, content: String) {
+        self.role = role
+        self.content = content
+    }
+}
+
+/// Everything one request to a backend carries.
+public struct ModelRequest: Sendable, Equatable {
+    public var instructions: String?
+    /// The history so far and, last, the new user prompt.
+    public var messages: [ChatMessage]
+    public var options: GenerationOptions
+    public var reasoning: ReasoningLevel
+    /// From handing the request to the transport to the end of the stream.
+    public var timeoutSeconds: Double
+
+    public init(instructions: String?, messages: [ChatMessage], options: GenerationOptions,
+                reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120) {
+        self.instructions = instructions
+        self.messages = messages
+        self.options = options
+        self.reasoning = reasoning
+        self.timeoutSeconds = timeoutSeconds
+    }
+}
+
+/// A finished, streamed answer with its measurements.
+public struct ModelResponse: Sendable, Equatable {
+    /// The visible answer text.
+    public var text: String
+    /// Reasoning text the backend streamed, if any.
+    public var reasoningText: String?
+    public var timing: RequestTiming
+    public var usage: Usage
+    /// The backend's stop reason as it reported it (`stop`, `length`, …).
+    public var finishReason: String?
+    /// The model name the backend reported.
+    public var model: String?
+
+    public init(text: String, reasoningText: String? = nil, timing: RequestTiming, usage: Usage,
+                finishReason: String? = nil, model: String? = nil) {
+        self.text = text
+        self.reasoningText = reasoningText
+        self.timing = timing
+        self.usage = usage
+        self.finishReason = finishReason
+        self.model = model
+    }
+}

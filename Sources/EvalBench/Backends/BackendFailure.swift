@@ -1,0 +1,54 @@
+import Foundation
+
+/// The kinds of failure every report counts (DESIGN.md, "Error kinds").
+public enum ErrorKind: String, Sendable, Codable, CaseIterable {
+    case contextOverflow = "context_overflow"
+    case rateLimited = "rate_limited"
+    case quotaExhausted = "quota_exhausted"
+    case overloaded
+    case refusal
+    case guardrail
+    case timeout
+    case network
+    case unavailable
+    case auth
+    case badRequest = "bad_request"
+    case decoding
+    case server
+    case cancelled
+
+    /// Whether a retry with backoff may succeed: rate limits, overload and transient faults.
+    public var isRetryable: Bool {
+        switch self {
+        case .rateLimited, .overloaded, .timeout, .network, .server: true
+        default: false
+        }
+    }
+}
+
+/// A failed request: its kind, a message for people, and what the server said about retrying.
+public struct BackendFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public var kind: ErrorKind
+    /// What happened, with no secrets in it.
+    public var message: String
+    /// HTTP status, when the failure came from one.
+    public var httpStatus: Int?
+    /// Seconds the server asked to wait (`Retry-After`), if it did.
+    public var retryAfterSeconds: Double?
+    /// How many attempts were made; set by the retry loop.
+    public var attempts: Int
+    /// Measurements up to the failure, when the stream had started.
+    public var timing: RequestTiming?
+
+    public init(kind: ErrorKind, message: String, httpStatus: Int? = nil,
+                retryAfterSeconds: Double? = nil, attempts: Int = 1, timing: RequestTiming? = nil) {
+        self.kind = kind
+        self.message = message
+        self.httpStatus = httpStatus
+        self.retryAfterSeconds = retryAfterSeconds
+        self.attempts = attempts
+        self.timing = timing
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}

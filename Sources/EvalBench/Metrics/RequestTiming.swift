@@ -1,0 +1,53 @@
+import Foundation
+
+/// The four timestamps of one request, as offsets from `start` on a monotonic clock.
+public struct RequestTiming: Sendable, Codable, Equatable {
+    /// Wall-clock time the request was handed to the transport (for the record only).
+    public var startedAt: Date
+    /// First streamed output of any kind (reasoning, text or tool call), ms after start.
+    public var firstTokenMs: Double?
+    /// First visible answer text, ms after start.
+    public var firstAnswerTokenMs: Double?
+    /// Stream finished, ms after start.
+    public var endMs: Double?
+
+    public init(startedAt: Date, firstTokenMs: Double? = nil, firstAnswerTokenMs: Double? = nil,
+                endMs: Double? = nil) {
+        self.startedAt = startedAt
+        self.firstTokenMs = firstTokenMs
+        self.firstAnswerTokenMs = firstAnswerTokenMs
+        self.endMs = endMs
+    }
+
+    public var latencyMs: Double? { endMs }
+    public var ttftMs: Double? { firstTokenMs }
+    public var ttfaMs: Double? { firstAnswerTokenMs }
+
+    /// (end − firstToken) / (outputTokens − 1), only when outputTokens > 1.
+    public func tpotMs(outputTokens: Int?) -> Double? {
+        guard let outputTokens, outputTokens > 1, let endMs, let firstTokenMs else { return nil }
+        return (endMs - firstTokenMs) / Double(outputTokens - 1)
+    }
+
+    /// outputTokens / (latency in seconds).
+    public func outputTokensPerSecond(outputTokens: Int?) -> Double? {
+        guard let outputTokens, let endMs, endMs > 0 else { return nil }
+        return Double(outputTokens) / (endMs / 1000)
+    }
+}
+
+/// A monotonic stopwatch for one request: `ms()` is milliseconds since it was started.
+public struct Stopwatch: Sendable {
+    private let startNanos: UInt64
+    public let startedAt: Date
+
+    public init() {
+        startedAt = Date()
+        startNanos = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Milliseconds since start, on the monotonic clock.
+    public func ms() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - startNanos) / 1_000_000
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Where a token figure came from.
+public enum TokenSource: String, Sendable, Codable {
+    /// The backend reported it.
+    case reported
+    /// A tokenizer was asked.
+    case counted
+    /// Estimated from characters.
+    case estimated
+}
+
+/// Token usage of one request, normalised (DESIGN.md, "Metrics"). A figure the backend did
+/// not report is nil, never 0.
+public struct Usage: Sendable, Codable, Equatable {
+    /// All input tokens, cached ones included.
+    public var inputTokens: Int?
+    /// Input tokens served from the provider's prompt or KV cache.
+    public var cachedInputTokens: Int?
+    /// All generated tokens, reasoning included.
+    public var outputTokens: Int?
+    /// Generated reasoning tokens (a subset of output).
+    public var reasoningTokens: Int?
+    /// The source of the figures above; nil when there are none.
+    public var source: TokenSource?
+
+    public init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, outputTokens: Int? = nil,
+                reasoningTokens: Int? = nil, source: TokenSource? = nil) {
+        self.inputTokens = inputTokens
+        self.cachedInputTokens = cachedInputTokens
+        self.outputTokens = outputTokens
+        self.reasoningTokens = reasoningTokens
+        self.source = source
+    }
+
+    /// cached / input, when both are known and input is positive.
+    public var cacheHitRatio: Double? {
+        guard let cachedInputTokens, let inputTokens, inputTokens > 0 else { return nil }
+        return Double(cachedInputTokens) / Double(inputTokens)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The backend configuration (`evalbench.json`): which backends exist and run defaults.
+public struct Config: Sendable, Codable, Equatable {
+    /// The file the config was loaded from, or nil for the built-in default.
+    public var file: String?
+    public var backends: [BackendConfig]
+    public var defaults: RunDefaults
+
+    public init(file: String? = nil, backends: [BackendConfig], defaults: RunDefaults = RunDefaults()) {
+        self.file = file
+        self.backends = backends
+        self.defaults = defaults
+    }
+
+    public func backend(named name: String) -> BackendConfig? {
+        backends.first { $0.name == name }
+    }
+}
+
+/// Run settings that apply unless the command line overrides them.
+public struct RunDefaults: Sendable, Codable, Equatable {
+    /// Requests in flight at once across all backends.
+    public var concurrency: Int
+    /// Per-request timeout, from handing the request to the transport to the end of the stream.
+    public var timeoutSeconds: Double
+    /// Retries after the first attempt, for retryable error kinds only.
+    public var retries: Int
+    /// Backends a run uses when no `--backend` is given; nil means every configured backend.
+    public var backends: [String]?
+
+    public init(concurrency: Int = 4, timeoutSeconds: Double = 120, retries: Int = 3,
+                backends: [String]? = nil) {
+        self.concurrency = concurrency
+        self.timeoutSeconds = timeoutSeconds
+        self.retries = retries
+        self.backends = backends
+    }
+}
+
+/// One configured backend. Fields a kind does not use are rejected at load time.
+public struct BackendConfig: Sendable, Codable, Equatable {
+    public var name: String
+    /// `openai`, `llama-server`, `anthropic`, `gemini`, `apple-system`, `apple-pcc` or `replay`.
+    public var kind: String
+    /// The model name sent to the server and shown in reports.
+    public var model: String?
+    /// Base URL of an HTTP API, e.g. `http://127.0.0.1:8080/v1`.
+    public var baseURL: String?
+    /// The name of the environment variable that holds the API key (never the key itself).
+    public var apiKeyEnv: String?
+    /// llama-server: the GGUF model file (`~` is expanded).
+    public var modelPath: String?
+    /// The model's context window in tokens (llama-server: passed as `-c`).
+    public var contextSize: Int?
+    /// llama-server: a Jinja chat template file passed as `--chat-template-file`.
+    public var chatTemplateFile: String?
+    /// llama-server: the binary; default from `EVALBENCH_LLAMA_SERVER`, then the setup cache, then PATH.
+    public var serverPath: String?
+    /// llama-server: extra command-line arguments.
+    public var arguments: [String]?
+    /// Requests in flight at once on this backend.
+    public var concurrency: Int?
+    /// Overrides `defaults.timeoutSeconds` for this backend.
+    public var timeoutSeconds: Double?
+    /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
+    public var headers: [String: String]?
+    /// OpenAI-compatible: whether to send `reasoning_effort: "none"` for level `none`
+    /// (some servers reject it). Default false: the field is omitted for `none`.
+    public var sendReasoningNone: Bool?
+
+    public init(name: String, kind: String, model: String? = nil, baseURL: String? = nil,
+                apiKeyEnv: String? = nil, modelPath: String? = nil, contextSize: Int? = nil,
+                chatTemplateFile: String? = nil, serverPath: String? = nil, arguments: [String]? = nil,
+                concurrency: Int? = nil, timeoutSeconds: Double? = nil, headers: [String: String]? = nil,
+                sendReasoningNone: Bool? = nil) {
+        self.name = name
+        self.kind = kind
+        self.model = model
+        self.baseURL = baseURL
+        self.apiKeyEnv = apiKeyEnv
+        self.modelPath = modelPath
+        self.contextSize = contextSize
+        self.chatTemplateFile = chatTemplateFile
+        self.serverPath = serverPath
+        self.arguments = arguments
+        self.concurrency = concurrency
+        self.timeoutSeconds = timeoutSeconds
+        self.headers = headers
+        self.sendReasoningNone = sendReasoningNone
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A position in a source file; line and column count from 1, column in characters.
+public struct SourceLocation: Sendable, Codable, Equatable, Hashable {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+}
+
+/// One problem found while loading a suite, config or dataset: where, what, and how to fix it.
+public struct Diagnostic: Sendable, Codable, Equatable, Error, CustomStringConvertible {
+    public var file: String
+    public var location: SourceLocation?
+    /// A JSON path such as `$.cases[3].expect[0].pattern`, or nil where none applies.
+    public var path: String?
+    public var message: String
+    /// What to do about it, in one sentence.
+    public var fix: String?
+
+    public init(file: String, location: SourceLocation? = nil, path: String? = nil,
+                message: String, fix: String? = nil) {
+        self.file = file
+        self.location = location
+        self.path = path
+        self.message = message
+        self.fix = fix
+    }
+
+    /// `file:line:column: error: message (at $.path). fix`
+    public var description: String {
+        var text = file
+        if let location { text += ":\(location.line):\(location.column)" }
+        text += ": error: \(message)"
+        if let path { text += " (at \(path))" }
+        if let fix { text += "\n  fix: \(fix)" }
+        return text
+    }
+}
+
+/// Every problem a load found; thrown only when there is at least one.
+public struct LoadError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+
+    public init(_ diagnostics: [Diagnostic]) {
+        self.diagnostics = diagnostics
+    }
+
+    public var description: String {
+        diagnostics.map(\.description).joined(separator: "\n")
+    }
+}

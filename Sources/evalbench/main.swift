@@ -1,0 +1,3 @@
+import EvalBench
+
+print("evalbench")
