@@ -68,12 +68,14 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     /// OpenAI-compatible: whether to send `reasoning_effort: "none"` for level `none`
     /// (some servers reject it). Default false: the field is omitted for `none`.
     public var sendReasoningNone: Bool?
+    /// Prices in US dollars; absent means cost is unknown (empty), not zero.
+    public var pricing: Pricing?
 
     public init(name: String, kind: String, model: String? = nil, baseURL: String? = nil,
                 apiKeyEnv: String? = nil, modelPath: String? = nil, contextSize: Int? = nil,
                 chatTemplateFile: String? = nil, serverPath: String? = nil, arguments: [String]? = nil,
                 concurrency: Int? = nil, timeoutSeconds: Double? = nil, headers: [String: String]? = nil,
-                sendReasoningNone: Bool? = nil) {
+                sendReasoningNone: Bool? = nil, pricing: Pricing? = nil) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -88,5 +90,27 @@ public struct BackendConfig: Sendable, Codable, Equatable {
         self.timeoutSeconds = timeoutSeconds
         self.headers = headers
         self.sendReasoningNone = sendReasoningNone
+        self.pricing = pricing
+    }
+}
+
+/// A backend's prices per million tokens, and optionally per request, in US dollars.
+public struct Pricing: Sendable, Codable, Equatable {
+    /// Uncached input tokens.
+    public var inputPerMTok: Double?
+    /// Input tokens read from the prompt cache; the input price when absent.
+    public var cachedInputPerMTok: Double?
+    /// Input tokens written to the prompt cache; the input price when absent.
+    public var cacheWritePerMTok: Double?
+    public var outputPerMTok: Double?
+    public var perRequest: Double?
+
+    public init(inputPerMTok: Double? = nil, cachedInputPerMTok: Double? = nil,
+                cacheWritePerMTok: Double? = nil, outputPerMTok: Double? = nil, perRequest: Double? = nil) {
+        self.inputPerMTok = inputPerMTok
+        self.cachedInputPerMTok = cachedInputPerMTok
+        self.cacheWritePerMTok = cacheWritePerMTok
+        self.outputPerMTok = outputPerMTok
+        self.perRequest = perRequest
     }
 }
