@@ -1,3 +1,276 @@
 import EvalBench
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-print("evalbench")
+/// Exit codes of DESIGN.md: 0 success, 1 a gate failed, 2 usage/suite/config error, 3 infrastructure.
+enum ExitCode {
+    static let success: Int32 = 0
+    static let gateFailed: Int32 = 1
+    static let usage: Int32 = 2
+    static let infrastructure: Int32 = 3
+    /// Interrupted by Ctrl-C (128 + SIGINT), after writing every finished result and the reports.
+    static let interrupted: Int32 = 130
+}
+
+let usageText = """
+usage: evalbench <command> [options]
+
+  run SUITE... [--config FILE] [--backend NAME]... [--reasoning LEVELS] [--repeat N]
+               [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
+               [--min-pass-rate X] [--no-progress]
+  validate SUITE... [--config FILE]   load and check, send nothing
+  plan SUITE... [--config FILE] [...] the expanded matrix, send nothing
+  backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
+  report DIR                          rewrite a run's reports from its results.jsonl
+
+Exit codes: 0 success and every gate held; 1 a gate failed; 2 usage, suite or config
+error; 3 infrastructure (a backend unavailable); 130 interrupted (finished results kept).
+"""
+
+func fail(_ message: String, code: Int32 = ExitCode.usage) -> Never {
+    FileHandle.standardError.write(Data("evalbench: \(message)\n".utf8))
+    exit(code)
+}
+
+func printLoadError(_ error: Error) -> Never {
+    switch error {
+    case let error as LoadError:
+        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        let count = error.diagnostics.count
+        fail("\(count) problem\(count == 1 ? "" : "s") found; nothing was sent")
+    case let diagnostic as Diagnostic:
+        FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+        fail("1 problem found; nothing was sent")
+    default:
+        fail("\(error)")
+    }
+}
+
+func runRequest(_ arguments: Arguments) throws -> RunRequest {
+    guard !arguments.positional.isEmpty else { throw Arguments.UsageError(description: "\(arguments.command) needs at least one SUITE file") }
+    return RunRequest(
+        suitePaths: arguments.positional, configPath: arguments.value("--config"),
+        backends: arguments.list("--backend"), reasoning: try arguments.reasoningLevels(),
+        repeatCount: try arguments.int("--repeat", minimum: 1), concurrency: try arguments.int("--concurrency", minimum: 1),
+        outputDirectory: arguments.value("--out"), resumeDirectory: arguments.value("--resume"),
+        caseIDs: arguments.list("--case"), tags: arguments.list("--tag"),
+        gate: Gate(minPassRate: try arguments.fraction("--min-pass-rate")),
+        arguments: Array(CommandLine.arguments.dropFirst()))
+}
+
+/// Cancels the run on the first Ctrl-C (finished results and reports are kept) and stops
+/// managed servers and exits on the second.
+final class Interrupts: @unchecked Sendable {
+    // @unchecked: `task`, `backends` and `count` are only touched on `queue`.
+    private let queue = DispatchQueue(label: "evalbench.signals")
+    private var sources: [DispatchSourceSignal] = []
+    private var task: Task<Void, Never>?
+    private var backends: [any Backend] = []
+    private var count = 0
+    private(set) var interrupted = false
+
+    func install() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func watch(_ task: Task<Void, Never>) { queue.sync { self.task = task } }
+    func watch(_ backends: [any Backend]) { queue.sync { self.backends = backends } }
+    var wasInterrupted: Bool { queue.sync { interrupted } }
+
+    private func fire() {
+        count += 1
+        interrupted = true
+        if count == 1 {
+            FileHandle.standardError.write(Data("\nevalbench: interrupted; stopping, keeping finished results (Ctrl-C again to quit at once)\n".utf8))
+            task?.cancel()
+        } else {
+            for case let server as LlamaServerBackend in backends { server.terminateNow() }
+            exit(ExitCode.interrupted)
+        }
+    }
+}
+
+func commandRun(_ arguments: Arguments) async -> Int32 {
+    let request: RunRequest
+    let loaded: LoadedRun
+    do {
+        request = try runRequest(arguments)
+    } catch {
+        fail("\(error)\n\n\(usageText)")
+    }
+    do {
+        loaded = try EvalRun.load(request)
+    } catch {
+        printLoadError(error)
+    }
+    let progress = Progress(total: loaded.plan.requestCount, enabled: !arguments.flags.contains("--no-progress"))
+    let interrupts = Interrupts()
+    interrupts.install()
+    let transport = URLSessionStreamTransport()
+    let box = OutcomeBox()
+    let task = Task {
+        do {
+            let outcome = try await EvalRun.execute(loaded, request, transport: transport,
+                                                    onEvent: { event in
+                                                        if case let .recorded(result) = event { progress.record(result) }
+                                                    },
+                                                    onBackendsReady: { interrupts.watch($0) })
+            box.set(.success(outcome))
+        } catch {
+            box.set(.failure(error))
+        }
+    }
+    interrupts.watch(task)
+    await task.value
+    progress.finish()
+    switch box.get() {
+    case let .success(outcome):
+        print("evalbench: \(outcome.results.count) results written to \(outcome.outputDirectory.path)")
+        print("evalbench: report: \(outcome.outputDirectory.appendingPathComponent("summary.md").path)")
+        for reason in outcome.verdict.reasons { print("evalbench: \(reason)") }
+        if interrupts.wasInterrupted { return ExitCode.interrupted }
+        return outcome.verdict.exitCode
+    case let .failure(error):
+        fail("the run stopped: \(error)", code: ExitCode.infrastructure)
+    case nil:
+        return ExitCode.interrupted
+    }
+}
+
+final class OutcomeBox: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value: Result<RunOutcome, Error>?
+    func set(_ result: Result<RunOutcome, Error>) { lock.withLock { value = result } }
+    func get() -> Result<RunOutcome, Error>? { lock.withLock { value } }
+}
+
+func commandValidate(_ arguments: Arguments) -> Int32 {
+    do {
+        let request = try runRequest(arguments)
+        let loaded = try EvalRun.load(request)
+        for suite in loaded.suites {
+            let turns = suite.cases.reduce(0) { $0 + $1.turns.count }
+            print("\(suite.file): ok: suite '\(suite.name)', \(suite.cases.count) cases, \(turns) turns")
+        }
+        print("config: ok: backends \(loaded.backendNames.joined(separator: ", "))")
+        return ExitCode.success
+    } catch let error as Arguments.UsageError {
+        fail("\(error)")
+    } catch {
+        printLoadError(error)
+    }
+}
+
+func commandPlan(_ arguments: Arguments) -> Int32 {
+    do {
+        let loaded = try EvalRun.load(try runRequest(arguments))
+        print("key\tturns")
+        for caseRun in loaded.plan.caseRuns { print("\(caseRun.key)\t\(caseRun.evalCase.turns.count)") }
+        print("\(loaded.plan.caseRuns.count) case runs, \(loaded.plan.requestCount) requests")
+        return ExitCode.success
+    } catch let error as Arguments.UsageError {
+        fail("\(error)")
+    } catch {
+        printLoadError(error)
+    }
+}
+
+func commandBackends(_ arguments: Arguments) async -> Int32 {
+    let config: Config
+    do {
+        config = try EvalRun.loadConfig(arguments.value("--config"))
+    } catch {
+        printLoadError(error)
+    }
+    let environment = ProcessInfo.processInfo.environment
+    let context = BackendContext(environment: environment, transport: URLSessionStreamTransport(),
+                                 logDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-backends"),
+                                 defaultConcurrency: config.defaults.concurrency)
+    var unavailable = false
+    for backendConfig in config.backends {
+        let missing = ConfigLoader.checkSelection(config, backends: [backendConfig.name], environment: environment)
+        print("\(backendConfig.name)  kind=\(backendConfig.kind)  model=\(backendConfig.model ?? "n/a")")
+        if let problem = missing.first {
+            print("  availability: unavailable: \(problem.message)")
+            unavailable = true
+            continue
+        }
+        do {
+            let backend = try BackendRegistry.make(backendConfig, context: context)
+            if arguments.flags.contains("--no-start") {
+                print("  availability: not checked (--no-start)")
+            } else {
+                switch await backend.prepare() {
+                case .available: print("  availability: available")
+                case let .unavailable(reason):
+                    print("  availability: unavailable: \(reason)")
+                    unavailable = true
+                }
+                await backend.shutdown()
+            }
+            print("  concurrency: \(backend.concurrency)")
+            for level in ReasoningLevel.allCases {
+                switch backend.reasoningSupport(level) {
+                case let .supported(how): print("  reasoning \(level.rawValue): \(how)")
+                case let .unsupported(why): print("  reasoning \(level.rawValue): skipped: \(why)")
+                }
+            }
+        } catch {
+            print("  availability: unavailable: \(error)")
+            unavailable = true
+        }
+    }
+    return unavailable ? ExitCode.infrastructure : ExitCode.success
+}
+
+func commandReport(_ arguments: Arguments) -> Int32 {
+    guard let path = arguments.positional.first else { fail("report needs a run directory") }
+    let directory = URL(fileURLWithPath: path)
+    do {
+        let results = try ResultStore.read(directory.appendingPathComponent("results.jsonl"))
+        let metadata = try RunMetadata.read(from: directory.appendingPathComponent("run.json"))
+        try EvalRun.writeReports(results, metadata: metadata, to: directory)
+        print("evalbench: reports rewritten from \(results.count) results in \(directory.path)")
+        return ExitCode.success
+    } catch {
+        printLoadError(error)
+    }
+}
+
+setvbuf(stdout, nil, _IOLBF, 0)
+let argv = Array(CommandLine.arguments.dropFirst())
+if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
+    print(usageText)
+    exit(argv.isEmpty ? ExitCode.usage : ExitCode.success)
+}
+if argv == ["--version"] {
+    print("evalbench \(EvalBenchVersion.current)")
+    exit(ExitCode.success)
+}
+let parsed: Arguments
+do {
+    parsed = try Arguments.parse(argv)
+} catch {
+    fail("\(error)\n\n\(usageText)")
+}
+let code: Int32
+switch parsed.command {
+case "run": code = await commandRun(parsed)
+case "validate": code = commandValidate(parsed)
+case "plan": code = commandPlan(parsed)
+case "backends": code = await commandBackends(parsed)
+case "report": code = commandReport(parsed)
+default: fail("unknown command '\(parsed.command)'\n\n\(usageText)")
+}
+exit(code)

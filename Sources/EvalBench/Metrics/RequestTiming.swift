@@ -48,6 +48,11 @@ public struct Stopwatch: Sendable {
 
     /// Milliseconds since start, on the monotonic clock.
     public func ms() -> Double {
-        Double(DispatchTime.now().uptimeNanoseconds - startNanos) / 1_000_000
+        ms(atNanos: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// Milliseconds from start to a `DispatchTime.uptimeNanoseconds` reading taken later.
+    public func ms(atNanos nanos: UInt64) -> Double {
+        nanos >= startNanos ? Double(nanos - startNanos) / 1_000_000 : 0
     }
 }

@@ -1,0 +1,169 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A llama.cpp `llama-server` that evalbench starts itself on a free loopback port, talks to
+/// as an OpenAI-compatible server, and stops when the run ends.
+public final class LlamaServerBackend: Backend, @unchecked Sendable {
+    // @unchecked: the mutable state (`process`, `client`) is only touched under `lock`.
+    public let name: String
+    public let kind = "llama-server"
+    public let model: String?
+    public let concurrency: Int
+    let config: BackendConfig
+    let context: BackendContext
+    private let lock = NSLock()
+    private var process: Process?
+    private var client: OpenAIBackend?
+    private var preparation: Availability?
+
+    /// Seconds to wait for `/health` once the server started.
+    static let startupTimeoutSeconds = 120.0
+    static let installHint = "run scripts/setup-local-model (it builds llama-server and installs Gemma 3 270M)"
+
+    init(config: BackendConfig, context: BackendContext) {
+        name = config.name
+        model = config.model
+        concurrency = config.concurrency ?? 2
+        self.config = config
+        self.context = context
+    }
+
+    static let make: BackendFactory = { config, context in
+        LlamaServerBackend(config: config, context: context)
+    }
+
+    /// The binary: the config's `serverPath`, `EVALBENCH_LLAMA_SERVER`, the setup script's
+    /// cache, then `llama-server` on PATH.
+    func serverBinary() -> String? {
+        let manager = FileManager.default
+        var candidates: [String] = []
+        if let path = config.serverPath { return manager.isExecutableFile(atPath: path) ? path : nil }
+        if let path = context.environment["EVALBENCH_LLAMA_SERVER"], !path.isEmpty { candidates.append(path) }
+        let cache = context.environment["EVALBENCH_CACHE"].map { URL(fileURLWithPath: $0) }
+            ?? manager.homeDirectoryForCurrentUser.appendingPathComponent(".cache/evalbench")
+        if let entries = try? manager.contentsOfDirectory(atPath: cache.path) {
+            for entry in entries.sorted().reversed() where entry.hasPrefix("llama-cpp-bin-") {
+                candidates.append(cache.appendingPathComponent(entry).appendingPathComponent("bin/llama-server").path)
+            }
+        }
+        for directory in (context.environment["PATH"] ?? "").split(separator: ":") {
+            candidates.append("\(directory)/llama-server")
+        }
+        return candidates.first { manager.isExecutableFile(atPath: $0) }
+    }
+
+    public func prepare() async -> Availability {
+        if let preparation = lock.withLock({ self.preparation }) { return preparation }
+        let availability = await start()
+        lock.withLock { preparation = availability }
+        return availability
+    }
+
+    private func start() async -> Availability {
+        guard let binary = serverBinary() else {
+            return .unavailable("\(name): llama-server was not found (looked at serverPath, EVALBENCH_LLAMA_SERVER, ~/.cache/evalbench and PATH); \(Self.installHint)")
+        }
+        guard let modelPath = config.modelPath, FileManager.default.fileExists(atPath: modelPath) else {
+            return .unavailable("\(name): the model file \(config.modelPath ?? "(modelPath not set)") does not exist; \(Self.installHint)")
+        }
+        if let template = config.chatTemplateFile, !FileManager.default.fileExists(atPath: template) {
+            return .unavailable("\(name): the chat template file \(template) does not exist")
+        }
+        let port: Int
+        do {
+            port = try FreePort.loopback()
+        } catch {
+            return .unavailable("\(name): no free loopback port: \(error)")
+        }
+        var arguments = ["-m", modelPath, "--host", "127.0.0.1", "--port", String(port),
+                         "-np", String(concurrency), "--no-webui"]
+        if let contextSize = config.contextSize { arguments += ["-c", String(contextSize * concurrency)] }
+        if let template = config.chatTemplateFile { arguments += ["--chat-template-file", template] }
+        arguments += config.arguments ?? []
+
+        try? FileManager.default.createDirectory(at: context.logDirectory, withIntermediateDirectories: true)
+        let logURL = context.logDirectory.appendingPathComponent("llama-server-\(name).log")
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        do {
+            let log = try FileHandle(forWritingTo: logURL)
+            process.standardOutput = log
+            process.standardError = log
+            try process.run()
+        } catch {
+            return .unavailable("\(name): could not start \(binary): \(error)")
+        }
+        lock.withLock { self.process = process }
+
+        let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        let deadline = Date().addingTimeInterval(Self.startupTimeoutSeconds)
+        while Date() < deadline {
+            if !process.isRunning {
+                return .unavailable("\(name): llama-server exited with status \(process.terminationStatus) while starting; its log: \(logURL.path)\n\(Self.tail(of: logURL))")
+            }
+            if await Self.isHealthy(baseURL) {
+                let client = OpenAIBackend(name: name, kind: kind, model: model,
+                                           baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
+                                           concurrency: concurrency, transport: context.transport)
+                lock.withLock { self.client = client }
+                return .available
+            }
+            try? await Task.sleep(nanoseconds: 100_000_000)
+        }
+        await shutdown()
+        return .unavailable("\(name): llama-server did not become healthy within \(Int(Self.startupTimeoutSeconds)) s; its log: \(logURL.path)")
+    }
+
+    static func isHealthy(_ baseURL: URL) async -> Bool {
+        var request = URLRequest(url: baseURL.appendingPathComponent("health"))
+        request.timeoutInterval = 2
+        guard let (_, response) = try? await URLSession.shared.data(for: request) else { return false }
+        return (response as? HTTPURLResponse)?.statusCode == 200
+    }
+
+    static func tail(of url: URL, lines: Int = 8) -> String {
+        guard let data = try? Data(contentsOf: url) else { return "" }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+
+    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+        level == .none ? .supported("reasoning_effort omitted")
+            : .unsupported("\(name): Gemma-class models served by llama-server have no reasoning levels")
+    }
+
+    public func startConversation() async -> any Conversation {
+        if let client = lock.withLock({ self.client }) { return await client.startConversation() }
+        return NotStarted(name: name)
+    }
+
+    public func shutdown() async {
+        guard let process = lock.withLock({ () -> Process? in
+            defer { self.process = nil; self.client = nil }
+            return self.process
+        }) else { return }
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<50 where process.isRunning {
+            try? await Task.sleep(nanoseconds: 100_000_000)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// A synchronous stop for signal handlers and exit paths.
+    public func terminateNow() {
+        guard let process = lock.withLock({ self.process }), process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+    }
+
+    private struct NotStarted: Conversation {
+        let name: String
+        func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
+            .failure(BackendFailure(kind: .unavailable, message: "\(name): llama-server is not running"))
+        }
+    }
+}

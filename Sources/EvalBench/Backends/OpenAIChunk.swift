@@ -1,0 +1,115 @@
+import Foundation
+
+/// One `chat.completion.chunk` of an OpenAI-compatible stream, as far as evalbench reads it.
+/// Every field is optional: servers differ in what they send.
+struct OpenAIChunk: Decodable {
+    var model: String?
+    var choices: [Choice]?
+    var usage: OpenAIUsage?
+    /// llama.cpp's per-request timings; `cache_n` is the prompt tokens reused from the KV cache.
+    var timings: LlamaTimings?
+    /// An error sent as an event after HTTP 200.
+    var error: OpenAIErrorBody?
+
+    struct Choice: Decodable {
+        var delta: Delta?
+        var finishReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case delta
+            case finishReason = "finish_reason"
+        }
+    }
+
+    struct Delta: Decodable {
+        var content: String?
+        /// llama.cpp, DeepSeek and vLLM name it `reasoning_content`; others `reasoning`.
+        var reasoningContent: String?
+        var reasoning: String?
+        var refusal: String?
+        var toolCalls: [ToolCallDelta]?
+
+        enum CodingKeys: String, CodingKey {
+            case content, reasoning, refusal
+            case reasoningContent = "reasoning_content"
+            case toolCalls = "tool_calls"
+        }
+    }
+
+    /// Only its presence matters: a tool call is streamed output for TTFT.
+    struct ToolCallDelta: Decodable {}
+}
+
+/// The `usage` object of OpenAI-compatible responses.
+struct OpenAIUsage: Decodable {
+    var promptTokens: Int?
+    var completionTokens: Int?
+    var promptTokensDetails: PromptDetails?
+    var completionTokensDetails: CompletionDetails?
+
+    struct PromptDetails: Decodable {
+        var cachedTokens: Int?
+        enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
+    }
+
+    struct CompletionDetails: Decodable {
+        var reasoningTokens: Int?
+        enum CodingKeys: String, CodingKey { case reasoningTokens = "reasoning_tokens" }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case promptTokens = "prompt_tokens"
+        case completionTokens = "completion_tokens"
+        case promptTokensDetails = "prompt_tokens_details"
+        case completionTokensDetails = "completion_tokens_details"
+    }
+}
+
+/// llama.cpp's `timings` object.
+struct LlamaTimings: Decodable {
+    var cacheN: Int?
+    var promptN: Int?
+    var predictedN: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case cacheN = "cache_n"
+        case promptN = "prompt_n"
+        case predictedN = "predicted_n"
+    }
+}
+
+/// `{"error": {...}}` as OpenAI, llama.cpp and vLLM send it. `code` is a string at OpenAI
+/// and a number at llama.cpp.
+struct OpenAIErrorBody: Decodable {
+    var message: String?
+    var type: String?
+    var code: String?
+
+    enum CodingKeys: String, CodingKey { case message, type, code }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        message = try? container.decode(String.self, forKey: .message)
+        type = try? container.decode(String.self, forKey: .type)
+        if let text = try? container.decode(String.self, forKey: .code) {
+            code = text
+        } else if let number = try? container.decode(Int.self, forKey: .code) {
+            code = String(number)
+        }
+    }
+}
+
+/// The usage of an OpenAI-compatible response, normalised (DESIGN.md, "Metrics").
+enum OpenAIUsageNormaliser {
+    /// `prompt_tokens` already includes `prompt_tokens_details.cached_tokens`. llama.cpp
+    /// reports the reused prefix as `timings.cache_n` (and in newer builds as cached_tokens too).
+    static func usage(_ usage: OpenAIUsage?, timings: LlamaTimings?) -> Usage {
+        let input = usage?.promptTokens
+        let cached = usage?.promptTokensDetails?.cachedTokens ?? timings?.cacheN
+        let output = usage?.completionTokens
+        let reasoning = usage?.completionTokensDetails?.reasoningTokens
+        let anything = input != nil || cached != nil || output != nil || reasoning != nil
+        return Usage(inputTokens: input, cachedInputTokens: cached, outputTokens: output,
+                     reasoningTokens: reasoning, source: anything ? .reported : nil)
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+
+/// Everything a run needs to know, as the command line or a caller states it.
+public struct RunRequest: Sendable {
+    public var suitePaths: [String]
+    /// The backend config; nil uses `./evalbench.json`.
+    public var configPath: String?
+    /// `--backend`; empty uses the config's `defaults.backends`, else every backend.
+    public var backends: [String]
+    public var reasoning: [ReasoningLevel]
+    public var repeatCount: Int?
+    public var concurrency: Int?
+    /// The output directory; nil uses `reports/<suite>-<timestamp>/`.
+    public var outputDirectory: String?
+    /// An earlier run's directory whose finished case runs are kept and not sent again.
+    public var resumeDirectory: String?
+    public var caseIDs: [String]
+    public var tags: [String]
+    public var gate: Gate
+    public var arguments: [String]
+    public var environment: [String: String]
+
+    public init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
+                reasoning: [ReasoningLevel] = [.none], repeatCount: Int? = nil, concurrency: Int? = nil,
+                outputDirectory: String? = nil, resumeDirectory: String? = nil, caseIDs: [String] = [],
+                tags: [String] = [], gate: Gate = Gate(), arguments: [String] = [],
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.suitePaths = suitePaths
+        self.configPath = configPath
+        self.backends = backends
+        self.reasoning = reasoning
+        self.repeatCount = repeatCount
+        self.concurrency = concurrency
+        self.outputDirectory = outputDirectory
+        self.resumeDirectory = resumeDirectory
+        self.caseIDs = caseIDs
+        self.tags = tags
+        self.gate = gate
+        self.arguments = arguments
+        self.environment = environment
+    }
+}
+
+/// A run's inputs after loading and checking, before anything is sent.
+public struct LoadedRun: Sendable {
+    public var suites: [Suite]
+    public var config: Config
+    public var backendNames: [String]
+    public var plan: RunPlan
+}
+
+/// How a run ended.
+public struct RunOutcome: Sendable {
+    public var outputDirectory: URL
+    public var results: [RequestResult]
+    public var verdict: Gate.Verdict
+}
+
+/// Load → plan → prepare backends → run → record → report, the path behind `evalbench run`.
+public enum EvalRun {
+    /// Loads and checks suites and config; throws `LoadError` with every problem found.
+    public static func load(_ request: RunRequest) throws -> LoadedRun {
+        var diagnostics: [Diagnostic] = []
+        var suites: [Suite] = []
+        for path in request.suitePaths {
+            do {
+                suites.append(try SuiteLoader.load(path: path))
+            } catch let error as LoadError {
+                diagnostics += error.diagnostics
+            } catch let diagnostic as Diagnostic {
+                diagnostics.append(diagnostic)
+            }
+        }
+        let config: Config
+        do {
+            config = try loadConfig(request.configPath)
+        } catch let error as LoadError {
+            throw LoadError(diagnostics + error.diagnostics)
+        } catch let diagnostic as Diagnostic {
+            throw LoadError(diagnostics + [diagnostic])
+        }
+        let names = request.backends.isEmpty ? (config.defaults.backends ?? config.backends.map(\.name)) : request.backends
+        diagnostics += ConfigLoader.checkSelection(config, backends: names, environment: request.environment)
+        let suiteNames = suites.map(\.name)
+        for (index, name) in suiteNames.enumerated() where suiteNames[..<index].contains(name) {
+            diagnostics.append(Diagnostic(file: suites[index].file, path: "$.suite",
+                                          message: "two suites are both named '\(name)'",
+                                          fix: "give each suite a distinct \"suite\" name; result keys start with it"))
+        }
+        guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
+        let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
+                                                      repeatCount: request.repeatCount,
+                                                      caseIDs: request.caseIDs, tags: request.tags))
+        if plan.caseRuns.isEmpty {
+            throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
+                                        message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
+                                        fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
+        }
+        return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan)
+    }
+
+    /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
+    /// how to write one.
+    public static func loadConfig(_ path: String?) throws -> Config {
+        let file = path ?? "evalbench.json"
+        guard FileManager.default.fileExists(atPath: file) else {
+            throw Diagnostic(file: file, message: "no backend config found",
+                             fix: "pass --config FILE, or create evalbench.json with a \"backends\" list (see README)")
+        }
+        return try ConfigLoader.load(path: file)
+    }
+
+    /// Runs a loaded run to the end (or until the task is cancelled) and writes every report.
+    public static func execute(_ loaded: LoadedRun, _ request: RunRequest, transport: any HTTPStreaming,
+                               onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in },
+                               onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in }) async throws -> RunOutcome {
+        let started = Date()
+        let directory = outputDirectory(for: loaded, request, started: started)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+
+        var existing: [RequestResult] = []
+        if let resume = request.resumeDirectory {
+            existing = try finishedResults(in: URL(fileURLWithPath: resume).appendingPathComponent("results.jsonl"))
+        }
+        let resultsURL = directory.appendingPathComponent("results.jsonl")
+        if request.resumeDirectory != nil {
+            let lines = try existing.map { String(decoding: try ResultStore.makeEncoder().encode($0), as: UTF8.self) + "\n" }
+            try Data(lines.joined().utf8).write(to: resultsURL, options: .atomic)
+        } else {
+            try Data().write(to: resultsURL)
+        }
+        let store = try ResultStore(url: resultsURL, existing: existing)
+
+        let concurrency = request.concurrency ?? loaded.config.defaults.concurrency
+        let context = BackendContext(environment: request.environment, transport: transport,
+                                     logDirectory: directory, defaultConcurrency: concurrency)
+        var backends: [String: any Backend] = [:]
+        for name in loaded.backendNames {
+            guard let config = loaded.config.backend(named: name) else { continue }
+            backends[name] = try BackendRegistry.make(config, context: context)
+        }
+        let ordered = loaded.backendNames.compactMap { backends[$0] }
+        onBackendsReady(ordered)
+
+        var metadata = RunMetadata(
+            toolVersion: EvalBenchVersion.current, arguments: request.arguments,
+            suites: loaded.suites.map { suite in
+                RunMetadata.SuiteFile(path: suite.file, suite: suite.name,
+                                      sha256: (try? Data(contentsOf: URL(fileURLWithPath: suite.file))).map(SHA256.hex) ?? "")
+            },
+            config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
+            host: .current(), startedAt: started, endedAt: nil, backends: [])
+        try metadata.write(to: directory.appendingPathComponent("run.json"))
+
+        var availability: [String: Availability] = [:]
+        await withTaskGroup(of: (String, Availability).self) { group in
+            for backend in ordered {
+                group.addTask { (backend.name, await backend.prepare()) }
+            }
+            for await (name, answer) in group { availability[name] = answer }
+        }
+
+        let runner = Runner(backends: backends, store: store, concurrency: concurrency,
+                            timeoutSeconds: loaded.config.defaults.timeoutSeconds,
+                            retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
+                            onEvent: onEvent)
+        let finished = Set(existing.map(\.key))
+        await runner.run(loaded.plan, availability: availability, finishedKeys: finished)
+        for backend in ordered { await backend.shutdown() }
+
+        let results = await store.all()
+        try await store.close()
+        metadata.endedAt = Date()
+        metadata.backends = ordered.map { backend in
+            let state: String
+            switch availability[backend.name] ?? .available {
+            case .available: state = "available"
+            case let .unavailable(reason): state = "unavailable: \(reason)"
+            }
+            return RunMetadata.BackendInfo(name: backend.name, kind: backend.kind, model: backend.model,
+                                           availability: state, reasoning: reasoningTable(backend))
+        }
+        try metadata.write(to: directory.appendingPathComponent("run.json"))
+        try writeReports(results, metadata: metadata, to: directory)
+
+        let unavailable = ordered.filter { availability[$0.name] != .available }.map(\.name)
+        return RunOutcome(outputDirectory: directory, results: results,
+                          verdict: request.gate.evaluate(results, unavailableBackends: unavailable))
+    }
+
+    /// Writes results.csv, summary.csv and summary.md from results and the run's metadata.
+    public static func writeReports(_ results: [RequestResult], metadata: RunMetadata, to directory: URL) throws {
+        var notes: [String: String] = [:]
+        for backend in metadata.backends {
+            var parts: [String] = ["kind \(backend.kind)"]
+            if backend.availability != "available" { parts.append(backend.availability) }
+            let levels = ReasoningLevel.allCases.compactMap { level in backend.reasoning[level.rawValue].map { "\(level.rawValue) → \($0)" } }
+            if !levels.isEmpty { parts.append("reasoning: " + levels.joined(separator: "; ")) }
+            notes[backend.name] = parts.joined(separator: "; ")
+        }
+        let input = ReportInput(results: results, suites: metadata.suites.map(\.suite),
+                                startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? Date(),
+                                backendNotes: notes)
+        try ReportWriter.write(input, to: directory)
+    }
+
+    static func reasoningTable(_ backend: any Backend) -> [String: String] {
+        var table: [String: String] = [:]
+        for level in ReasoningLevel.allCases {
+            switch backend.reasoningSupport(level) {
+            case let .supported(how): table[level.rawValue] = how
+            case let .unsupported(why): table[level.rawValue] = "skipped (\(why))"
+            }
+        }
+        return table
+    }
+
+    /// The results of case runs that finished every turn; a case run cut off mid-way runs again.
+    static func finishedResults(in url: URL) throws -> [RequestResult] {
+        let all = try ResultStore.read(url)
+        var turnsSeen: [String: Int] = [:]
+        for result in all { turnsSeen[result.key, default: 0] += 1 }
+        return all.filter { turnsSeen[$0.key] == $0.turns }
+    }
+
+    static func outputDirectory(for loaded: LoadedRun, _ request: RunRequest, started: Date) -> URL {
+        if let path = request.outputDirectory { return URL(fileURLWithPath: path) }
+        if let resume = request.resumeDirectory { return URL(fileURLWithPath: resume) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let name = loaded.suites.map(\.name).joined(separator: "+")
+        return URL(fileURLWithPath: "reports").appendingPathComponent("\(name)-\(formatter.string(from: started))")
+    }
+}
+
+/// The version evalbench reports in run.json and `--version`.
+public enum EvalBenchVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// One case run to perform: a case on a backend at a reasoning level, for one repeat.
+public struct PlannedCaseRun: Sendable, Equatable {
+    /// `suite/case/variant/backend/reasoning/repeat`.
+    public var key: String
+    public var suite: String
+    public var evalCase: EvalCase
+    public var variant: String
+    public var backend: String
+    public var reasoning: ReasoningLevel
+    /// Counts from 1.
+    public var repeatIndex: Int
+}
+
+/// What to run, before anything is sent: the expanded matrix.
+public struct RunPlan: Sendable, Equatable {
+    public var caseRuns: [PlannedCaseRun]
+
+    /// The number of requests (turns) the plan sends, skipped ones included.
+    public var requestCount: Int { caseRuns.reduce(0) { $0 + $1.evalCase.turns.count } }
+}
+
+/// Which part of the matrix to run.
+public struct PlanSelection: Sendable, Equatable {
+    public var backends: [String]
+    public var reasoning: [ReasoningLevel]
+    /// Overrides every suite's `repeat`.
+    public var repeatCount: Int?
+    /// Only cases with these ids (`id` or `suite/id`); empty means all.
+    public var caseIDs: [String]
+    /// Only cases with at least one of these tags; empty means all.
+    public var tags: [String]
+
+    public init(backends: [String], reasoning: [ReasoningLevel] = [.none], repeatCount: Int? = nil,
+                caseIDs: [String] = [], tags: [String] = []) {
+        self.backends = backends
+        self.reasoning = reasoning
+        self.repeatCount = repeatCount
+        self.caseIDs = caseIDs
+        self.tags = tags
+    }
+}
+
+/// Expands suites × cases × backends × reasoning levels × repeats into case runs with stable keys.
+public enum Planner {
+    public static let defaultVariant = "default"
+
+    public static func plan(_ suites: [Suite], _ selection: PlanSelection) -> RunPlan {
+        var runs: [PlannedCaseRun] = []
+        for suite in suites {
+            let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
+            for evalCase in suite.cases where selects(evalCase, in: suite, selection) {
+                for backend in selection.backends {
+                    for level in selection.reasoning {
+                        for index in 1...repeats {
+                            let key = [suite.name, evalCase.id, defaultVariant, backend, level.rawValue, String(index)]
+                                .joined(separator: "/")
+                            runs.append(PlannedCaseRun(key: key, suite: suite.name, evalCase: evalCase,
+                                                       variant: defaultVariant, backend: backend,
+                                                       reasoning: level, repeatIndex: index))
+                        }
+                    }
+                }
+            }
+        }
+        return RunPlan(caseRuns: runs)
+    }
+
+    private static func selects(_ evalCase: EvalCase, in suite: Suite, _ selection: PlanSelection) -> Bool {
+        let idMatches = selection.caseIDs.isEmpty
+            || selection.caseIDs.contains(evalCase.id) || selection.caseIDs.contains("\(suite.name)/\(evalCase.id)")
+        let tagMatches = selection.tags.isEmpty || !Set(selection.tags).isDisjoint(with: evalCase.tags)
+        return idMatches && tagMatches
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Exponential backoff with jitter for retryable failures, honouring `Retry-After`.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Retries after the first attempt.
+    public var maxRetries: Int
+    /// The delay before the first retry, doubled each time.
+    public var baseDelaySeconds: Double
+    /// No computed delay exceeds this.
+    public var maxDelaySeconds: Double
+    /// A server's `Retry-After` is honoured up to this; beyond it the request fails instead.
+    public var maxRetryAfterSeconds: Double
+
+    public init(maxRetries: Int = 3, baseDelaySeconds: Double = 0.5, maxDelaySeconds: Double = 30,
+                maxRetryAfterSeconds: Double = 120) {
+        self.maxRetries = maxRetries
+        self.baseDelaySeconds = baseDelaySeconds
+        self.maxDelaySeconds = maxDelaySeconds
+        self.maxRetryAfterSeconds = maxRetryAfterSeconds
+    }
+
+    /// The wait before retry number `retry` (from 1) after `failure`, or nil for no retry.
+    /// `jitter` in 0...1 spreads computed delays between half and all of their value.
+    public func delay(beforeRetry retry: Int, after failure: BackendFailure, jitter: Double) -> Double? {
+        guard failure.kind.isRetryable, retry <= maxRetries else { return nil }
+        if let retryAfter = failure.retryAfterSeconds {
+            return retryAfter <= maxRetryAfterSeconds ? retryAfter : nil
+        }
+        let exponential = min(maxDelaySeconds, baseDelaySeconds * pow(2, Double(retry - 1)))
+        return exponential * (0.5 + 0.5 * min(1, max(0, jitter)))
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or retries run out; the result
+    /// carries the number of attempts made.
+    public func run(
+        _ attempt: () async -> Result<ModelResponse, BackendFailure>
+    ) async -> (Result<ModelResponse, BackendFailure>, attempts: Int) {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let result = await attempt()
+            guard case let .failure(failure) = result,
+                  let wait = delay(beforeRetry: attempts, after: failure, jitter: Double.random(in: 0...1)),
+                  !Task.isCancelled else {
+                if case var .failure(failure) = result {
+                    failure.attempts = attempts
+                    return (.failure(failure), attempts)
+                }
+                return (result, attempts)
+            }
+            do {
+                try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            } catch {
+                var failure = failure
+                failure.attempts = attempts
+                return (.failure(failure), attempts)
+            }
+        }
+    }
+}

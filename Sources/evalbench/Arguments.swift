@@ -1,0 +1,103 @@
+import EvalBench
+
+/// A command line, parsed: the command, its positional arguments and its options.
+struct Arguments {
+    var command: String
+    var positional: [String] = []
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+
+    /// Options that take a value, per command.
+    static let valueOptions: [String: Set<String>] = [
+        "run": ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume",
+                "--case", "--tag", "--min-pass-rate"],
+        "validate": ["--config", "--backend"],
+        "plan": ["--config", "--backend", "--reasoning", "--repeat", "--case", "--tag"],
+        "backends": ["--config"],
+        "report": [],
+    ]
+    static let flagOptions: [String: Set<String>] = [
+        "run": ["--no-progress"],
+        "validate": [], "plan": [], "backends": ["--no-start"], "report": [],
+    ]
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func parse(_ argv: [String]) throws -> Arguments {
+        guard let command = argv.first else { throw UsageError(description: "no command given") }
+        guard let valueOptions = valueOptions[command], let flagOptions = flagOptions[command] else {
+            let known = valueOptions.keys.sorted()
+            var message = "unknown command '\(command)'"
+            if let guess = suggestion(for: command, among: known) { message += "; did you mean '\(guess)'?" }
+            throw UsageError(description: message)
+        }
+        var parsed = Arguments(command: command)
+        var index = 1
+        while index < argv.count {
+            var argument = argv[index]
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                inlineValue = String(argument[argument.index(after: equals)...])
+                argument = String(argument[..<equals])
+            }
+            if valueOptions.contains(argument) {
+                guard let value = inlineValue ?? (index + 1 < argv.count ? argv[index + 1] : nil) else {
+                    throw UsageError(description: "\(argument) needs a value")
+                }
+                if inlineValue == nil { index += 1 }
+                parsed.values[argument, default: []].append(value)
+            } else if flagOptions.contains(argument) {
+                parsed.flags.insert(argument)
+            } else if argument.hasPrefix("-") && argument != "-" {
+                var message = "unknown option '\(argument)' for '\(command)'"
+                if let guess = suggestion(for: argument, among: Array(valueOptions.union(flagOptions))) {
+                    message += "; did you mean '\(guess)'?"
+                }
+                throw UsageError(description: message)
+            } else {
+                parsed.positional.append(argument)
+            }
+            index += 1
+        }
+        return parsed
+    }
+
+    func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value of a repeatable option; comma-separated lists are split.
+    func list(_ name: String) -> [String] {
+        (values[name] ?? []).flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            .filter { !$0.isEmpty }
+    }
+
+    func int(_ name: String, minimum: Int) throws -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text), number >= minimum else {
+            throw UsageError(description: "\(name) must be a whole number >= \(minimum), got '\(text)'")
+        }
+        return number
+    }
+
+    func reasoningLevels() throws -> [ReasoningLevel] {
+        let names = list("--reasoning")
+        guard !names.isEmpty else { return [.none] }
+        return try names.map { name in
+            guard let level = ReasoningLevel(rawValue: name) else {
+                throw UsageError(description: "unknown reasoning level '\(name)'; use none, light, moderate or deep")
+            }
+            return level
+        }
+    }
+
+    func fraction(_ name: String) throws -> Double? {
+        guard let text = value(name) else { return nil }
+        var number = Double(text.hasSuffix("%") ? String(text.dropLast()) : text)
+        if text.hasSuffix("%") { number = number.map { $0 / 100 } }
+        guard let number, (0...1).contains(number) else {
+            throw UsageError(description: "\(name) must be a fraction in 0...1 (or a percentage), got '\(text)'")
+        }
+        return number
+    }
+}

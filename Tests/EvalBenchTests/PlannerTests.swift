@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+private let suite = Suite(name: "s", file: "s.json", cases: [
+    EvalCase(id: "a", tags: ["x"], turns: [Turn(prompt: "1")]),
+    EvalCase(id: "b", tags: ["y"], turns: [Turn(prompt: "1"), Turn(prompt: "2")]),
+], repeatCount: 2)
+
+@Suite("Planning and gates")
+struct PlannerTests {
+    @Test("the matrix is cases × backends × levels × repeats with stable keys")
+    func matrix() {
+        let plan = Planner.plan([suite], PlanSelection(backends: ["p", "q"], reasoning: [.none, .light]))
+        #expect(plan.caseRuns.count == 2 * 2 * 2 * 2)
+        #expect(plan.caseRuns.first?.key == "s/a/default/p/none/1")
+        #expect(plan.requestCount == (1 + 2) * 2 * 2 * 2)
+        #expect(Set(plan.caseRuns.map(\.key)).count == plan.caseRuns.count)
+    }
+
+    @Test("--repeat overrides the suite; --case and --tag select")
+    func selection() {
+        #expect(Planner.plan([suite], PlanSelection(backends: ["p"], repeatCount: 3)).caseRuns.count == 6)
+        #expect(Planner.plan([suite], PlanSelection(backends: ["p"], caseIDs: ["b"])).caseRuns.map(\.evalCase.id) == ["b", "b"])
+        #expect(Planner.plan([suite], PlanSelection(backends: ["p"], caseIDs: ["s/a"])).caseRuns.count == 2)
+        #expect(Planner.plan([suite], PlanSelection(backends: ["p"], tags: ["y"])).caseRuns.allSatisfy { $0.evalCase.id == "b" })
+    }
+
+    @Test("a multi-turn case run passes only when every turn passes, and errors when one errors")
+    func caseRunStatus() {
+        func result(_ key: String, _ turn: Int, _ status: RequestResult.Status) -> RequestResult {
+            RequestResult(key: key, suite: "s", caseID: "b", turn: turn, turns: 2, variant: "default", backend: "p",
+                          model: nil, reasoning: .none, repeatIndex: 1, tags: [], status: status, instructions: nil, prompt: "")
+        }
+        let runs = CaseRunStatus.summarise([
+            result("k1", 1, .pass), result("k1", 2, .pass),
+            result("k2", 1, .pass), result("k2", 2, .fail),
+            result("k3", 1, .error), result("k3", 2, .skipped),
+            result("k4", 1, .skipped), result("k4", 2, .skipped),
+        ])
+        #expect(runs.map(\.status) == [.pass, .fail, .error, .skipped])
+        let verdict = Gate().evaluate([result("k1", 1, .pass), result("k2", 1, .fail)], unavailableBackends: [])
+        #expect(verdict.exitCode == 1)
+        #expect(Gate(minPassRate: 0.5).evaluate([result("k1", 1, .pass), result("k2", 1, .fail)], unavailableBackends: []).exitCode == 0)
+        #expect(Gate(minPassRate: 0.6).evaluate([result("k1", 1, .pass), result("k2", 1, .fail)], unavailableBackends: []).exitCode == 1)
+        #expect(Gate().evaluate([result("k1", 1, .pass)], unavailableBackends: ["p"]).exitCode == 3)
+        #expect(Gate().evaluate([result("k1", 1, .pass), result("k4", 1, .skipped)], unavailableBackends: []).exitCode == 0)
+    }
+
+    @Test("results.jsonl keeps every appended line and skips a torn last line")
+    func resultStore() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try ResultStore(url: url)
+        let first = RequestResult(key: "s/a/default/p/none/1", suite: "s", caseID: "a", turn: 1, turns: 1, variant: "default",
+                                  backend: "p", model: "m", reasoning: .none, repeatIndex: 1, tags: [], status: .pass,
+                                  instructions: nil, prompt: "q", output: "a", usage: Usage(inputTokens: 3))
+        try await store.append(first)
+        try await store.close()
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"key\":\"s/b".utf8))
+        try handle.close()
+        let read = try ResultStore.read(url)
+        #expect(read == [first])
+        let line = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").first.map(String.init) ?? ""
+        #expect(line.contains("\"case\":\"a\""))
+        #expect(line.contains("\"repeat\":1"))
+    }
+}
