@@ -1,7 +1,9 @@
 /// One cell of a CSV record: text is quoted as needed, numbers are written as plain numbers,
 /// and nil is an empty cell.
 public enum CSVCell: Sendable, Equatable {
+    /// Text, quoted and protected as needed.
     case text(String?)
+    /// A whole number.
     case integer(Int?)
     /// A number with exactly `places` decimals.
     case fixed(Double?, places: Int)

@@ -5,6 +5,7 @@ public struct CaseRun: Sendable, Equatable {
     public var key: String
     public var suite: String
     public var caseID: String
+    /// The backend × reasoning × variant it ran on.
     public var group: SummaryGroupKey
     /// Counts from 1.
     public var repeatIndex: Int

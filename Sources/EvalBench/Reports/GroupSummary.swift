@@ -1,6 +1,7 @@
 /// The aggregate of one backend × reasoning × variant: a row of `summary.csv` and of the
 /// headline table (DESIGN.md, "Metrics").
 public struct GroupSummary: Sendable, Equatable {
+    /// The backend × reasoning × variant it summarises.
     public var group: SummaryGroupKey
     /// The first model any of its requests reported.
     public var model: String?
@@ -12,16 +13,21 @@ public struct GroupSummary: Sendable, Equatable {
     public var failed = 0
     /// Case runs in which any turn errored.
     public var errors = 0
+    /// Case runs that were skipped (a level the backend cannot honour, or it was unavailable).
     public var skipped = 0
     /// passed / (cases − skipped): errors count against it; nil when nothing ran.
     public var passRate: Double?
-    /// The 95% Wilson score interval of `passRate`.
+    /// The lower bound of the 95% Wilson score interval of `passRate`.
     public var passRateLow: Double?
+    /// The upper bound of the 95% Wilson score interval of `passRate`.
     public var passRateHigh: Double?
-    /// Nearest-rank percentiles over the successful (pass or fail) requests that have them.
+    /// Nearest-rank median latency over the successful (pass or fail) requests.
     public var latencyP50Ms: Double?
+    /// Nearest-rank 95th-percentile latency over the successful requests.
     public var latencyP95Ms: Double?
+    /// Nearest-rank median TTFT over the successful requests.
     public var ttftP50Ms: Double?
+    /// Nearest-rank 95th-percentile TTFT over the successful requests.
     public var ttftP95Ms: Double?
     /// Token sums and the token-weighted cache-hit ratio over all its requests.
     public var usage = UsageTotals()
@@ -34,27 +40,8 @@ public struct GroupSummary: Sendable, Equatable {
     /// Per-turn cache behaviour of its multi-turn cases, by turn.
     public var turns: [TurnSummary] = []
 
+    /// An empty summary, before any result is counted.
     public init(group: SummaryGroupKey) {
         self.group = group
-    }
-}
-
-/// Cache behaviour at one turn index across the multi-turn case runs of a group: how much
-/// of the growing conversation prefix the backend served from its cache.
-public struct TurnSummary: Sendable, Equatable {
-    /// Counts from 1.
-    public var turn: Int
-    /// Requests at this turn.
-    public var requests: Int
-    /// Token sums and Σcached / Σinput at this turn.
-    public var usage: UsageTotals
-    /// Nearest-rank median TTFT over the successful requests at this turn.
-    public var ttftP50Ms: Double?
-
-    public init(turn: Int, requests: Int, usage: UsageTotals, ttftP50Ms: Double?) {
-        self.turn = turn
-        self.requests = requests
-        self.usage = usage
-        self.ttftP50Ms = ttftP50Ms
     }
 }

@@ -25,6 +25,7 @@ public enum MetricDefinitions {
         - **[low–high]**: the 95% Wilson score interval of the pass rate.
         - **p50, p95**: nearest-rank percentiles (the value at rank ⌈p/100 · n⌉) over successful \
         requests, those that passed or failed; errored and skipped requests are left out.
+        - **Cost**: Σ cost in US dollars from the backend's configured pricing; n/a when it has none.
         - **n/a**: not reported by the backend; never shown as 0. **—**: the case did not run there.
 
         """

@@ -2,9 +2,11 @@ import Foundation
 
 /// What the report files are written from: a run's results and when it ran.
 public struct ReportInput: Sendable {
+    /// Every request of the run, in any order.
     public var results: [RequestResult]
     /// The suites run, for the title.
     public var suiteNames: [String]
+    /// When the run started and ended.
     public var startedAt: Date
     public var endedAt: Date
     /// A note per backend name shown in the report, such as its reasoning-level mapping or

@@ -3,9 +3,6 @@ import Foundation
 /// Writes a run's `results.csv`, `summary.csv` and `summary.md` (DESIGN.md, "Files a run
 /// writes"); `results.jsonl` and `run.json` are written by the run itself.
 public enum ReportWriter {
-    /// The names of the files `write` produces.
-    public static let fileNames = ["results.csv", "summary.csv", "summary.md"]
-
     /// Aggregates `input` once and writes the three files into `directory`, creating it if
     /// needed and replacing earlier versions atomically.
     public static func write(_ input: ReportInput, to directory: URL) throws {
@@ -36,6 +33,7 @@ public struct ReportWriteFailure: Error, Sendable, Equatable, CustomStringConver
     /// What the file system said.
     public var reason: String
 
+    /// A failure to write `path`, for `reason`.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason

@@ -4,6 +4,7 @@ public struct SummaryGroupKey: Sendable, Hashable {
     public var reasoning: ReasoningLevel
     public var variant: String
 
+    /// The group of `backend` at `reasoning` with prompt variant `variant`.
     public init(backend: String, reasoning: ReasoningLevel, variant: String) {
         self.backend = backend
         self.reasoning = reasoning
