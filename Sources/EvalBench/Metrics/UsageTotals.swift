@@ -1,0 +1,41 @@
+/// Token sums over many requests. Each sum is nil until some request reported that figure,
+/// so "not reported" never reads as 0; the cache-hit ratio is token-weighted.
+public struct UsageTotals: Sendable, Equatable {
+    /// Σ input tokens over the requests that reported them.
+    public private(set) var inputTokens: Int?
+    /// Σ cached input tokens over the requests that reported them.
+    public private(set) var cachedInputTokens: Int?
+    /// Σ output tokens over the requests that reported them.
+    public private(set) var outputTokens: Int?
+    /// Σ reasoning tokens over the requests that reported them.
+    public private(set) var reasoningTokens: Int?
+    /// Σ cached and Σ input over the requests that reported both: the cache-hit ratio's terms.
+    private var cachedTokensReportedWithInput = 0
+    private var inputTokensReportedWithCached = 0
+
+    public init() {}
+
+    /// Adds one request's usage.
+    public mutating func add(_ usage: Usage) {
+        Self.add(usage.inputTokens, to: &inputTokens)
+        Self.add(usage.cachedInputTokens, to: &cachedInputTokens)
+        Self.add(usage.outputTokens, to: &outputTokens)
+        Self.add(usage.reasoningTokens, to: &reasoningTokens)
+        if let cached = usage.cachedInputTokens, let input = usage.inputTokens {
+            cachedTokensReportedWithInput += cached
+            inputTokensReportedWithCached += input
+        }
+    }
+
+    /// Σ cached / Σ input over the requests that reported both (the ratio of sums, not the
+    /// mean of ratios); nil when none did or their input sums to 0.
+    public var cacheHitRatio: Double? {
+        guard inputTokensReportedWithCached > 0 else { return nil }
+        return Double(cachedTokensReportedWithInput) / Double(inputTokensReportedWithCached)
+    }
+
+    private static func add(_ value: Int?, to sum: inout Int?) {
+        guard let value else { return }
+        sum = (sum ?? 0) + value
+    }
+}

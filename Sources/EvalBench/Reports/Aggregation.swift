@@ -1,0 +1,118 @@
+/// Everything the reports compute from a run's results: its case runs and one summary per
+/// backend × reasoning × variant. One pass over the results, then one sort per percentile.
+public struct RunAggregate: Sendable {
+    /// The case runs, in the order their first request appears in the results.
+    public private(set) var caseRuns: [CaseRun] = []
+    /// One summary per backend × reasoning × variant, in first-seen order.
+    public private(set) var groups: [GroupSummary] = []
+
+    /// Aggregates `results`, which may come in any order (turns and case runs interleaved).
+    public init(_ results: [RequestResult]) {
+        var groupIndexByKey: [SummaryGroupKey: Int] = [:]
+        var caseRunIndexByKey: [String: Int] = [:]
+        var groupIndexOfCaseRun: [Int] = []
+        var accumulators: [GroupAccumulator] = []
+
+        for result in results {
+            let groupKey = SummaryGroupKey(result)
+            let groupIndex: Int
+            if let index = groupIndexByKey[groupKey] {
+                groupIndex = index
+            } else {
+                groupIndex = accumulators.count
+                groupIndexByKey[groupKey] = groupIndex
+                accumulators.append(GroupAccumulator(group: groupKey))
+            }
+            accumulators[groupIndex].add(result)
+
+            if let index = caseRunIndexByKey[result.caseRunKey] {
+                caseRuns[index].add(result)
+            } else {
+                caseRunIndexByKey[result.caseRunKey] = caseRuns.count
+                caseRuns.append(CaseRun(first: result))
+                groupIndexOfCaseRun.append(groupIndex)
+            }
+        }
+        for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
+            accumulators[groupIndex].count(caseRun.status)
+        }
+        groups = accumulators.map { $0.finished() }
+    }
+}
+
+/// The running sums of one group while the results stream past.
+private struct GroupAccumulator {
+    /// The counts and sums so far; percentiles and the pass rate come in `finished()`.
+    var summary: GroupSummary
+    var latenciesMs: [Double] = []
+    var ttftsMs: [Double] = []
+    var turns: [Int: TurnAccumulator] = [:]
+
+    init(group: SummaryGroupKey) {
+        summary = GroupSummary(group: group)
+    }
+
+    mutating func add(_ result: RequestResult) {
+        if summary.model == nil { summary.model = result.model }
+        summary.usage.add(result.usage)
+        if let cost = result.costUSD { summary.costUSD = (summary.costUSD ?? 0) + cost }
+        if result.status == .error, let kind = result.errorKind {
+            summary.errorCounts[kind, default: 0] += 1
+            if summary.firstErrorMessages[kind] == nil { summary.firstErrorMessages[kind] = result.errorMessage }
+        }
+        let succeeded = result.status == .pass || result.status == .fail
+        if succeeded, let latency = result.timing?.latencyMs { latenciesMs.append(latency) }
+        if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
+        if result.turns > 1 {
+            turns[result.turn, default: TurnAccumulator()].add(result, succeeded: succeeded)
+        }
+    }
+
+    mutating func count(_ status: RequestResult.Status) {
+        summary.cases += 1
+        switch status {
+        case .pass: summary.passed += 1
+        case .fail: summary.failed += 1
+        case .error: summary.errors += 1
+        case .skipped: summary.skipped += 1
+        }
+    }
+
+    func finished() -> GroupSummary {
+        var summary = summary
+        let ran = summary.cases - summary.skipped
+        if ran > 0 {
+            summary.passRate = Double(summary.passed) / Double(ran)
+            let interval = wilsonInterval(successes: summary.passed, trials: ran)
+            summary.passRateLow = interval?.low
+            summary.passRateHigh = interval?.high
+        }
+        let latencies = latenciesMs.sorted()
+        let ttfts = ttftsMs.sorted()
+        summary.latencyP50Ms = percentile(50, of: latencies)
+        summary.latencyP95Ms = percentile(95, of: latencies)
+        summary.ttftP50Ms = percentile(50, of: ttfts)
+        summary.ttftP95Ms = percentile(95, of: ttfts)
+        summary.turns = turns.keys.sorted().compactMap { turn in
+            turns[turn].map { $0.summary(turn: turn) }
+        }
+        return summary
+    }
+}
+
+/// The running sums of one turn index within a group.
+private struct TurnAccumulator {
+    var requests = 0
+    var usage = UsageTotals()
+    var ttftsMs: [Double] = []
+
+    mutating func add(_ result: RequestResult, succeeded: Bool) {
+        requests += 1
+        usage.add(result.usage)
+        if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
+    }
+
+    func summary(turn: Int) -> TurnSummary {
+        TurnSummary(turn: turn, requests: requests, usage: usage, ttftP50Ms: percentile(50, of: ttftsMs.sorted()))
+    }
+}

@@ -1,0 +1,80 @@
+/// One cell of a CSV record: text is quoted as needed, numbers are written as plain numbers,
+/// and nil is an empty cell.
+public enum CSVCell: Sendable, Equatable {
+    /// Text, quoted and protected as needed.
+    case text(String?)
+    /// A whole number.
+    case integer(Int?)
+    /// A number with exactly `places` decimals.
+    case fixed(Double?, places: Int)
+    /// A number with at most `maxPlaces` decimals, trailing zeros dropped.
+    case trimmed(Double?, maxPlaces: Int)
+}
+
+/// Builds RFC 4180 CSV text: records end in CRLF; a field containing a comma, a double quote,
+/// CR or LF is quoted with its quotes doubled. A text field starting with `=`, `+`, `-`, `@`,
+/// tab or CR is prefixed with `'` and quoted, so spreadsheets show it rather than run it.
+public struct CSVWriter: Sendable {
+    /// The CSV so far, header included.
+    public private(set) var text = ""
+
+    /// Starts a document whose first record is `header`.
+    public init(header: [String]) {
+        append(header.map { .text($0) })
+    }
+
+    /// Appends one record.
+    public mutating func append(_ record: [CSVCell]) {
+        for (index, cell) in record.enumerated() {
+            if index > 0 { text.append(",") }
+            append(cell)
+        }
+        text.append("\r\n")
+    }
+
+    /// Reserves room for about `bytes` bytes of text, so large documents are not re-copied.
+    public mutating func reserveCapacity(_ bytes: Int) {
+        text.reserveCapacity(bytes)
+    }
+
+    private mutating func append(_ cell: CSVCell) {
+        switch cell {
+        case .text(let value): if let value { appendText(value) }
+        case .integer(let value): if let value { text.append(String(value)) }
+        case .fixed(let value, let places):
+            if let value, let number = DecimalText.fixed(value, places: places) { text.append(number) }
+        case .trimmed(let value, let places):
+            if let value, let number = DecimalText.trimmed(value, maxPlaces: places) { text.append(number) }
+        }
+    }
+
+    private mutating func appendText(_ value: String) {
+        let startsLikeFormula = value.utf8.first.map(Self.formulaStarts.contains) ?? false
+        var needsQuotes = startsLikeFormula
+        var hasQuote = false
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): hasQuote = true; needsQuotes = true
+            case UInt8(ascii: ","), UInt8(ascii: "\r"), UInt8(ascii: "\n"): needsQuotes = true
+            default: continue
+            }
+        }
+        guard needsQuotes else {
+            text.append(value)
+            return
+        }
+        text.append("\"")
+        if startsLikeFormula { text.append("'") }
+        if hasQuote {
+            text.append(value.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\""))
+        } else {
+            text.append(value)
+        }
+        text.append("\"")
+    }
+
+    private static let formulaStarts: Set<UInt8> = [
+        UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"),
+        UInt8(ascii: "\t"), UInt8(ascii: "\r"),
+    ]
+}

@@ -1,0 +1,78 @@
+/// The case × group grid of the Markdown report: one row per suite/case, one column per
+/// backend × reasoning × variant, each cell the verdict of that case's runs there.
+struct CaseMatrix {
+    /// `suite/case` per row, in first-seen order.
+    private(set) var rowLabels: [String] = []
+    /// `cells[row][column]`, columns in the order of the aggregate's groups.
+    private(set) var cells: [[Cell]] = []
+
+    /// The verdicts of one case's runs (its repeats) in one group.
+    struct Cell {
+        var runs = 0
+        var skipped = 0
+        var passed = 0
+        /// The verdict of the first run, shown when there are no repeats.
+        var firstRunVerdict = ""
+
+        /// `pass`, `fail: <assertion>`, `error: <kind>` or `skipped`; with repeats `k/N pass`
+        /// over the runs that were not skipped; `—` when the case did not run in this group.
+        var text: String {
+            if runs == 0 { return "—" }
+            if runs == skipped { return "skipped" }
+            if runs == 1 { return firstRunVerdict }
+            return "\(passed)/\(runs - skipped) pass"
+        }
+    }
+
+    init(_ aggregate: RunAggregate) {
+        var columnByGroup: [SummaryGroupKey: Int] = [:]
+        for (column, summary) in aggregate.groups.enumerated() {
+            columnByGroup[summary.group] = column
+        }
+        var rowByCase: [CaseKey: Int] = [:]
+        for caseRun in aggregate.caseRuns {
+            guard let column = columnByGroup[caseRun.group] else { continue }
+            let caseKey = CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)
+            let row: Int
+            if let existing = rowByCase[caseKey] {
+                row = existing
+            } else {
+                row = rowLabels.count
+                rowByCase[caseKey] = row
+                rowLabels.append("\(caseRun.suite)/\(caseRun.caseID)")
+                cells.append(Array(repeating: Cell(), count: aggregate.groups.count))
+            }
+            cells[row][column].add(caseRun)
+        }
+    }
+
+    private struct CaseKey: Hashable {
+        var suite: String
+        var caseID: String
+    }
+}
+
+extension CaseMatrix.Cell {
+    /// Longest assertion name shown in a cell before it is cut.
+    private static let assertionNameLimit = 40
+
+    mutating func add(_ caseRun: CaseRun) {
+        let status = caseRun.status
+        runs += 1
+        switch status {
+        case .pass: passed += 1
+        case .skipped: skipped += 1
+        case .fail, .error: break
+        }
+        guard runs == 1 else { return }
+        switch status {
+        case .pass: firstRunVerdict = "pass"
+        case .skipped: firstRunVerdict = "skipped"
+        case .error: firstRunVerdict = caseRun.firstErrorKind.map { "error: \($0.rawValue)" } ?? "error"
+        case .fail:
+            firstRunVerdict = caseRun.firstFailedAssertion.map {
+                "fail: " + MarkdownTable.truncate($0, to: Self.assertionNameLimit)
+            } ?? "fail"
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// The aggregate of one backend × reasoning × variant: a row of `summary.csv` and of the
+/// headline table (DESIGN.md, "Metrics").
+public struct GroupSummary: Sendable, Equatable {
+    /// The backend × reasoning × variant it summarises.
+    public var group: SummaryGroupKey
+    /// The first model any of its requests reported.
+    public var model: String?
+    /// Case runs (one case × repeat).
+    public var cases = 0
+    /// Case runs in which every turn passed.
+    public var passed = 0
+    /// Case runs that did not pass, error or skip.
+    public var failed = 0
+    /// Case runs in which any turn errored.
+    public var errors = 0
+    /// Case runs that were skipped (a level the backend cannot honour, or it was unavailable).
+    public var skipped = 0
+    /// passed / (cases − skipped): errors count against it; nil when nothing ran.
+    public var passRate: Double?
+    /// The lower bound of the 95% Wilson score interval of `passRate`.
+    public var passRateLow: Double?
+    /// The upper bound of the 95% Wilson score interval of `passRate`.
+    public var passRateHigh: Double?
+    /// Nearest-rank median latency over the successful (pass or fail) requests.
+    public var latencyP50Ms: Double?
+    /// Nearest-rank 95th-percentile latency over the successful requests.
+    public var latencyP95Ms: Double?
+    /// Nearest-rank median TTFT over the successful requests.
+    public var ttftP50Ms: Double?
+    /// Nearest-rank 95th-percentile TTFT over the successful requests.
+    public var ttftP95Ms: Double?
+    /// Token sums and the token-weighted cache-hit ratio over all its requests.
+    public var usage = UsageTotals()
+    /// Σ cost; nil when no request had one.
+    public var costUSD: Double?
+    /// Errored requests per kind.
+    public var errorCounts: [ErrorKind: Int] = [:]
+    /// The first message recorded for each error kind.
+    public var firstErrorMessages: [ErrorKind: String] = [:]
+    /// Per-turn cache behaviour of its multi-turn cases, by turn.
+    public var turns: [TurnSummary] = []
+
+    /// An empty summary, before any result is counted.
+    public init(group: SummaryGroupKey) {
+        self.group = group
+    }
+}

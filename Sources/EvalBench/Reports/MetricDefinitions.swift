@@ -1,0 +1,32 @@
+/// The metric definitions of DESIGN.md ("Metrics"), as every report states them.
+public enum MetricDefinitions {
+    /// A Markdown list, one item per metric.
+    public static let markdown = """
+        - **Latency**: end − start, on a monotonic clock, where start is when the request was \
+        handed to the transport and end is when the stream finished.
+        - **TTFT** (time to first token): first streamed output of any kind (reasoning, text or \
+        tool call) − start.
+        - **TTFA** (time to first answer): first visible answer text − start; it differs from \
+        TTFT when the model reasons first.
+        - **TPOT** (time per output token): (end − first token) / (output tokens − 1), only when \
+        output tokens > 1.
+        - **Output tokens/s**: output tokens / (latency in seconds).
+        - **Input tokens**: all input tokens of the request, cached ones included. \
+        **Cached tokens**: input tokens served from the provider's prompt/KV cache. \
+        **Output tokens**: all generated tokens, reasoning included. **Reasoning tokens**: \
+        generated reasoning tokens, a subset of output tokens. Sums are over the requests that \
+        reported the figure.
+        - **Cache hit**: Σ cached input tokens / Σ input tokens over the requests that reported \
+        both: token-weighted, the ratio of sums rather than the mean of per-request ratios.
+        - **Pass rate**: passed / (cases − skipped), where a case is one case run (one case × \
+        repeat on one backend, reasoning level and variant). A case run that errored counts \
+        against the pass rate; a skipped one is left out. A multi-turn case passes when every \
+        turn passes and errors when any turn errors.
+        - **[low–high]**: the 95% Wilson score interval of the pass rate.
+        - **p50, p95**: nearest-rank percentiles (the value at rank ⌈p/100 · n⌉) over successful \
+        requests, those that passed or failed; errored and skipped requests are left out.
+        - **Cost**: Σ cost in US dollars from the backend's configured pricing; n/a when it has none.
+        - **n/a**: not reported by the backend; never shown as 0. **—**: the case did not run there.
+
+        """
+}

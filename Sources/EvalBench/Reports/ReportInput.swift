@@ -1,0 +1,30 @@
+import Foundation
+
+/// What the report files are written from: a run's results and when it ran.
+public struct ReportInput: Sendable {
+    /// Every request of the run, in any order.
+    public var results: [RequestResult]
+    /// The suites run, for the title.
+    public var suiteNames: [String]
+    /// When the run started and ended.
+    public var startedAt: Date
+    public var endedAt: Date
+    /// A note per backend name shown in the report, such as its reasoning-level mapping or
+    /// why it was unavailable.
+    public var backendNotes: [String: String]
+
+    /// With no `suiteNames`, the suites of `results` in first-seen order.
+    public init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,
+                backendNotes: [String: String] = [:]) {
+        self.results = results
+        self.suiteNames = suiteNames.isEmpty ? Self.suites(in: results) : suiteNames
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.backendNotes = backendNotes
+    }
+
+    private static func suites(in results: [RequestResult]) -> [String] {
+        var seen: Set<String> = []
+        return results.map(\.suite).filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Writes a run's `results.csv`, `summary.csv` and `summary.md` (DESIGN.md, "Files a run
+/// writes"); `results.jsonl` and `run.json` are written by the run itself.
+public enum ReportWriter {
+    /// Aggregates `input` once and writes the three files into `directory`, creating it if
+    /// needed and replacing earlier versions atomically.
+    public static func write(_ input: ReportInput, to directory: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportWriteFailure(path: directory.path, reason: error.localizedDescription)
+        }
+        let aggregate = RunAggregate(input.results)
+        try write(ResultsCSV.render(input.results), to: directory.appendingPathComponent("results.csv"))
+        try write(SummaryCSV.render(aggregate.groups), to: directory.appendingPathComponent("summary.csv"))
+        try write(SummaryMarkdown.render(input, aggregate: aggregate), to: directory.appendingPathComponent("summary.md"))
+    }
+
+    private static func write(_ text: String, to file: URL) throws {
+        do {
+            try Data(text.utf8).write(to: file, options: .atomic)
+        } catch {
+            throw ReportWriteFailure(path: file.path, reason: error.localizedDescription)
+        }
+    }
+}
+
+/// A report file that could not be written: which one, and what the file system said.
+public struct ReportWriteFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file or directory that could not be written.
+    public var path: String
+    /// What the file system said.
+    public var reason: String
+
+    /// A failure to write `path`, for `reason`.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String {
+        "\(path): error: could not write the report: \(reason). Check that the directory is writable and the disk is not full."
+    }
+}

@@ -1,0 +1,43 @@
+/// `summary.csv`: one row per backend × reasoning × variant (DESIGN.md, "Files a run writes").
+public enum SummaryCSV {
+    /// The column names, in order.
+    public static let columns = [
+        "backend", "model", "reasoning", "variant", "cases", "passed", "failed", "errors", "skipped",
+        "pass_rate", "pass_rate_low", "pass_rate_high", "latency_p50_ms", "latency_p95_ms", "ttft_p50_ms",
+        "ttft_p95_ms", "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens",
+        "cache_hit_ratio", "cost_usd",
+    ]
+
+    /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
+    /// 6, tokens as integers, and an empty cell for anything not reported.
+    public static func render(_ groups: [GroupSummary]) -> String {
+        var csv = CSVWriter(header: columns)
+        for summary in groups {
+            csv.append([
+                .text(summary.group.backend),
+                .text(summary.model),
+                .text(summary.group.reasoning.rawValue),
+                .text(summary.group.variant),
+                .integer(summary.cases),
+                .integer(summary.passed),
+                .integer(summary.failed),
+                .integer(summary.errors),
+                .integer(summary.skipped),
+                .fixed(summary.passRate, places: 4),
+                .fixed(summary.passRateLow, places: 4),
+                .fixed(summary.passRateHigh, places: 4),
+                .fixed(summary.latencyP50Ms, places: 2),
+                .fixed(summary.latencyP95Ms, places: 2),
+                .fixed(summary.ttftP50Ms, places: 2),
+                .fixed(summary.ttftP95Ms, places: 2),
+                .integer(summary.usage.inputTokens),
+                .integer(summary.usage.cachedInputTokens),
+                .integer(summary.usage.outputTokens),
+                .integer(summary.usage.reasoningTokens),
+                .fixed(summary.usage.cacheHitRatio, places: 4),
+                .trimmed(summary.costUSD, maxPlaces: 6),
+            ])
+        }
+        return csv.text
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// `summary.md`: the comparison report: headline table, backend notes, case matrix, cache
+/// behaviour by turn, errors and the metric definitions. A figure not reported is `n/a`.
+public enum SummaryMarkdown {
+    /// Longest error message shown before it is cut.
+    private static let messageLimit = 120
+
+    /// The whole document for `input`, aggregated as `aggregate`.
+    public static func render(_ input: ReportInput, aggregate: RunAggregate) -> String {
+        [
+            title(input, aggregate: aggregate),
+            headline(aggregate),
+            backendNotes(input, aggregate: aggregate),
+            cases(aggregate),
+            cacheByTurn(aggregate),
+            errors(aggregate),
+            "## Definitions\n\n" + MetricDefinitions.markdown,
+        ].compactMap { $0 }.joined(separator: "\n")
+    }
+
+    private static func title(_ input: ReportInput, aggregate: RunAggregate) -> String {
+        let dates = ISO8601DateFormatter()
+        let suites = input.suiteNames.isEmpty ? "no suites" : input.suiteNames.joined(separator: ", ")
+        return """
+            # evalbench: \(suites)
+
+            Run from \(dates.string(from: input.startedAt)) to \(dates.string(from: input.endedAt)) \
+            (\(duration(input.endedAt.timeIntervalSince(input.startedAt)))): \(input.results.count) requests, \
+            \(aggregate.caseRuns.count) case runs, \(aggregate.groups.count) backend × reasoning × variant.
+
+            """
+    }
+
+    private static func headline(_ aggregate: RunAggregate) -> String {
+        var table = MarkdownTable([
+            ("Backend", .left), ("Model", .left), ("Reasoning", .left), ("Variant", .left),
+            ("Pass rate [95% CI]", .right), ("Passed", .right), ("Errors", .right), ("Skipped", .right),
+            ("Latency p50 / p95 (ms)", .right), ("TTFT p50 / p95 (ms)", .right), ("Input tokens", .right),
+            ("Cached tokens", .right), ("Output tokens", .right), ("Cache hit", .right), ("Cost (USD)", .right),
+        ])
+        for summary in aggregate.groups {
+            table.appendRow([
+                summary.group.backend,
+                summary.model ?? "n/a",
+                summary.group.reasoning.rawValue,
+                summary.group.variant,
+                passRate(summary),
+                "\(summary.passed)/\(summary.cases)",
+                String(summary.errors),
+                String(summary.skipped),
+                pair(summary.latencyP50Ms, summary.latencyP95Ms),
+                pair(summary.ttftP50Ms, summary.ttftP95Ms),
+                tokens(summary.usage.inputTokens),
+                tokens(summary.usage.cachedInputTokens),
+                tokens(summary.usage.outputTokens),
+                percent(summary.usage.cacheHitRatio),
+                summary.costUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) } ?? "n/a",
+            ])
+        }
+        return "## Results\n\n" + table.text
+    }
+
+    private static func backendNotes(_ input: ReportInput, aggregate: RunAggregate) -> String? {
+        guard !input.backendNotes.isEmpty else { return nil }
+        var seen: Set<String> = []
+        let backendsRun = aggregate.groups.map(\.group.backend).filter { seen.insert($0).inserted }
+        let backends = backendsRun.filter { input.backendNotes[$0] != nil }
+            + input.backendNotes.keys.filter { !seen.contains($0) }.sorted()
+        let items = backends.compactMap { backend in
+            input.backendNotes[backend].map { "- **\(backend)**: " + MarkdownTable.escape($0) }
+        }
+        return "## Backends\n\n" + items.joined(separator: "\n") + "\n"
+    }
+
+    private static func cases(_ aggregate: RunAggregate) -> String {
+        let matrix = CaseMatrix(aggregate)
+        var table = MarkdownTable([("Case", .left)] + aggregate.groups.map { ($0.group.label, .left) })
+        for (label, row) in zip(matrix.rowLabels, matrix.cells) {
+            table.appendRow([label] + row.map(\.text))
+        }
+        return "## Cases\n\n" + table.text
+    }
+
+    private static func cacheByTurn(_ aggregate: RunAggregate) -> String {
+        let heading = "## Cache behaviour by turn\n\n"
+        let groupsWithTurns = aggregate.groups.filter { !$0.turns.isEmpty }
+        guard !groupsWithTurns.isEmpty else { return heading + "No multi-turn cases in this run.\n" }
+        var table = MarkdownTable([
+            ("Backend · reasoning · variant", .left), ("Turn", .right), ("Requests", .right),
+            ("Input tokens", .right), ("Cached tokens", .right), ("Cache hit", .right), ("TTFT p50 (ms)", .right),
+        ])
+        for summary in groupsWithTurns {
+            for turn in summary.turns {
+                table.appendRow([
+                    summary.group.label,
+                    String(turn.turn),
+                    String(turn.requests),
+                    tokens(turn.usage.inputTokens),
+                    tokens(turn.usage.cachedInputTokens),
+                    percent(turn.usage.cacheHitRatio),
+                    milliseconds(turn.ttftP50Ms),
+                ])
+            }
+        }
+        return heading + "Multi-turn cases only: the share of each turn's input the backend served from its cache.\n\n"
+            + table.text
+    }
+
+    private static func errors(_ aggregate: RunAggregate) -> String {
+        let heading = "## Errors\n\n"
+        var backends: [String] = []
+        var counts: [String: [ErrorKind: Int]] = [:]
+        var messages: [String: [ErrorKind: String]] = [:]
+        for summary in aggregate.groups where !summary.errorCounts.isEmpty {
+            let backend = summary.group.backend
+            if counts[backend] == nil { backends.append(backend) }
+            counts[backend, default: [:]].merge(summary.errorCounts, uniquingKeysWith: +)
+            messages[backend, default: [:]].merge(summary.firstErrorMessages) { first, _ in first }
+        }
+        guard !backends.isEmpty else { return heading + "No errors.\n" }
+        var table = MarkdownTable([("Backend", .left), ("Kind", .left), ("Count", .right), ("First message", .left)])
+        for backend in backends {
+            for kind in ErrorKind.allCases {
+                guard let count = counts[backend]?[kind] else { continue }
+                let message = messages[backend]?[kind].map { MarkdownTable.truncate($0, to: messageLimit) }
+                table.appendRow([backend, kind.rawValue, String(count), message ?? ""])
+            }
+        }
+        return heading + table.text
+    }
+
+    /// `83.3% [55.2–95.3]`.
+    private static func passRate(_ summary: GroupSummary) -> String {
+        guard let rate = summary.passRate, let low = summary.passRateLow, let high = summary.passRateHigh else {
+            return "n/a"
+        }
+        return "\(percentNumber(rate))% [\(percentNumber(low))–\(percentNumber(high))]"
+    }
+
+    private static func pair(_ p50: Double?, _ p95: Double?) -> String {
+        p50 == nil && p95 == nil ? "n/a" : "\(milliseconds(p50)) / \(milliseconds(p95))"
+    }
+
+    private static func milliseconds(_ value: Double?) -> String {
+        value.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a"
+    }
+
+    private static func tokens(_ value: Int?) -> String {
+        value.map(String.init) ?? "n/a"
+    }
+
+    private static func percent(_ ratio: Double?) -> String {
+        ratio.map { percentNumber($0) + "%" } ?? "n/a"
+    }
+
+    private static func percentNumber(_ ratio: Double) -> String {
+        DecimalText.fixed(ratio * 100, places: 1) ?? "n/a"
+    }
+
+    /// `42.0 s`, `4 min 12 s`, `1 h 3 min`.
+    private static func duration(_ seconds: TimeInterval) -> String {
+        guard seconds >= 60 else { return (DecimalText.fixed(max(seconds, 0), places: 1) ?? "0") + " s" }
+        let whole = Int(seconds.rounded())
+        if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
+        return "\(whole / 3600) h \(whole % 3600 / 60) min"
+    }
+}

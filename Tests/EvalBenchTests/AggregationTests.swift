@@ -1,0 +1,120 @@
+import Testing
+@testable import EvalBench
+
+/// Six case runs on one backend: 3 pass, a two-turn case failing at turn 2, a two-turn case
+/// erroring at turn 2, and one skipped.
+private let craftedResults: [RequestResult] = [
+    fixtureResult(caseID: "a", status: .pass, latencyMs: 100, ttftMs: 10,
+                  usage: Usage(inputTokens: 1000, cachedInputTokens: 900, outputTokens: 5), costUSD: 0.001),
+    fixtureResult(caseID: "b", status: .pass, latencyMs: 200, ttftMs: 20,
+                  usage: Usage(inputTokens: 100, cachedInputTokens: 0, outputTokens: 5)),
+    fixtureResult(caseID: "c", status: .pass, latencyMs: 300, ttftMs: 30, usage: Usage(inputTokens: 50)),
+    fixtureResult(caseID: "trip", turn: 1, turns: 2, status: .pass, latencyMs: 400, ttftMs: 40,
+                  usage: Usage(inputTokens: 200, cachedInputTokens: 0)),
+    fixtureResult(caseID: "chat", turn: 1, turns: 2, status: .pass, latencyMs: 500, ttftMs: 50,
+                  usage: Usage(inputTokens: 200, cachedInputTokens: 0)),
+    fixtureResult(caseID: "trip", turn: 2, turns: 2, status: .fail, latencyMs: 600, ttftMs: 5,
+                  usage: Usage(inputTokens: 400, cachedInputTokens: 200), failedAssertion: "mentions museum"),
+    fixtureResult(caseID: "chat", turn: 2, turns: 2, status: .error, errorKind: .timeout,
+                  errorMessage: "no answer within 120 s"),
+    fixtureResult(caseID: "d", reasoning: .none, status: .skipped),
+]
+
+@Test("A case run fails when one turn fails and errors when one turn errors")
+func caseRunStatus() {
+    let aggregate = RunAggregate(craftedResults)
+    let statuses = Dictionary(uniqueKeysWithValues: aggregate.caseRuns.map { ($0.caseID, $0.status) })
+    #expect(statuses == ["a": .pass, "b": .pass, "c": .pass, "trip": .fail, "chat": .error, "d": .skipped])
+    #expect(aggregate.caseRuns.first { $0.caseID == "trip" }?.firstFailedAssertion == "mentions museum")
+    #expect(aggregate.caseRuns.first { $0.caseID == "chat" }?.firstErrorKind == .timeout)
+}
+
+@Test("Errors count against the pass rate and skipped case runs are left out of it")
+func passRateCountsErrors() throws {
+    let summary = try #require(RunAggregate(craftedResults).groups.first)
+    #expect(summary.cases == 6)
+    #expect(summary.passed == 3)
+    #expect(summary.failed == 1)
+    #expect(summary.errors == 1)
+    #expect(summary.skipped == 1)
+    #expect(summary.passRate == 3.0 / 5.0)
+    let interval = try #require(wilsonInterval(successes: 3, trials: 5))
+    #expect(summary.passRateLow == interval.low)
+    #expect(summary.passRateHigh == interval.high)
+    #expect(summary.errorCounts == [.timeout: 1])
+    #expect(summary.firstErrorMessages == [.timeout: "no answer within 120 s"])
+}
+
+@Test("Percentiles are nearest-rank over the requests that passed or failed")
+func latencyPercentiles() throws {
+    let summary = try #require(RunAggregate(craftedResults).groups.first)
+    #expect(summary.latencyP50Ms == 300)
+    #expect(summary.latencyP95Ms == 600)
+    #expect(summary.ttftP50Ms == 20)
+    #expect(summary.ttftP95Ms == 50)
+}
+
+@Test("Token sums are null when no request reported them, and the cache ratio is token-weighted")
+func tokenSums() throws {
+    let summary = try #require(RunAggregate(craftedResults).groups.first)
+    #expect(summary.usage.inputTokens == 1950)
+    #expect(summary.usage.cachedInputTokens == 1100)
+    #expect(summary.usage.outputTokens == 10)
+    #expect(summary.usage.reasoningTokens == nil)
+    #expect(summary.costUSD == 0.001)
+    // Σcached / Σinput over the requests reporting both; the mean of their ratios is 0.28.
+    let ratio = try #require(summary.usage.cacheHitRatio)
+    #expect(ratio == 1100.0 / 1900.0)
+    #expect(abs(ratio - (0.9 + 0 + 0 + 0 + 0.5) / 5) > 0.2)
+}
+
+@Test("Cost and every token figure are null for a group that reported none")
+func unreportedGroup() throws {
+    let summary = try #require(RunAggregate([fixtureResult(caseID: "a", status: .pass, latencyMs: 1)]).groups.first)
+    #expect(summary.usage == UsageTotals())
+    #expect(summary.usage.cacheHitRatio == nil)
+    #expect(summary.costUSD == nil)
+    #expect(RunAggregate([fixtureResult(caseID: "a", status: .skipped)]).groups.first?.passRate == nil)
+}
+
+@Test("The per-turn table covers multi-turn cases only, turn by turn")
+func perTurnAggregate() throws {
+    let turns = try #require(RunAggregate(craftedResults).groups.first).turns
+    #expect(turns.map(\.turn) == [1, 2])
+    #expect(turns.map(\.requests) == [2, 2])
+    #expect(turns[0].usage.cacheHitRatio == 0)
+    #expect(turns[1].usage.cacheHitRatio == 0.5)
+    #expect(turns[0].ttftP50Ms == 40)
+    #expect(turns[1].ttftP50Ms == 5)
+}
+
+@Test("Groups are backend × reasoning × variant in first-seen order, with the first reported model")
+func groupOrder() {
+    let results = [
+        fixtureResult(caseID: "a", backend: "cloud", model: nil, reasoning: .deep, status: .pass),
+        fixtureResult(caseID: "a", backend: "local", status: .pass),
+        fixtureResult(caseID: "b", backend: "cloud", model: "big-model", reasoning: .deep, status: .fail),
+        fixtureResult(caseID: "a", variant: "terse", backend: "local", status: .pass),
+        fixtureResult(caseID: "a", backend: "cloud", reasoning: .light, status: .pass),
+    ]
+    let groups = RunAggregate(results).groups
+    #expect(groups.map(\.group.label) == [
+        "cloud · deep · default", "local · none · default", "local · none · terse", "cloud · light · default",
+    ])
+    #expect(groups[0].model == "big-model")
+    #expect(groups[0].cases == 2)
+}
+
+@Test("Turns recorded out of order still make one case run, and a missing turn is not a pass")
+func interleavedTurns() {
+    let results = [
+        fixtureResult(caseID: "t", turn: 2, turns: 3, status: .pass),
+        fixtureResult(caseID: "u", turn: 1, turns: 2, status: .pass),
+        fixtureResult(caseID: "t", turn: 1, turns: 3, status: .pass),
+        fixtureResult(caseID: "t", turn: 3, turns: 3, status: .pass),
+    ]
+    let caseRuns = RunAggregate(results).caseRuns
+    #expect(caseRuns.map(\.caseID) == ["t", "u"])
+    #expect(caseRuns[0].requests.map(\.turn) == [1, 2, 3])
+    #expect(caseRuns.map(\.status) == [.pass, .fail])
+}

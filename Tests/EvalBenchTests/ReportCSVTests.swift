@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+@Test("results.csv starts with exactly the header of DESIGN.md")
+func resultsCSVHeader() {
+    let firstLine = ResultsCSV.render([]).components(separatedBy: "\r\n")[0]
+    #expect(firstLine == "suite,case,turn,variant,backend,model,reasoning,repeat,status,error_kind,latency_ms,ttft_ms,ttfa_ms,tpot_ms,output_tps,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd,failed_assertions")
+}
+
+@Test("summary.csv starts with exactly the header of DESIGN.md")
+func summaryCSVHeader() {
+    let firstLine = SummaryCSV.render([]).components(separatedBy: "\r\n")[0]
+    #expect(firstLine == "backend,model,reasoning,variant,cases,passed,failed,errors,skipped,pass_rate,pass_rate_low,pass_rate_high,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd")
+}
+
+@Test("A results.csv row formats times, ratios, cost and failed assertions, and leaves unreported cells empty")
+func resultsCSVRow() {
+    var failing = fixtureResult(caseID: "capital-france", status: .fail, latencyMs: 250, ttftMs: 50,
+                                usage: Usage(inputTokens: 300, cachedInputTokens: 100, outputTokens: 11),
+                                failedAssertion: "says Paris", costUSD: 0.0000125)
+    failing.assertions.append(AssertionResult(type: "regex", name: "=one word", passed: false))
+    failing.assertions.append(AssertionResult(type: "regex", name: "quiet", passed: true))
+    let unreported = fixtureResult(caseID: "x", turn: 2, turns: 2, model: nil, repeatIndex: 3, status: .error,
+                                   errorKind: .contextOverflow)
+    let lines = ResultsCSV.render([failing, unreported]).components(separatedBy: "\r\n")
+    #expect(lines[1] == "geo,capital-france,1,default,local,gemma-3-270m,none,1,fail,,250.00,50.00,50.00,20.00,44.00,300,100,11,,0.3333,0.000013,says Paris; =one word")
+    #expect(lines[2] == "geo,x,2,default,local,,none,3,error,context_overflow,,,,,,,,,,,,")
+    #expect(lines[3] == "")
+    #expect(lines.count == 4)
+}
+
+@Test("A summary.csv row has the counts, the pass rate with its Wilson bounds, and empty cells for nulls")
+func summaryCSVRow() {
+    let results = [
+        fixtureResult(caseID: "a", status: .pass, latencyMs: 100, ttftMs: 10, usage: Usage(inputTokens: 10)),
+        fixtureResult(caseID: "b", status: .error, errorKind: .timeout),
+    ]
+    let lines = SummaryCSV.render(RunAggregate(results).groups).components(separatedBy: "\r\n")
+    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,10,,,,,")
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+private let start = Date(timeIntervalSince1970: 1_767_225_600)
+
+private func markdown(_ results: [RequestResult], notes: [String: String] = [:]) -> String {
+    let input = ReportInput(results: results, startedAt: start, endedAt: start + 252, backendNotes: notes)
+    return SummaryMarkdown.render(input, aggregate: RunAggregate(input.results))
+}
+
+private let sixCases: [RequestResult] = (1...5).map {
+    fixtureResult(caseID: "c\($0)", status: .pass, latencyMs: Double($0) * 100, ttftMs: 10,
+                  usage: Usage(inputTokens: 100, cachedInputTokens: 25, outputTokens: 4))
+} + [fixtureResult(caseID: "c6", status: .fail, latencyMs: 600, ttftMs: 10, failedAssertion: "says | Paris")]
+
+@Test("The title names the suites and the run time")
+func markdownTitle() {
+    let text = markdown(sixCases)
+    #expect(text.hasPrefix("# evalbench: geo\n"))
+    #expect(text.contains("Run from 2026-01-01T00:00:00Z to 2026-01-01T00:04:12Z (4 min 12 s): 6 requests, 6 case runs"))
+}
+
+@Test("The headline row shows the pass rate with its Wilson interval, percentiles, tokens and n/a for nulls")
+func markdownHeadline() {
+    let text = markdown(sixCases)
+    // 5/6: 83.3% with Wilson bounds 43.6% and 97.0%; cost was never reported.
+    #expect(text.contains("| local | gemma-3-270m | none | default | 83.3% [43.6–97.0] | 5/6 | 0 | 0 | 300.0 / 600.0 | 10.0 / 10.0 | 500 | 125 | 20 | 25.0% | n/a |"))
+}
+
+@Test("Nothing reported reads n/a, never 0")
+func markdownNotReported() {
+    let text = markdown([fixtureResult(caseID: "a", model: nil, status: .error, errorKind: .network)])
+    #expect(text.contains("| local | n/a | none | default | 0.0% [0.0–79.3] | 0/1 | 1 | 0 | n/a | n/a | n/a | n/a | n/a | n/a | n/a |"))
+}
+
+@Test("The case matrix has a row per suite/case and a column per group, with escaped assertion names")
+func markdownCaseMatrix() {
+    let results = sixCases + [
+        fixtureResult(caseID: "c1", backend: "cloud", status: .error, errorKind: .rateLimited),
+        fixtureResult(caseID: "c2", backend: "cloud", status: .skipped),
+    ]
+    let text = markdown(results)
+    #expect(text.contains("| Case | local · none · default | cloud · none · default |"))
+    #expect(text.contains("| geo/c1 | pass | error: rate_limited |"))
+    #expect(text.contains("| geo/c2 | pass | skipped |"))
+    #expect(text.contains("| geo/c3 | pass | — |"))
+    #expect(text.contains("| geo/c6 | fail: says \\| Paris | — |"))
+}
+
+@Test("With repeats a matrix cell counts the passing runs")
+func markdownRepeats() {
+    let results = (1...3).map { fixtureResult(caseID: "a", repeatIndex: $0, status: $0 == 2 ? .fail : .pass) }
+    #expect(markdown(results).contains("| geo/a | 2/3 pass |"))
+}
+
+@Test("Table cells escape pipes and line breaks in every section")
+func markdownEscaping() {
+    let results = [
+        fixtureResult(caseID: "a|b", status: .error, errorKind: .server, errorMessage: "HTTP 500\nupstream | down"),
+    ]
+    let text = markdown(results, notes: ["local": "reasoning: none → omitted"])
+    #expect(text.contains("| geo/a\\|b | error: server |"))
+    #expect(text.contains("| local | server | 1 | HTTP 500 upstream \\| down |"))
+    #expect(text.contains("- **local**: reasoning: none → omitted"))
+}
+
+@Test("The cache section shows each turn of multi-turn cases with its token-weighted hit ratio")
+func markdownCacheByTurn() {
+    let results = [
+        fixtureResult(caseID: "trip", turn: 1, turns: 2, status: .pass, latencyMs: 90, ttftMs: 80,
+                      usage: Usage(inputTokens: 200, cachedInputTokens: 0)),
+        fixtureResult(caseID: "trip", turn: 2, turns: 2, status: .pass, latencyMs: 30, ttftMs: 20,
+                      usage: Usage(inputTokens: 400, cachedInputTokens: 300)),
+    ]
+    let text = markdown(results)
+    #expect(text.contains("| local · none · default | 1 | 1 | 200 | 0 | 0.0% | 80.0 |"))
+    #expect(text.contains("| local · none · default | 2 | 1 | 400 | 300 | 75.0% | 20.0 |"))
+    #expect(markdown(sixCases).contains("No multi-turn cases in this run."))
+}
+
+@Test("The definitions state the token-weighted cache ratio, the pass rate rule and n/a")
+func markdownDefinitions() throws {
+    let text = markdown(sixCases)
+    let definitions = try #require(text.components(separatedBy: "## Definitions").last)
+    #expect(definitions.contains("the ratio of sums rather than the mean of per-request ratios"))
+    #expect(definitions.contains("passed / (cases − skipped)"))
+    #expect(definitions.contains("95% Wilson score interval"))
+    #expect(definitions.contains("nearest-rank"))
+    #expect(definitions.contains("**n/a**: not reported by the backend"))
+}
