@@ -32,12 +32,12 @@ struct PlannerTests {
             RequestResult(key: key, suite: "s", caseID: "b", turn: turn, turns: 2, variant: "default", backend: "p",
                           model: nil, reasoning: .none, repeatIndex: 1, tags: [], status: status, instructions: nil, prompt: "")
         }
-        let runs = CaseRunStatus.summarise([
+        let runs = RunAggregate([
             result("k1", 1, .pass), result("k1", 2, .pass),
             result("k2", 1, .pass), result("k2", 2, .fail),
             result("k3", 1, .error), result("k3", 2, .skipped),
             result("k4", 1, .skipped), result("k4", 2, .skipped),
-        ])
+        ]).caseRuns
         #expect(runs.map(\.status) == [.pass, .fail, .error, .skipped])
         let verdict = Gate().evaluate([result("k1", 1, .pass), result("k2", 1, .fail)], unavailableBackends: [])
         #expect(verdict.exitCode == 1)

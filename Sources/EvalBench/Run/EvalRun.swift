@@ -198,7 +198,7 @@ public enum EvalRun {
             if !levels.isEmpty { parts.append("reasoning: " + levels.joined(separator: "; ")) }
             notes[backend.name] = parts.joined(separator: "; ")
         }
-        let input = ReportInput(results: results, suites: metadata.suites.map(\.suite),
+        let input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),
                                 startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? Date(),
                                 backendNotes: notes)
         try ReportWriter.write(input, to: directory)
