@@ -1,0 +1,208 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP request whose response body is to be streamed.
+public struct HTTPStreamRequest: Sendable {
+    public var url: URL
+    public var method: String
+    /// Request headers; they may carry API keys, so no error message ever includes them.
+    public var headers: [String: String]
+    public var body: Data?
+    /// The limit for the whole exchange, from sending the request to the end of the body.
+    public var timeoutSeconds: Double
+
+    public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data? = nil,
+                timeoutSeconds: Double = 120) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeoutSeconds = timeoutSeconds
+    }
+}
+
+/// What a streamed HTTP exchange yields: the response head once, then body bytes as they arrive.
+public enum HTTPStreamEvent: Sendable {
+    /// The status and headers; header names are lowercased.
+    case response(status: Int, headers: [String: String])
+    /// Body bytes, stamped with `DispatchTime.now().uptimeNanoseconds` the moment they arrived.
+    case bytes(Data, receivedAtNanos: UInt64)
+}
+
+/// Sends HTTP requests and streams their responses: the seam where tests put a fake.
+public protocol HTTPStreaming: Sendable {
+    /// Starts the request. The stream ends when the body ends, or throws a `BackendFailure`
+    /// (`.timeout`, `.network`, `.cancelled`); ending its consumer cancels the request.
+    func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error>
+}
+
+/// The production transport: one `URLSession` shared by all streams, driven by a data
+/// delegate so that bytes are delivered as they arrive (Linux has no `bytes(for:)`).
+///
+/// It keeps no cache and no cookies, and allows enough connections per host for 64 and
+/// more concurrent streams.
+public final class URLSessionStreamTransport: HTTPStreaming {
+    private let session: URLSession
+    private let delegate: StreamingDelegate
+
+    /// A transport allowing up to `maximumConnectionsPerHost` concurrent connections to one host.
+    public init(maximumConnectionsPerHost: Int = 256) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        let queue = OperationQueue()
+        // One serial queue keeps each task's callbacks in order.
+        queue.maxConcurrentOperationCount = 1
+        delegate = StreamingDelegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    public func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
+                                        timeoutInterval: request.timeoutSeconds)
+            urlRequest.httpMethod = request.method
+            urlRequest.httpBody = request.body
+            for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+            let task = session.dataTask(with: urlRequest)
+            delegate.register(task, request: request, continuation: continuation)
+            continuation.onTermination = { [delegate] termination in
+                if case .cancelled = termination { delegate.consumerLeft(task) }
+            }
+            task.resume()
+        }
+    }
+}
+
+/// Routes URLSession callbacks to each task's stream and enforces the whole-request timeout.
+private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Sendable because its only stored state, `streams`, is read and written only while
+    // holding `lock`; the values it holds (continuations, tasks, work items) are thread-safe.
+    private struct TaskStream {
+        let continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation
+        let task: URLSessionTask
+        let timeout: DispatchWorkItem
+        let target: String
+        let timeoutSeconds: Double
+        var status: Int?
+        var bytesReceived = 0
+
+        /// How far the exchange got, for error messages.
+        var progress: String {
+            status.map { "after status \($0) and \(bytesReceived) body bytes" } ?? "before any response"
+        }
+    }
+
+    private let lock = NSLock()
+    private var streams: [Int: TaskStream] = [:]
+
+    func register(_ task: URLSessionTask, request: HTTPStreamRequest,
+                  continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation) {
+        let id = task.taskIdentifier
+        let timeout = DispatchWorkItem { [weak self] in self?.timedOut(id) }
+        lock.withLock {
+            streams[id] = TaskStream(continuation: continuation, task: task, timeout: timeout,
+                                     target: Self.describe(request.url), timeoutSeconds: request.timeoutSeconds)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + request.timeoutSeconds, execute: timeout)
+    }
+
+    /// The consumer stopped listening: the request is no longer wanted.
+    func consumerLeft(_ task: URLSessionTask) {
+        remove(task.taskIdentifier)?.timeout.cancel()
+        task.cancel()
+    }
+
+    private func timedOut(_ id: Int) {
+        guard let stream = remove(id) else { return }
+        stream.continuation.finish(throwing: BackendFailure(
+            kind: .timeout,
+            message: "\(stream.target) did not finish within the request timeout of "
+                + "\(stream.timeoutSeconds.formatted()) s (\(stream.progress)); raise timeoutSeconds if the model is slow",
+            httpStatus: stream.status))
+        stream.task.cancel()
+    }
+
+    private func remove(_ id: Int) -> TaskStream? {
+        lock.withLock { streams.removeValue(forKey: id) }
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let http = response as? HTTPURLResponse
+        let status = http?.statusCode ?? 0
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            headers[String(describing: name).lowercased()] = String(describing: value)
+        }
+        let continuation = lock.withLock { () -> AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation? in
+            streams[dataTask.taskIdentifier]?.status = status
+            return streams[dataTask.taskIdentifier]?.continuation
+        }
+        continuation?.yield(.response(status: status, headers: headers))
+        completionHandler(continuation == nil ? .cancel : .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let receivedAt = DispatchTime.now().uptimeNanoseconds
+        let continuation = lock.withLock { () -> AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation? in
+            streams[dataTask.taskIdentifier]?.bytesReceived += data.count
+            return streams[dataTask.taskIdentifier]?.continuation
+        }
+        continuation?.yield(.bytes(data, receivedAtNanos: receivedAt))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let stream = remove(task.taskIdentifier) else { return }
+        stream.timeout.cancel()
+        if let error {
+            stream.continuation.finish(throwing: Self.failure(error, stream))
+        } else {
+            stream.continuation.finish()
+        }
+    }
+
+    // MARK: Errors
+
+    private static func failure(_ error: any Error, _ stream: TaskStream) -> BackendFailure {
+        let nsError = error as NSError
+        let code = nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) : nil
+        let (kind, what): (ErrorKind, String) = switch code {
+        case .cancelled?: (.cancelled, "the request was cancelled")
+        case .timedOut?: (.timeout, "the connection was idle longer than the request timeout")
+        case .cannotConnectToHost?: (.network, "could not connect (connection refused or unreachable)")
+        case .cannotFindHost?, .dnsLookupFailed?: (.network, "the host name could not be resolved")
+        case .networkConnectionLost?: (.network, "the connection was lost")
+        case .notConnectedToInternet?: (.network, "there is no network connection")
+        case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?,
+             .serverCertificateNotYetValid?, .serverCertificateHasUnknownRoot?:
+            (.network, "the TLS connection failed")
+        case .badURL?, .unsupportedURL?: (.badRequest, "the URL cannot be requested")
+        default: (.network, "the exchange failed")
+        }
+        return BackendFailure(
+            kind: kind,
+            message: "\(stream.target): \(what) \(stream.progress) (\(nsError.domain) \(nsError.code))",
+            httpStatus: stream.status)
+    }
+
+    /// Scheme, host, port and path only: a query may hold an API key.
+    private static func describe(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        components?.fragment = nil
+        components?.user = nil
+        components?.password = nil
+        return components?.string ?? "the server"
+    }
+}
