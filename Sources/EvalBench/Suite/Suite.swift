@@ -9,12 +9,16 @@ public struct Suite: Sendable, Codable, Equatable {
     public var cases: [EvalCase]
     /// How many independent times each case runs unless the command line says otherwise.
     public var repeatCount: Int?
+    /// What the suite checks, for reports.
+    public var description: String?
 
-    public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil) {
+    public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
+                description: String? = nil) {
         self.name = name
         self.file = file
         self.cases = cases
         self.repeatCount = repeatCount
+        self.description = description
     }
 }
 
@@ -29,14 +33,18 @@ public struct EvalCase: Sendable, Codable, Equatable {
     /// The turns in order; a `prompt` case has exactly one. Each turn's `expect` already
     /// includes the case-level assertions when it is the last turn.
     public var turns: [Turn]
+    /// What the case checks, for reports.
+    public var description: String?
 
     public init(id: String, tags: [String] = [], instructions: String? = nil,
-                options: GenerationOptions = GenerationOptions(), turns: [Turn]) {
+                options: GenerationOptions = GenerationOptions(), turns: [Turn],
+                description: String? = nil) {
         self.id = id
         self.tags = tags
         self.instructions = instructions
         self.options = options
         self.turns = turns
+        self.description = description
     }
 
     /// Whether the case is a conversation of more than one turn.

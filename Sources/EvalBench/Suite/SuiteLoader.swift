@@ -1,0 +1,224 @@
+import Foundation
+
+/// Loads and validates an eval suite file (`"format": "evalbench.suite/1"`), applying suite
+/// defaults and `{{name}}` templates, and reports every problem in the file at once.
+public enum SuiteLoader {
+    /// The value the `format` key must have.
+    public static let format = "evalbench.suite/1"
+
+    /// Reads and loads the suite at `path`; diagnostics name `path` as given.
+    public static func load(path: String) throws(LoadError) -> Suite {
+        try load(data: readFile(path, what: "suite"), file: path)
+    }
+
+    /// Loads a suite from its bytes; `file` names it in diagnostics and gives the default suite name.
+    public static func load(data: Data, file: String) throws(LoadError) -> Suite {
+        let root: JSONNode
+        do {
+            root = try JSONDocument(data: data, file: file).root
+        } catch {
+            throw LoadError([error])
+        }
+        let log = DiagnosticLog(file: file)
+        var suite = Suite(name: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
+                          file: file, cases: [])
+        if let reader = ObjectReader(root, path: .root, log: log, what: "a suite") {
+            SuiteReader(log: log).read(reader, into: &suite)
+        }
+        try log.throwIfAny()
+        return suite
+    }
+
+    /// The file's bytes, or a `LoadError` that says why they could not be read.
+    static func readFile(_ path: String, what: String) throws(LoadError) -> Data {
+        if let data = FileManager.default.contents(atPath: path) { return data }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let message = !exists ? "no such \(what) file" : isDirectory.boolValue ? "this is a directory, not a \(what) file"
+                                                                             : "the \(what) file cannot be read"
+        throw LoadError([Diagnostic(file: path, message: message,
+                                    fix: exists ? "check the file's permissions" : "check the path")])
+    }
+}
+
+/// The reading of one suite's members, sharing the log and the suite-level defaults.
+private struct SuiteReader {
+    let log: DiagnosticLog
+
+    static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
+                            "repeat", "cases"]
+    static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
+                           "expect"]
+    static let turnKeys = ["prompt", "expect"]
+
+    /// What a case inherits from the suite.
+    struct Defaults {
+        var instructions: (text: String, node: JSONNode)?
+        var options = GenerationOptions()
+        var vars: [String: String] = [:]
+    }
+
+    func read(_ top: ObjectReader, into suite: inout Suite) {
+        top.rejectUnknownKeys(allowed: Self.suiteKeys)
+        _ = top.string("$schema")
+        if let format = top.string("format", requiredFix: "add \"format\": \"\(SuiteLoader.format)\""),
+           format != SuiteLoader.format, let node = top["format"] {
+            log.error("unsupported format '\(format)'", at: node.location, path: top.path.key("format"),
+                      fix: "this version of evalbench reads \"\(SuiteLoader.format)\"")
+        }
+        if let name = top.resultKeyName("suite", what: "suite name") { suite.name = name }
+        suite.description = top.string("description")
+        suite.repeatCount = top.integer("repeat", atLeast: 1)
+
+        var defaults = Defaults()
+        if let text = top.string("instructions"), let node = top["instructions"] {
+            defaults.instructions = (text, node)
+        }
+        if let node = top["options"] { defaults.options = readOptions(node, path: top.path.key("options")) }
+        if let node = top["vars"] { defaults.vars = readVars(node, path: top.path.key("vars")) }
+
+        guard let casesNode = top["cases"] else {
+            top.reportMissing("cases", fix: "add \"cases\": [ { \"id\": \"first\", \"prompt\": \"...\" } ]")
+            return
+        }
+        guard let elements = casesNode.arrayValue, !elements.isEmpty else {
+            top.reportInvalid("cases", casesNode, must: "a non-empty array of cases")
+            return
+        }
+        var firstUse: [String: SourceLocation] = [:]
+        for (index, element) in elements.enumerated() {
+            let path = top.path.key("cases").index(index)
+            guard let reader = ObjectReader(element, path: path, log: log, what: "a case") else { continue }
+            if let id = reader.resultKeyName("id", what: "case id",
+                                             requiredFix: "give the case a unique \"id\" such as \"case-\(index + 1)\""),
+               let idNode = reader["id"] {
+                if let first = firstUse[id] {
+                    log.error("duplicate case id '\(id)'; it is first used at line \(first.line)",
+                              at: idNode.location, path: path.key("id"), fix: "give each case a unique id")
+                } else {
+                    firstUse[id] = idNode.location
+                }
+            }
+            if let evalCase = readCase(reader, defaults: defaults) { suite.cases.append(evalCase) }
+        }
+    }
+
+    private func readCase(_ reader: ObjectReader, defaults: Defaults) -> EvalCase? {
+        reader.rejectUnknownKeys(allowed: Self.caseKeys)
+        let path = reader.path
+        var vars = defaults.vars
+        if let node = reader["vars"] {
+            vars.merge(readVars(node, path: path.key("vars"))) { _, caseValue in caseValue }
+        }
+        var options = defaults.options
+        if let node = reader["options"] {
+            options = readOptions(node, path: path.key("options")).merged(over: defaults.options)
+        }
+        var instructions: String?
+        if let node = reader["instructions"] {
+            instructions = reader.string("instructions").map { render($0, at: node, path: path.key("instructions"), vars: vars) }
+        } else if let inherited = defaults.instructions {
+            instructions = render(inherited.text, at: inherited.node, path: .root.key("instructions"), vars: vars)
+        }
+        let assertions = AssertionReader(scope: TemplateScope(log: log, vars: vars))
+        var turns: [Turn] = []
+        switch (reader["prompt"], reader["turns"]) {
+        case (.some, .some(let turnsNode)):
+            log.error("a case has either 'prompt' or 'turns', not both", at: turnsNode.location, path: path.key("turns"),
+                      fix: "use 'prompt' for one message, or move it into 'turns' for a conversation")
+        case (nil, nil):
+            reader.reportMissing("prompt", fix: "add \"prompt\": \"...\" for one message, or \"turns\": [ ... ] for a conversation")
+        case (.some(let node), nil):
+            if let prompt = reader.string("prompt") {
+                turns = [Turn(prompt: render(prompt, at: node, path: path.key("prompt"), vars: vars))]
+            }
+        case (nil, .some(let node)):
+            turns = readTurns(node, path: path.key("turns"), vars: vars, assertions: assertions)
+        }
+        let caseExpect = reader["expect"].map { assertions.readList($0, path: path.key("expect")) } ?? []
+        if !turns.isEmpty { turns[turns.count - 1].expect += caseExpect }
+        guard let id = reader["id"]?.stringValue, !turns.isEmpty else { return nil }
+        return EvalCase(id: id, tags: reader.strings("tags") ?? [], instructions: instructions,
+                        options: options, turns: turns, description: reader.string("description"))
+    }
+
+    private func readTurns(_ node: JSONNode, path: JSONPath, vars: [String: String],
+                           assertions: AssertionReader) -> [Turn] {
+        guard let elements = node.arrayValue, !elements.isEmpty else {
+            log.error("'turns' must be a non-empty array of turns, found \(node.kindDescription)",
+                      at: node.location, path: path, fix: "write \"turns\": [ { \"prompt\": \"...\" } ]")
+            return []
+        }
+        var turns: [Turn] = []
+        for (index, element) in elements.enumerated() {
+            guard let reader = ObjectReader(element, path: path.index(index), log: log, what: "a turn") else { continue }
+            reader.rejectUnknownKeys(allowed: Self.turnKeys)
+            let expect = reader["expect"].map { assertions.readList($0, path: reader.path.key("expect")) } ?? []
+            guard let prompt = reader.string("prompt", requiredFix: "add \"prompt\": \"...\" to the turn"),
+                  let promptNode = reader["prompt"] else { continue }
+            turns.append(Turn(prompt: render(prompt, at: promptNode, path: reader.path.key("prompt"), vars: vars),
+                              expect: expect))
+        }
+        return turns
+    }
+
+    private func readOptions(_ node: JSONNode, path: JSONPath) -> GenerationOptions {
+        guard let reader = ObjectReader(node, path: path, log: log, what: "'options'") else { return GenerationOptions() }
+        reader.rejectUnknownKeys(allowed: ["temperature", "maxOutputTokens", "topP", "seed", "stop"])
+        return GenerationOptions(
+            temperature: reader.number("temperature", must: "a number from 0 to 2", where: { (0...2).contains($0) }),
+            maxOutputTokens: reader.integer("maxOutputTokens", atLeast: 1),
+            topP: reader.number("topP", must: "a number greater than 0 and at most 1", where: { $0 > 0 && $0 <= 1 }),
+            seed: reader.integer("seed"),
+            stop: reader.strings("stop", orSingle: true))
+    }
+
+    /// Variables as text: strings as they are, numbers as written, booleans as `true`/`false`.
+    private func readVars(_ node: JSONNode, path: JSONPath) -> [String: String] {
+        guard let reader = ObjectReader(node, path: path, log: log, what: "'vars'") else { return [:] }
+        var vars: [String: String] = [:]
+        for member in reader.members {
+            guard Template.isValidName(member.key) else {
+                log.error("'\(member.key)' cannot be used as a variable name", at: member.keyLocation, path: path.key(member.key),
+                          fix: "start with a letter or '_' and use only letters, digits, '_', '-' and '.'")
+                continue
+            }
+            switch member.value.content {
+            case .string(let text): vars[member.key] = text
+            case .number(_, let literal): vars[member.key] = literal
+            case .bool(let flag): vars[member.key] = String(flag)
+            default:
+                reader.reportInvalid(member.key, member.value, must: "a string, number or boolean")
+            }
+        }
+        return vars
+    }
+
+    private func render(_ text: String, at node: JSONNode, path: JSONPath, vars: [String: String]) -> String {
+        TemplateScope(log: log, vars: vars).render(text, at: node, path: path)
+    }
+}
+
+/// The variables in force for one case, and the log their misuse is reported to.
+struct TemplateScope {
+    let log: DiagnosticLog
+    let vars: [String: String]
+
+    /// `text` with its placeholders replaced; each unknown name is reported at `node` and
+    /// left as written.
+    func render(_ text: String, at node: JSONNode, path: JSONPath) -> String {
+        do {
+            return try Template(text).render(vars)
+        } catch {
+            let known = vars.keys.sorted()
+            for name in error.names {
+                let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""
+                let fix = known.isEmpty
+                    ? "no vars are defined; add \"vars\": { \"\(name)\": \"...\" } to the suite or the case"
+                    : "vars available here: \(known.joined(separator: ", ")); define '\(name)' in the suite's or the case's \"vars\""
+                log.error("unknown template variable '\(name)'\(hint)", at: node.location, path: path, fix: fix)
+            }
+            return text
+        }
+    }
+}
