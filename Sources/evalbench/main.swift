@@ -248,7 +248,6 @@ func commandReport(_ arguments: Arguments) -> Int32 {
     }
 }
 
-setvbuf(stdout, nil, _IOLBF, 0)
 let argv = Array(CommandLine.arguments.dropFirst())
 if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
     print(usageText)

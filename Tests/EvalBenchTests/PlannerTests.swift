@@ -28,8 +28,8 @@ struct PlannerTests {
 
     @Test("a multi-turn case run passes only when every turn passes, and errors when one errors")
     func caseRunStatus() {
-        func result(_ key: String, _ turn: Int, _ status: RequestResult.Status) -> RequestResult {
-            RequestResult(key: key, suite: "s", caseID: "b", turn: turn, turns: 2, variant: "default", backend: "p",
+        func result(_ key: String, _ turn: Int, _ status: RequestResult.Status, turns: Int = 2) -> RequestResult {
+            RequestResult(key: key, suite: "s", caseID: "b", turn: turn, turns: turns, variant: "default", backend: "p",
                           model: nil, reasoning: .none, repeatIndex: 1, tags: [], status: status, instructions: nil, prompt: "")
         }
         let runs = RunAggregate([
@@ -39,12 +39,12 @@ struct PlannerTests {
             result("k4", 1, .skipped), result("k4", 2, .skipped),
         ]).caseRuns
         #expect(runs.map(\.status) == [.pass, .fail, .error, .skipped])
-        let verdict = Gate().evaluate([result("k1", 1, .pass), result("k2", 1, .fail)], unavailableBackends: [])
-        #expect(verdict.exitCode == 1)
-        #expect(Gate(minPassRate: 0.5).evaluate([result("k1", 1, .pass), result("k2", 1, .fail)], unavailableBackends: []).exitCode == 0)
-        #expect(Gate(minPassRate: 0.6).evaluate([result("k1", 1, .pass), result("k2", 1, .fail)], unavailableBackends: []).exitCode == 1)
-        #expect(Gate().evaluate([result("k1", 1, .pass)], unavailableBackends: ["p"]).exitCode == 3)
-        #expect(Gate().evaluate([result("k1", 1, .pass), result("k4", 1, .skipped)], unavailableBackends: []).exitCode == 0)
+        let halfPassing = [result("k1", 1, .pass, turns: 1), result("k2", 1, .fail, turns: 1)]
+        #expect(Gate().evaluate(halfPassing, unavailableBackends: []).exitCode == 1)
+        #expect(Gate(minPassRate: 0.5).evaluate(halfPassing, unavailableBackends: []).exitCode == 0)
+        #expect(Gate(minPassRate: 0.6).evaluate(halfPassing, unavailableBackends: []).exitCode == 1)
+        #expect(Gate().evaluate([result("k1", 1, .pass, turns: 1)], unavailableBackends: ["p"]).exitCode == 3)
+        #expect(Gate().evaluate([result("k1", 1, .pass, turns: 1), result("k4", 1, .skipped, turns: 1)], unavailableBackends: []).exitCode == 0)
     }
 
     @Test("results.jsonl keeps every appended line and skips a torn last line")

@@ -65,19 +65,15 @@ public enum EvalRun {
         for path in request.suitePaths {
             do {
                 suites.append(try SuiteLoader.load(path: path))
-            } catch let error as LoadError {
+            } catch {
                 diagnostics += error.diagnostics
-            } catch let diagnostic as Diagnostic {
-                diagnostics.append(diagnostic)
             }
         }
         let config: Config
         do {
             config = try loadConfig(request.configPath)
-        } catch let error as LoadError {
+        } catch {
             throw LoadError(diagnostics + error.diagnostics)
-        } catch let diagnostic as Diagnostic {
-            throw LoadError(diagnostics + [diagnostic])
         }
         let names = request.backends.isEmpty ? (config.defaults.backends ?? config.backends.map(\.name)) : request.backends
         diagnostics += ConfigLoader.checkSelection(config, backends: names, environment: request.environment)
@@ -101,11 +97,11 @@ public enum EvalRun {
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
     /// how to write one.
-    public static func loadConfig(_ path: String?) throws -> Config {
+    public static func loadConfig(_ path: String?) throws(LoadError) -> Config {
         let file = path ?? "evalbench.json"
         guard FileManager.default.fileExists(atPath: file) else {
-            throw Diagnostic(file: file, message: "no backend config found",
-                             fix: "pass --config FILE, or create evalbench.json with a \"backends\" list (see README)")
+            throw LoadError([Diagnostic(file: file, message: "no backend config found",
+                                        fix: "pass --config FILE, or create evalbench.json with a \"backends\" list (see README)")])
         }
         return try ConfigLoader.load(path: file)
     }

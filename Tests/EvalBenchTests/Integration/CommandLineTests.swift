@@ -1,0 +1,128 @@
+import EvalBenchTestSupport
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// Runs the built `evalbench` executable as a user would.
+private func evalbench(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Process {
+    let process = Process()
+    process.executableURL = PackagePaths.executable
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    return process
+}
+
+private func runToEnd(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = try evalbench(arguments, in: directory, environment: environment)
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+private func write(_ text: String, to url: URL) throws {
+    try Data(text.utf8).write(to: url)
+}
+
+private func fakeConfig(_ server: FakeOpenAIServer, extra: String = "") -> String {
+    """
+    { "backends": [ { "name": "fake", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1", "model": "fake-model"\(extra) } ],
+      "defaults": { "concurrency": 2, "timeoutSeconds": 30, "retries": 0 } }
+    """
+}
+
+@Suite("The evalbench command line", .serialized)
+struct CommandLineTests {
+    @Test("a malformed suite exits 2 with file:line:column, and nothing is sent")
+    func malformedSuite() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-malformed")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        try write("""
+        {
+          "format": "evalbench.suite/1",
+          "cases": [
+            { "id": "a", "prompt": "x" },
+            { "id": "b", "promt": "y" }
+          ]
+        }
+        """, to: directory.appendingPathComponent("bad.json"))
+        try write("{\n  \"format\": \"evalbench.suite/1\",\n  \"cases\": [ { \"id\": \"a\" \"prompt\": \"x\" } ]\n}\n",
+                  to: directory.appendingPathComponent("broken.json"))
+
+        let unknownKey = try runToEnd(["run", "bad.json", "--no-progress"], in: directory)
+        #expect(unknownKey.status == 2)
+        #expect(unknownKey.stderr.contains("bad.json:5:"), "got: \(unknownKey.stderr)")
+        #expect(unknownKey.stderr.contains("prompt"))
+
+        let syntax = try runToEnd(["validate", "broken.json"], in: directory)
+        #expect(syntax.status == 2)
+        #expect(syntax.stderr.contains("broken.json:3:"), "got: \(syntax.stderr)")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test("an unset API key variable and an unknown backend exit 2 without naming any secret")
+    func configErrors() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-config")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try write(fakeConfig(server, extra: #", "apiKeyEnv": "EVALBENCH_TEST_UNSET_KEY""#), to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
+        let unset = try runToEnd(["run", "s.json", "--no-progress"], in: directory)
+        #expect(unset.status == 2)
+        #expect(unset.stderr.contains("EVALBENCH_TEST_UNSET_KEY"))
+        let unknown = try runToEnd(["run", "s.json", "--backend", "fak", "--no-progress"], in: directory,
+                                   environment: ["EVALBENCH_TEST_UNSET_KEY": "sk-hidden-value-123"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("fake"), "a suggestion names the configured backend: \(unknown.stderr)")
+        #expect(!unknown.stderr.contains("sk-hidden-value-123"))
+    }
+
+    @Test("kill -9 in the middle of a run keeps every finished result in results.jsonl, and --resume finishes the rest")
+    func killNine() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-kill")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)], usage: .init(promptTokens: 5, completionTokens: 1)) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)", "expect": [{"type": "equals", "value": "ok"}]}"# }
+        try write(#"{"format": "evalbench.suite/1", "suite": "k", "cases": [\#(cases.joined(separator: ","))]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let out = directory.appendingPathComponent("out")
+        let process = try evalbench(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let results = out.appendingPathComponent("results.jsonl")
+        let deadline = Date().addingTimeInterval(30)
+        var lines = 0
+        while Date() < deadline {
+            lines = ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count
+            if lines >= 6 { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let kept = try ResultStore.read(results)
+        #expect(kept.count >= 6)
+        #expect(kept.count < 40, "the run was still going when it was killed")
+        #expect(kept.allSatisfy { $0.status == .pass && $0.output == "ok" })
+
+        let resumed = try runToEnd(["run", "s.json", "--resume", out.path, "--no-progress"], in: directory)
+        #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
+        let all = try ResultStore.read(results)
+        #expect(all.count == 40)
+        #expect(Set(all.map(\.caseID)).count == 40)
+        #expect(server.requests.count <= 40 + 2, "finished cases are not sent again")
+    }
+}
