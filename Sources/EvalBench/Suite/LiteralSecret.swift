@@ -1,0 +1,48 @@
+/// Finds secrets written into a config file. evalbench reads secrets only from the
+/// environment, so a key named like one, or an auth header, is refused wherever it appears.
+/// Messages name the key and never repeat its value.
+enum LiteralSecret {
+    /// Whether a key or header name suggests its value is a credential. `apiKeyEnv`, which
+    /// names an environment variable, is not one.
+    static func isSecretName(_ name: String) -> Bool {
+        let normalized = String(name.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
+        let exact: Set<String> = ["key", "bearer", "passwd", "credentials", "cookie"]
+        let endings = ["apikey", "token", "secret", "password", "authorization", "accesskey", "privatekey"]
+        return exact.contains(normalized) || endings.contains { normalized.hasSuffix($0) }
+    }
+
+    /// The fix every refusal shares.
+    static let fix = "put it in an environment variable and set \"apiKeyEnv\" to that variable's name"
+
+    /// Reports every secret-named key in `node` and the objects nested in it.
+    static func report(in node: JSONNode, path: JSONPath, log: DiagnosticLog) {
+        switch node.content {
+        case .object(let members):
+            for member in members {
+                let memberPath = path.key(member.key)
+                if isSecretName(member.key) {
+                    let what = path.description.hasSuffix(".headers") ? "the header '\(member.key)'" : "'\(member.key)'"
+                    log.error("\(what) would put a secret in the config file, and evalbench reads secrets only from the environment",
+                              at: member.keyLocation, path: memberPath, fix: "remove it; \(fix)")
+                } else {
+                    report(in: member.value, path: memberPath, log: log)
+                }
+            }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                report(in: element, path: path.index(index), log: log)
+            }
+        default:
+            return
+        }
+    }
+
+    /// Whether `value` can be an environment variable name rather than a pasted key.
+    static func isEnvironmentVariableName(_ value: String) -> Bool {
+        guard let first = value.unicodeScalars.first, first.isASCII,
+              first.properties.isAlphabetic || first == "_" else { return false }
+        return value.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_")
+        }
+    }
+}
