@@ -46,8 +46,9 @@ public enum FakeHTTPResponse: Sendable {
     /// Like `stream`, but after the last piece the connection is reset (TCP RST) instead of
     /// the body being finished.
     case streamThenReset(status: Int = 200, headers: [String: String] = [:], pieces: [Piece])
-    /// Headers of a chunked body, then nothing until the client leaves or the server stops.
-    case stall(status: Int = 200, headers: [String: String] = [:])
+    /// Like `stream`, but after the last piece nothing more is sent until the client leaves
+    /// or the server stops; with no pieces, only the headers are sent.
+    case stall(status: Int = 200, headers: [String: String] = [:], pieces: [Piece] = [])
 }
 
 /// Why the fake server could not start.
@@ -59,7 +60,8 @@ public struct FakeHTTPServerError: Error, CustomStringConvertible {
 /// a thread per connection and keep-alive, answering each request by a scripted closure.
 ///
 /// Streamed pieces are written one `send` each with `TCP_NODELAY`, so a client sees them
-/// at the scripted times; benchmarks rely on that. For tests and benchmarks only.
+/// at the scripted times; benchmarks rely on that. Its threads keep it alive until `stop()`.
+/// For tests and benchmarks only.
 public final class FakeHTTPServer: @unchecked Sendable {
     // Sendable because `respond` is an immutable Sendable closure and every mutable
     // property below is read and written only while holding `lock`.
@@ -77,8 +79,6 @@ public final class FakeHTTPServer: @unchecked Sendable {
     public init(respond: @escaping @Sendable (FakeHTTPRequest) -> FakeHTTPResponse) {
         self.respond = respond
     }
-
-    deinit { stop() }
 
     /// The port it listens on; 0 before `start()`.
     public var port: Int { lock.withLock { boundPort } }
@@ -186,10 +186,8 @@ public final class FakeHTTPServer: @unchecked Sendable {
                 _ = sendChunked(fd, status, headers, pieces)
                 resetInstead = true
                 return
-            case let .stall(status, headers):
-                var framed = headers
-                framed["Transfer-Encoding"] = "chunked"
-                if send(fd, Self.head(status, framed)) { waitUntilClosed(fd) }
+            case let .stall(status, headers, pieces):
+                if sendChunked(fd, status, headers, pieces) { waitUntilClosed(fd) }
                 return
             }
             if !keepOpen || request.headers["connection"]?.lowercased() == "close" { return }

@@ -34,7 +34,10 @@ public enum HTTPStreamEvent: Sendable {
 /// Sends HTTP requests and streams their responses: the seam where tests put a fake.
 public protocol HTTPStreaming: Sendable {
     /// Starts the request. The stream ends when the body ends, or throws a `BackendFailure`
-    /// (`.timeout`, `.network`, `.cancelled`); ending its consumer cancels the request.
+    /// (`.timeout`, `.network`, or `.cancelled` when the request was cancelled from outside).
+    /// Cancelling the consuming task cancels the request and ends the stream without an
+    /// error, as for any `AsyncThrowingStream`: the caller checks `Task.isCancelled` and
+    /// records `.cancelled` itself.
     func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error>
 }
 
@@ -126,7 +129,7 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
         stream.continuation.finish(throwing: BackendFailure(
             kind: .timeout,
             message: "\(stream.target) did not finish within the request timeout of "
-                + "\(stream.timeoutSeconds.formatted()) s (\(stream.progress)); raise timeoutSeconds if the model is slow",
+                + "\(stream.timeoutSeconds) s (\(stream.progress)); raise timeoutSeconds if the model is slow",
             httpStatus: stream.status))
         stream.task.cancel()
     }
