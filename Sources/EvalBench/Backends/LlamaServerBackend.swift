@@ -109,7 +109,8 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
             if await Self.isHealthy(baseURL) {
                 let client = OpenAIBackend(name: name, kind: kind, model: model,
                                            baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
-                                           concurrency: concurrency, transport: context.transport)
+                                           concurrency: concurrency, prefersConfiguredModelName: true,
+                                           transport: context.transport)
                 lock.withLock { self.client = client }
                 return .available
             }

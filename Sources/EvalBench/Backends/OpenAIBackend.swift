@@ -11,11 +11,14 @@ public struct OpenAIBackend: Backend {
     let apiKey: String?
     let headers: [String: String]
     let sendReasoningNone: Bool
+    /// Report the configured model name rather than the server's (llama-server reports the
+    /// GGUF file path).
+    let prefersConfiguredModelName: Bool
     let transport: any HTTPStreaming
 
     public init(name: String, kind: String = "openai", model: String?, baseURL: URL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, sendReasoningNone: Bool = false,
-                transport: any HTTPStreaming) {
+                prefersConfiguredModelName: Bool = false, transport: any HTTPStreaming) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -24,6 +27,7 @@ public struct OpenAIBackend: Backend {
         self.headers = headers
         self.concurrency = concurrency
         self.sendReasoningNone = sendReasoningNone
+        self.prefersConfiguredModelName = prefersConfiguredModelName
         self.transport = transport
     }
 
@@ -115,7 +119,11 @@ struct OpenAIConversation: Conversation {
         } catch {
             return .failure(reader.failing(BackendFailure(kind: .network, message: "\(backend.name): \(error.localizedDescription)")))
         }
-        return reader.finish()
+        return reader.finish().map { response in
+            var response = response
+            if backend.prefersConfiguredModelName, let model = backend.model { response.model = model }
+            return response
+        }
     }
 }
 

@@ -19,6 +19,13 @@ public struct RequestTiming: Sendable, Codable, Equatable {
         self.endMs = endMs
     }
 
+    enum CodingKeys: String, CodingKey {
+        case startedAt = "started_at"
+        case firstTokenMs = "first_token_ms"
+        case firstAnswerTokenMs = "first_answer_token_ms"
+        case endMs = "end_ms"
+    }
+
     public var latencyMs: Double? { endMs }
     public var ttftMs: Double? { firstTokenMs }
     public var ttfaMs: Double? { firstAnswerTokenMs }

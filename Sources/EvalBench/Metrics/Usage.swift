@@ -33,6 +33,14 @@ public struct Usage: Sendable, Codable, Equatable {
         self.source = source
     }
 
+    enum CodingKeys: String, CodingKey {
+        case inputTokens = "input_tokens"
+        case cachedInputTokens = "cached_input_tokens"
+        case outputTokens = "output_tokens"
+        case reasoningTokens = "reasoning_tokens"
+        case source
+    }
+
     /// cached / input, when both are known and input is positive.
     public var cacheHitRatio: Double? {
         guard let cachedInputTokens, let inputTokens, inputTokens > 0 else { return nil }
