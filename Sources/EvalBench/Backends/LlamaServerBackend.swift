@@ -85,7 +85,7 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
 
         try? FileManager.default.createDirectory(at: context.logDirectory, withIntermediateDirectories: true)
         let logURL = context.logDirectory.appendingPathComponent("llama-server-\(name).log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments

@@ -12,7 +12,7 @@ public actor ResultStore {
     public init(url: URL, existing: [RequestResult] = []) throws {
         self.url = url
         if !FileManager.default.fileExists(atPath: url.path) {
-            FileManager.default.createFile(atPath: url.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         }
         handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
