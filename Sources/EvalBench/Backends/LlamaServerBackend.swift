@@ -147,12 +147,17 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
             defer { self.process = nil; self.client = nil }
             return self.process
         }) else { return }
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<50 where process.isRunning {
-            try? await Task.sleep(nanoseconds: 100_000_000)
-        }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // Detached: a run stopped by Ctrl-C is a cancelled task, and its sleeps would end at
+        // once; the server still gets its grace period and is reaped before evalbench exits.
+        await Task.detached {
+            guard process.isRunning else { return }
+            process.terminate()
+            for _ in 0..<50 where process.isRunning {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }.value
     }
 
     /// A synchronous stop for signal handlers and exit paths.

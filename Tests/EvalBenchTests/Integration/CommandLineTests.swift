@@ -125,4 +125,35 @@ struct CommandLineTests {
         #expect(Set(all.map(\.caseID)).count == 40)
         #expect(server.requests.count <= 40 + 2, "finished cases are not sent again")
     }
+
+    @Test("Ctrl-C stops the run, keeps finished results, writes the reports and exits 130")
+    func interrupt() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-interrupt")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)]) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)"}"# }
+        try write(#"{"format": "evalbench.suite/1", "suite": "i", "cases": [\#(cases.joined(separator: ","))]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let out = directory.appendingPathComponent("out")
+        let process = try evalbench(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let results = out.appendingPathComponent("results.jsonl")
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count < 4 {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let kept = try ResultStore.read(results)
+        #expect(kept.count >= 4 && kept.count < 40)
+        #expect(kept.allSatisfy { $0.status == .pass }, "an interrupted request is not recorded as a failure")
+        let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("i/c1"))
+    }
 }
