@@ -147,6 +147,8 @@ struct OpenAIStreamReader {
     private var usage: OpenAIUsage?
     private var timings: LlamaTimings?
     private var sawDone = false
+    /// One decoder for every chunk of the stream: making one per chunk costs more than decoding.
+    private let decoder = JSONDecoder()
 
     init(backend: String, stopwatch: Stopwatch) {
         self.backend = backend
@@ -181,7 +183,7 @@ struct OpenAIStreamReader {
             return nil
         }
         guard let data = payload.data(using: .utf8),
-              let chunk = try? JSONDecoder().decode(OpenAIChunk.self, from: data) else {
+              let chunk = try? decoder.decode(OpenAIChunk.self, from: data) else {
             return failure(.decoding, "malformed stream event (not a JSON chunk): \(payload.prefix(120))")
         }
         if let error = chunk.error {
