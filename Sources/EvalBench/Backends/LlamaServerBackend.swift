@@ -152,7 +152,9 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
         await Task.detached {
             guard process.isRunning else { return }
             process.terminate()
-            for _ in 0..<50 where process.isRunning {
+            // llama-server can hang in its graceful shutdown while clients still hold
+            // keep-alive connections: 2 s of grace, then SIGKILL.
+            for _ in 0..<20 where process.isRunning {
                 try? await Task.sleep(nanoseconds: 100_000_000)
             }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }

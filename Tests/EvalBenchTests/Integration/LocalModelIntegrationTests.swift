@@ -72,30 +72,30 @@ struct LocalModelIntegrationTests {
 
     @Test("Ctrl-C during a run on the local model stops the llama-server that evalbench started")
     func interruptStopsServer() throws {
-        let root = PackagePaths.root
-        let out = PackagePaths.temporaryDirectory("interrupt-local")
-        defer { try? FileManager.default.removeItem(at: out) }
-        let process = Process()
-        process.executableURL = PackagePaths.executable
-        process.arguments = ["run", "evals/quickstart.json", "--out", out.path, "--no-progress"]
-        process.currentDirectoryURL = root
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let log = out.appendingPathComponent("llama-server-local.log")
-        let results = out.appendingPathComponent("results.jsonl")
-        let deadline = Date().addingTimeInterval(120)
-        var serverPIDs: [Int32] = []
-        while Date() < deadline, ((try? String(contentsOf: results, encoding: .utf8)) ?? "").isEmpty {
-            serverPIDs = processes(writingTo: log)
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        #expect(!serverPIDs.isEmpty, "llama-server was running with its output in the run's log")
+        let (process, log, results) = try startQuickstartAndWaitForAResult()
+        #expect(!processes(writingTo: log).isEmpty, "llama-server was running with its output in the run's log")
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
         #expect(processes(writingTo: log).isEmpty, "llama-server is stopped after Ctrl-C")
         #expect(try ResultStore.read(results).count >= 1)
+    }
+
+    private func startQuickstartAndWaitForAResult() throws -> (Process, URL, URL) {
+        let out = PackagePaths.temporaryDirectory("interrupt-local")
+        let process = Process()
+        process.executableURL = PackagePaths.executable
+        process.arguments = ["run", "evals/quickstart.json", "--out", out.path, "--no-progress"]
+        process.currentDirectoryURL = PackagePaths.root
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let results = out.appendingPathComponent("results.jsonl")
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, ((try? String(contentsOf: results, encoding: .utf8)) ?? "").isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return (process, out.appendingPathComponent("llama-server-local.log"), results)
     }
 
     /// The processes that hold `file` open (llama-server writes its log there).
