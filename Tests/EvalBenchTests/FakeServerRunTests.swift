@@ -5,14 +5,15 @@ import Testing
 
 /// A one-backend run against FakeOpenAIServer over real loopback sockets.
 private func run(_ server: FakeOpenAIServer, cases: [EvalCase], retries: Int = 0, concurrency: Int = 1,
-                 timeoutSeconds: Double = 10) async throws -> [RequestResult] {
+                 timeoutSeconds: Double = 10, pricing: Pricing? = nil) async throws -> [RequestResult] {
     let out = PackagePaths.temporaryDirectory("fake")
     defer { try? FileManager.default.removeItem(at: out) }
     let backend = OpenAIBackend(name: "fake", model: "fake-model", baseURL: server.baseURL.appendingPathComponent("v1"),
                                 apiKey: "sk-test-secret-value", concurrency: concurrency, transport: URLSessionStreamTransport())
     let store = try ResultStore(url: out.appendingPathComponent("results.jsonl"))
     let runner = Runner(backends: ["fake": backend], store: store, concurrency: concurrency, timeoutSeconds: timeoutSeconds,
-                        retryPolicy: RetryPolicy(maxRetries: retries, baseDelaySeconds: 0.01, maxDelaySeconds: 0.05))
+                        retryPolicy: RetryPolicy(maxRetries: retries, baseDelaySeconds: 0.01, maxDelaySeconds: 0.05),
+                        pricing: pricing.map { ["fake": $0] } ?? [:])
     let suite = Suite(name: "s", file: "s.json", cases: cases)
     await runner.run(Planner.plan([suite], PlanSelection(backends: ["fake"])), availability: ["fake": .available])
     try await store.close()
@@ -37,6 +38,7 @@ struct FakeServerRunTests {
         let evalCase = EvalCase(id: "chat", instructions: "Be brief.", turns: [Turn(prompt: "one"), Turn(prompt: "two"), Turn(prompt: "three")])
         let results = try await run(server, cases: [evalCase])
         #expect(results.map(\.output) == ["answer 1", "answer 2", "answer 3"])
+        #expect(results.allSatisfy { $0.costUSD == nil }, "no pricing: cost is unknown, not 0")
         let last = try #require(server.requests.last)
         #expect(last.messages.map(\.role) == ["system", "user", "assistant", "user", "assistant", "user"])
         #expect(last.messages.map(\.content) == ["Be brief.", "one", "answer 1", "two", "answer 2", "three"])
@@ -52,8 +54,10 @@ struct FakeServerRunTests {
         ])
         try server.start()
         defer { server.stop() }
-        let results = try await run(server, cases: [EvalCase(id: "a", turns: [Turn(prompt: "x")])], retries: 2)
+        let results = try await run(server, cases: [EvalCase(id: "a", turns: [Turn(prompt: "x")])], retries: 2,
+                                    pricing: Pricing(perRequest: 0.002))
         #expect(results.first?.status == .pass)
+        #expect(results.first?.costUSD == 0.002)
         #expect(results.first?.attempts == 2)
         #expect(server.requests.count == 2)
     }

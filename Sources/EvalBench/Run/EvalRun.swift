@@ -159,6 +159,7 @@ public enum EvalRun {
         let runner = Runner(backends: backends, store: store, concurrency: concurrency,
                             timeoutSeconds: loaded.config.defaults.timeoutSeconds,
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
+                            pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.pricing },
                             onEvent: onEvent)
         let finished = Set(existing.map(\.key))
         await runner.run(loaded.plan, availability: availability, finishedKeys: finished)

@@ -14,16 +14,19 @@ public struct Runner: Sendable {
     public var concurrency: Int
     public var timeoutSeconds: Double
     public var retryPolicy: RetryPolicy
+    /// Prices by backend name; a backend without one has an empty cost.
+    public var pricing: [String: Pricing]
     public var onEvent: @Sendable (RunEvent) -> Void
 
     public init(backends: [String: any Backend], store: ResultStore, concurrency: Int,
-                timeoutSeconds: Double, retryPolicy: RetryPolicy,
+                timeoutSeconds: Double, retryPolicy: RetryPolicy, pricing: [String: Pricing] = [:],
                 onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
         self.backends = backends
         self.store = store
         self.concurrency = concurrency
         self.timeoutSeconds = timeoutSeconds
         self.retryPolicy = retryPolicy
+        self.pricing = pricing
         self.onEvent = onEvent
     }
 
@@ -97,6 +100,7 @@ public struct Runner: Sendable {
                 recorded.usage = response.usage
                 recorded.attempts = attempts
                 recorded.assertions = verdicts
+                recorded.costUSD = pricing[caseRun.backend]?.costUSD(for: response.usage)
                 await record(recorded)
                 history.append(ChatMessage(role: .assistant, content: response.text))
             case let .failure(failure):
