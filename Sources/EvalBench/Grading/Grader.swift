@@ -15,7 +15,7 @@ public struct GradingInput: Sendable {
     }
 }
 
-/// Runs a turn's assertions. Regular expressions are compiled once per grader.
+/// Runs a turn's assertions. Patterns were checked at load time and are compiled per check.
 public struct Grader: Sendable {
     public init() {}
 

@@ -84,22 +84,8 @@ struct JSONParser {
             guard peek == UInt8(ascii: ":") else { throw unexpected("expected ':' after the key '\(key)'") }
             position += 1
             members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: try parseValue()))
-            skipWhitespace()
-            switch peek {
-            case UInt8(ascii: ","):
-                let comma = location(at: position)
-                position += 1
-                skipWhitespace()
-                if peek == UInt8(ascii: "}") {
-                    throw Diagnostic(file: file, location: comma,
-                                     message: "trailing comma after the last object member",
-                                     fix: "remove this comma; JSON does not allow one before '}'")
-                }
-            case UInt8(ascii: "}"):
-                position += 1
+            if try closesAfterElement("}", element: "object member") {
                 return JSONNode(.object(members), at: start)
-            default:
-                throw unexpected("expected ',' or '}' after an object member")
             }
         }
     }
@@ -116,23 +102,32 @@ struct JSONParser {
         }
         while true {
             elements.append(try parseValue())
-            skipWhitespace()
-            switch peek {
-            case UInt8(ascii: ","):
-                let comma = location(at: position)
-                position += 1
-                skipWhitespace()
-                if peek == UInt8(ascii: "]") {
-                    throw Diagnostic(file: file, location: comma,
-                                     message: "trailing comma after the last array element",
-                                     fix: "remove this comma; JSON does not allow one before ']'")
-                }
-            case UInt8(ascii: "]"):
-                position += 1
+            if try closesAfterElement("]", element: "array element") {
                 return JSONNode(.array(elements), at: start)
-            default:
-                throw unexpected("expected ',' or ']' after an array element")
             }
+        }
+    }
+
+    /// After an object member or array element: consumes a ',' (refusing a trailing one) and
+    /// returns false, or consumes the closing bracket and returns true.
+    private mutating func closesAfterElement(_ closing: Unicode.Scalar, element: String) throws(Diagnostic) -> Bool {
+        skipWhitespace()
+        switch peek {
+        case UInt8(ascii: ","):
+            let comma = location(at: position)
+            position += 1
+            skipWhitespace()
+            if peek == UInt8(ascii: closing) {
+                throw Diagnostic(file: file, location: comma,
+                                 message: "trailing comma after the last \(element)",
+                                 fix: "remove this comma; JSON does not allow one before '\(closing)'")
+            }
+            return false
+        case UInt8(ascii: closing):
+            position += 1
+            return true
+        default:
+            throw unexpected("expected ',' or '\(closing)' after an \(element)")
         }
     }
 

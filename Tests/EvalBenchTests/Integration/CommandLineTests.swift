@@ -36,6 +36,27 @@ private func fakeConfig(_ server: FakeOpenAIServer, extra: String = "") -> Strin
     """
 }
 
+/// Starts `evalbench run` on a 40-case suite against `server` and returns once `results.jsonl`
+/// holds at least `lines` results (or 30 s passed), with the process and the results file.
+private func startForty(in directory: URL, against server: FakeOpenAIServer, suite: String,
+                        expect: String, waitingFor lines: Int) throws -> (Process, URL, URL) {
+    try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+    let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)"\#(expect)}"# }
+    try write(#"{"format": "evalbench.suite/1", "suite": "\#(suite)", "cases": [\#(cases.joined(separator: ","))]}"#,
+              to: directory.appendingPathComponent("s.json"))
+    let out = directory.appendingPathComponent("out")
+    let process = try evalbench(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let results = out.appendingPathComponent("results.jsonl")
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count < lines {
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return (process, out, results)
+}
+
 @Suite("The evalbench command line", .serialized)
 struct CommandLineTests {
     @Test("a malformed suite exits 2 with file:line:column, and nothing is sent")
@@ -93,23 +114,8 @@ struct CommandLineTests {
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)], usage: .init(promptTokens: 5, completionTokens: 1)) }
         try server.start()
         defer { server.stop() }
-        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
-        let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)", "expect": [{"type": "equals", "value": "ok"}]}"# }
-        try write(#"{"format": "evalbench.suite/1", "suite": "k", "cases": [\#(cases.joined(separator: ","))]}"#,
-                  to: directory.appendingPathComponent("s.json"))
-        let out = directory.appendingPathComponent("out")
-        let process = try evalbench(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let results = out.appendingPathComponent("results.jsonl")
-        let deadline = Date().addingTimeInterval(30)
-        var lines = 0
-        while Date() < deadline {
-            lines = ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count
-            if lines >= 6 { break }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        let (process, out, results) = try startForty(in: directory, against: server, suite: "k",
+                                                      expect: #", "expect": [{"type": "equals", "value": "ok"}]"#, waitingFor: 6)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
@@ -133,20 +139,7 @@ struct CommandLineTests {
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)]) }
         try server.start()
         defer { server.stop() }
-        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
-        let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)"}"# }
-        try write(#"{"format": "evalbench.suite/1", "suite": "i", "cases": [\#(cases.joined(separator: ","))]}"#,
-                  to: directory.appendingPathComponent("s.json"))
-        let out = directory.appendingPathComponent("out")
-        let process = try evalbench(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let results = out.appendingPathComponent("results.jsonl")
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count < 4 {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        let (process, out, results) = try startForty(in: directory, against: server, suite: "i", expect: "", waitingFor: 4)
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
