@@ -80,12 +80,15 @@ struct Arguments {
         return number
     }
 
-    func reasoningLevels() throws -> [ReasoningLevel] {
+    /// `--reasoning`, or nil when not given (the suites' and config's defaults apply).
+    func reasoningLevels() throws -> [ReasoningLevel]? {
         let names = list("--reasoning")
-        guard !names.isEmpty else { return [.none] }
-        return try names.map { name in
+        guard !names.isEmpty else { return nil }
+        var seen: Set<String> = []
+        return try names.filter { seen.insert($0).inserted }.map { name in
             guard let level = ReasoningLevel(rawValue: name) else {
-                throw UsageError(description: "unknown reasoning level '\(name)'; use none, light, moderate or deep")
+                let hint = suggestion(for: name, among: ReasoningLevel.allCases.map(\.rawValue)).map { " (did you mean '\($0)'?)" } ?? ""
+                throw UsageError(description: "unknown reasoning level '\(name)'\(hint); use none, light, moderate or deep, comma-separated")
             }
             return level
         }

@@ -17,6 +17,9 @@ public struct Usage: Sendable, Codable, Equatable {
     public var inputTokens: Int?
     /// Input tokens served from the provider's prompt or KV cache.
     public var cachedInputTokens: Int?
+    /// Input tokens written to the provider's prompt cache by this request (Anthropic's
+    /// `cache_creation_input_tokens`): part of input, not of cached input.
+    public var cacheWriteInputTokens: Int?
     /// All generated tokens, reasoning included.
     public var outputTokens: Int?
     /// Generated reasoning tokens (a subset of output).
@@ -24,10 +27,11 @@ public struct Usage: Sendable, Codable, Equatable {
     /// The source of the figures above; nil when there are none.
     public var source: TokenSource?
 
-    public init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, outputTokens: Int? = nil,
-                reasoningTokens: Int? = nil, source: TokenSource? = nil) {
+    public init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, cacheWriteInputTokens: Int? = nil,
+                outputTokens: Int? = nil, reasoningTokens: Int? = nil, source: TokenSource? = nil) {
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
+        self.cacheWriteInputTokens = cacheWriteInputTokens
         self.outputTokens = outputTokens
         self.reasoningTokens = reasoningTokens
         self.source = source
@@ -36,6 +40,7 @@ public struct Usage: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case inputTokens = "input_tokens"
         case cachedInputTokens = "cached_input_tokens"
+        case cacheWriteInputTokens = "cache_write_input_tokens"
         case outputTokens = "output_tokens"
         case reasoningTokens = "reasoning_tokens"
         case source

@@ -5,6 +5,8 @@ public struct UsageTotals: Sendable, Equatable {
     public private(set) var inputTokens: Int?
     /// Σ cached input tokens over the requests that reported them.
     public private(set) var cachedInputTokens: Int?
+    /// Σ input tokens written to the prompt cache over the requests that reported them.
+    public private(set) var cacheWriteInputTokens: Int?
     /// Σ output tokens over the requests that reported them.
     public private(set) var outputTokens: Int?
     /// Σ reasoning tokens over the requests that reported them.
@@ -19,6 +21,7 @@ public struct UsageTotals: Sendable, Equatable {
     public mutating func add(_ usage: Usage) {
         Self.add(usage.inputTokens, to: &inputTokens)
         Self.add(usage.cachedInputTokens, to: &cachedInputTokens)
+        Self.add(usage.cacheWriteInputTokens, to: &cacheWriteInputTokens)
         Self.add(usage.outputTokens, to: &outputTokens)
         Self.add(usage.reasoningTokens, to: &reasoningTokens)
         if let cached = usage.cachedInputTokens, let input = usage.inputTokens {

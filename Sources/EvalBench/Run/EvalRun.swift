@@ -7,7 +7,8 @@ public struct RunRequest: Sendable {
     public var configPath: String?
     /// `--backend`; empty uses the config's `defaults.backends`, else every backend.
     public var backends: [String]
-    public var reasoning: [ReasoningLevel]
+    /// `--reasoning`; nil uses each suite's `reasoning`, then the config's `defaults.reasoning`, then `none`.
+    public var reasoning: [ReasoningLevel]?
     public var repeatCount: Int?
     public var concurrency: Int?
     /// The output directory; nil uses `reports/<suite>-<timestamp>/`.
@@ -21,7 +22,7 @@ public struct RunRequest: Sendable {
     public var environment: [String: String]
 
     public init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
-                reasoning: [ReasoningLevel] = [.none], repeatCount: Int? = nil, concurrency: Int? = nil,
+                reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, concurrency: Int? = nil,
                 outputDirectory: String? = nil, resumeDirectory: String? = nil, caseIDs: [String] = [],
                 tags: [String] = [], gate: Gate = Gate(), arguments: [String] = [],
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -85,6 +86,7 @@ public enum EvalRun {
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
         let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
+                                                      defaultReasoning: config.defaults.reasoning ?? [.none],
                                                       repeatCount: request.repeatCount,
                                                       caseIDs: request.caseIDs, tags: request.tags))
         if plan.caseRuns.isEmpty {

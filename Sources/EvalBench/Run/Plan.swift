@@ -24,7 +24,11 @@ public struct RunPlan: Sendable, Equatable {
 /// Which part of the matrix to run.
 public struct PlanSelection: Sendable, Equatable {
     public var backends: [String]
-    public var reasoning: [ReasoningLevel]
+    /// Overrides every suite's `reasoning`; nil runs each suite at its own levels, else at
+    /// `defaultReasoning`.
+    public var reasoning: [ReasoningLevel]?
+    /// The levels for suites that name none (the config's `defaults.reasoning`, else `none`).
+    public var defaultReasoning: [ReasoningLevel]
     /// Overrides every suite's `repeat`.
     public var repeatCount: Int?
     /// Only cases with these ids (`id` or `suite/id`); empty means all.
@@ -32,10 +36,11 @@ public struct PlanSelection: Sendable, Equatable {
     /// Only cases with at least one of these tags; empty means all.
     public var tags: [String]
 
-    public init(backends: [String], reasoning: [ReasoningLevel] = [.none], repeatCount: Int? = nil,
-                caseIDs: [String] = [], tags: [String] = []) {
+    public init(backends: [String], reasoning: [ReasoningLevel]? = nil, defaultReasoning: [ReasoningLevel] = [.none],
+                repeatCount: Int? = nil, caseIDs: [String] = [], tags: [String] = []) {
         self.backends = backends
         self.reasoning = reasoning
+        self.defaultReasoning = defaultReasoning
         self.repeatCount = repeatCount
         self.caseIDs = caseIDs
         self.tags = tags
@@ -50,9 +55,10 @@ public enum Planner {
         var runs: [PlannedCaseRun] = []
         for suite in suites {
             let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
+            let levels = selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning
             for evalCase in suite.cases where selects(evalCase, in: suite, selection) {
                 for backend in selection.backends {
-                    for level in selection.reasoning {
+                    for level in levels {
                         for index in 1...repeats {
                             let key = [suite.name, evalCase.id, defaultVariant, backend, level.rawValue, String(index)]
                                 .joined(separator: "/")

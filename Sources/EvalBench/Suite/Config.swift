@@ -28,13 +28,16 @@ public struct RunDefaults: Sendable, Codable, Equatable {
     public var retries: Int
     /// Backends a run uses when no `--backend` is given; nil means every configured backend.
     public var backends: [String]?
+    /// Reasoning levels a run uses when neither `--reasoning` nor the suite names any; nil means `none`.
+    public var reasoning: [ReasoningLevel]?
 
     public init(concurrency: Int = 4, timeoutSeconds: Double = 120, retries: Int = 3,
-                backends: [String]? = nil) {
+                backends: [String]? = nil, reasoning: [ReasoningLevel]? = nil) {
         self.concurrency = concurrency
         self.timeoutSeconds = timeoutSeconds
         self.retries = retries
         self.backends = backends
+        self.reasoning = reasoning
     }
 }
 
@@ -70,12 +73,25 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     public var sendReasoningNone: Bool?
     /// Prices in US dollars; absent means cost is unknown (empty), not zero.
     public var pricing: Pricing?
+    /// Per-level overrides of the kind's reasoning mapping, keyed by level name.
+    public var reasoning: [String: ReasoningOverride]?
+    /// Fields merged into every request body (server-specific options such as llama.cpp's
+    /// `chat_template_kwargs` or vLLM's `thinking_token_budget`).
+    public var extraBody: [String: JSONValue]?
+    /// OpenAI-compatible: the name of the output-token limit field, `max_tokens` (default) or
+    /// `max_completion_tokens` (OpenAI's reasoning models need it).
+    public var maxTokensField: String?
+    /// Anthropic: `auto` (default) puts `cache_control` breakpoints on the instructions and the
+    /// newest message; `off` sends none.
+    public var promptCache: String?
 
     public init(name: String, kind: String, model: String? = nil, baseURL: String? = nil,
                 apiKeyEnv: String? = nil, modelPath: String? = nil, contextSize: Int? = nil,
                 chatTemplateFile: String? = nil, serverPath: String? = nil, arguments: [String]? = nil,
                 concurrency: Int? = nil, timeoutSeconds: Double? = nil, headers: [String: String]? = nil,
-                sendReasoningNone: Bool? = nil, pricing: Pricing? = nil) {
+                sendReasoningNone: Bool? = nil, pricing: Pricing? = nil,
+                reasoning: [String: ReasoningOverride]? = nil, extraBody: [String: JSONValue]? = nil,
+                maxTokensField: String? = nil, promptCache: String? = nil) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -91,6 +107,10 @@ public struct BackendConfig: Sendable, Codable, Equatable {
         self.headers = headers
         self.sendReasoningNone = sendReasoningNone
         self.pricing = pricing
+        self.reasoning = reasoning
+        self.extraBody = extraBody
+        self.maxTokensField = maxTokensField
+        self.promptCache = promptCache
     }
 }
 

@@ -6,13 +6,13 @@ public enum ConfigLoader {
     /// The backend kinds and the keys each accepts besides `name` and `kind`.
     public static let keysByKind: KeyValuePairs<String, [String]> = [
         "openai": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
-                   "sendReasoningNone", "pricing"],
+                   "sendReasoningNone", "maxTokensField", "reasoning", "extraBody", "pricing"],
         "llama-server": ["model", "modelPath", "contextSize", "chatTemplateFile", "serverPath", "arguments",
-                         "concurrency", "timeoutSeconds", "pricing"],
+                         "concurrency", "timeoutSeconds", "sendReasoningNone", "reasoning", "extraBody", "pricing"],
         "anthropic": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
-                      "pricing"],
+                      "promptCache", "reasoning", "extraBody", "pricing"],
         "gemini": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
-                   "pricing"],
+                   "reasoning", "extraBody", "pricing"],
         "apple-system": ["model", "concurrency", "timeoutSeconds", "contextSize"],
         "apple-pcc": ["model", "concurrency", "timeoutSeconds", "contextSize"],
         "replay": ["concurrency"],
@@ -164,13 +164,17 @@ private struct ConfigReader {
             },
             headers: field("headers") { headers($0, reader) },
             sendReasoningNone: field("sendReasoningNone") { reader.bool($0) },
-            pricing: field("pricing") { pricing($0, reader) })
+            pricing: field("pricing") { pricing($0, reader) },
+            reasoning: field("reasoning") { reasoningOverrides($0, reader, kind: kind ?? "") },
+            extraBody: field("extraBody") { extraBody($0, reader) },
+            maxTokensField: field("maxTokensField") { choice($0, reader, among: ["max_tokens", "max_completion_tokens"]) },
+            promptCache: field("promptCache") { choice($0, reader, among: ["auto", "off"]) })
         return name != nil && kind != nil ? backend : nil
     }
 
     private func readDefaults(_ reader: ObjectReader, known: [String],
                               nameLocations: [String: SourceLocation]) -> RunDefaults {
-        reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends"])
+        reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends", "reasoning"])
         var defaults = RunDefaults()
         if let value = reader.integer("concurrency", atLeast: 1) { defaults.concurrency = value }
         if let value = reader.number("timeoutSeconds", must: "a number greater than 0", where: { $0 > 0 }) {
@@ -186,6 +190,7 @@ private struct ConfigReader {
             }
             defaults.backends = names
         }
+        defaults.reasoning = reader.reasoningLevels("reasoning")
         return defaults
     }
 
@@ -230,6 +235,58 @@ private struct ConfigReader {
         var result: [String: String] = [:]
         for member in headers.members where !LiteralSecret.isSecretName(member.key) {
             if let value = headers.string(member.key) { result[member.key] = value }
+        }
+        return result
+    }
+
+    /// A string that must be one of `allowed`.
+    private func choice(_ key: String, _ reader: ObjectReader, among allowed: [String]) -> String? {
+        guard let text = reader.string(key), let node = reader[key] else { return nil }
+        guard allowed.contains(text) else {
+            let hint = suggestion(for: text, among: allowed).map { "; did you mean '\($0)'?" } ?? ""
+            log.error("'\(key)' must be one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", ")), found \"\(text)\"\(hint)",
+                      at: node.location, path: reader.path.key(key), fix: nil)
+            return nil
+        }
+        return text
+    }
+
+    /// An object of request-body fields, passed through as written.
+    private func extraBody(_ key: String, _ reader: ObjectReader) -> [String: JSONValue]? {
+        guard let node = reader[key] else { return nil }
+        guard node.members != nil, case let .object(members) = JSONValue(node) else {
+            reader.reportInvalid(key, node, must: "an object of request-body fields, e.g. {\"chat_template_kwargs\": {\"enable_thinking\": false}}")
+            return nil
+        }
+        return members
+    }
+
+    /// `reasoning`: per level, how this backend sends it instead of the kind's default.
+    private func reasoningOverrides(_ key: String, _ reader: ObjectReader, kind: String) -> [String: ReasoningOverride]? {
+        guard let node = reader[key],
+              let levels = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
+        let names = ReasoningLevel.allCases.map(\.rawValue)
+        levels.rejectUnknownKeys(allowed: names)
+        var result: [String: ReasoningOverride] = [:]
+        for name in names {
+            guard let levelNode = levels[name],
+                  let level = ObjectReader(levelNode, path: levels.path.key(name), log: log,
+                                           what: "the mapping of level '\(name)'") else { continue }
+            level.rejectUnknownKeys(allowed: ["effort", "thinkingBudget", "extraBody", "unsupported"])
+            let mapping = ReasoningOverride(effort: level.string("effort"),
+                                            thinkingBudget: level.integer("thinkingBudget", atLeast: 0),
+                                            extraBody: extraBody("extraBody", level),
+                                            unsupported: level.string("unsupported"))
+            if mapping.unsupported != nil, mapping.effort != nil || mapping.thinkingBudget != nil || mapping.extraBody != nil {
+                log.error("level '\(name)' is marked unsupported and also says how to send it", at: levelNode.location,
+                          path: levels.path.key(name), fix: "keep either \"unsupported\" or the fields that send the level")
+            }
+            if mapping.thinkingBudget != nil, ["openai", "llama-server"].contains(kind), let budget = level["thinkingBudget"] {
+                log.error("OpenAI-compatible servers have no standard thinking-budget field", at: budget.location,
+                          path: level.path.key("thinkingBudget"),
+                          fix: "send the server's own field through \"extraBody\": llama.cpp {\"reasoning_budget_tokens\": 1024}, vLLM {\"thinking_token_budget\": 1024}")
+            }
+            result[name] = mapping
         }
         return result
     }

@@ -172,6 +172,34 @@ struct ObjectReader {
         return result
     }
 
+    /// Reasoning levels: a level name or an array of them, each once.
+    func reasoningLevels(_ key: String) -> [ReasoningLevel]? {
+        guard let names = strings(key, orSingle: true), let value = self[key] else { return nil }
+        let known = ReasoningLevel.allCases.map(\.rawValue)
+        var levels: [ReasoningLevel] = []
+        for (index, name) in names.enumerated() {
+            let at = value.arrayValue?[index] ?? value
+            let where_ = value.arrayValue == nil ? path.key(key) : path.key(key).index(index)
+            guard let level = ReasoningLevel(rawValue: name) else {
+                let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""
+                log.error("unknown reasoning level '\(name)'\(hint)", at: at.location, path: where_,
+                          fix: "levels: \(known.joined(separator: ", "))")
+                continue
+            }
+            if levels.contains(level) {
+                log.error("reasoning level '\(name)' is listed twice", at: at.location, path: where_,
+                          fix: "list each level once")
+                continue
+            }
+            levels.append(level)
+        }
+        guard !names.isEmpty else {
+            reportInvalid(key, value, must: "at least one of \(known.joined(separator: ", "))")
+            return nil
+        }
+        return levels
+    }
+
     /// A name that becomes part of a result key (`suite/case/variant/backend/...`): non-empty
     /// letters, digits, `.`, `_` and `-`. `what` names it in messages: "case id".
     func resultKeyName(_ key: String, what: String, requiredFix: String? = nil) -> String? {

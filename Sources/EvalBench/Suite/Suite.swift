@@ -11,14 +11,17 @@ public struct Suite: Sendable, Codable, Equatable {
     public var repeatCount: Int?
     /// What the suite checks, for reports.
     public var description: String?
+    /// The reasoning levels the suite runs at unless the command line says otherwise.
+    public var reasoning: [ReasoningLevel]?
 
     public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
-                description: String? = nil) {
+                description: String? = nil, reasoning: [ReasoningLevel]? = nil) {
         self.name = name
         self.file = file
         self.cases = cases
         self.repeatCount = repeatCount
         self.description = description
+        self.reasoning = reasoning
     }
 }
 

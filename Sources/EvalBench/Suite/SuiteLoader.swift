@@ -46,7 +46,7 @@ private struct SuiteReader {
     let log: DiagnosticLog
 
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
-                            "repeat", "cases"]
+                            "repeat", "reasoning", "cases"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
                            "expect"]
     static let turnKeys = ["prompt", "expect"]
@@ -69,6 +69,7 @@ private struct SuiteReader {
         if let name = top.resultKeyName("suite", what: "suite name") { suite.name = name }
         suite.description = top.string("description")
         suite.repeatCount = top.integer("repeat", atLeast: 1)
+        suite.reasoning = top.reasoningLevels("reasoning")
 
         var defaults = Defaults()
         if let text = top.string("instructions"), let node = top["instructions"] {
