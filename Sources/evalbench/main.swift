@@ -178,11 +178,30 @@ func commandPlan(_ arguments: Arguments) -> Int32 {
         print("key\tturns")
         for caseRun in loaded.plan.caseRuns { print("\(caseRun.key)\t\(caseRun.evalCase.turns.count)") }
         print("\(loaded.plan.caseRuns.count) case runs, \(loaded.plan.requestCount) requests")
+        printReasoningPlan(loaded)
         return ExitCode.success
     } catch let error as Arguments.UsageError {
         fail("\(error)")
     } catch {
         printLoadError(error)
+    }
+}
+
+/// How each planned backend will send each planned level, or why that level will be skipped.
+func printReasoningPlan(_ loaded: LoadedRun) {
+    let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
+                                 logDirectory: FileManager.default.temporaryDirectory,
+                                 defaultConcurrency: loaded.config.defaults.concurrency)
+    for name in loaded.backendNames {
+        let levels = Set(loaded.plan.caseRuns.filter { $0.backend == name }.map(\.reasoning))
+        guard let config = loaded.config.backend(named: name),
+              let backend = try? BackendRegistry.make(config, context: context) else { continue }
+        for level in ReasoningLevel.allCases where levels.contains(level) {
+            switch backend.reasoningSupport(level) {
+            case let .supported(how): print("reasoning \(name)/\(level.rawValue): \(how)")
+            case let .unsupported(why): print("reasoning \(name)/\(level.rawValue): skipped: \(why)")
+            }
+        }
     }
 }
 

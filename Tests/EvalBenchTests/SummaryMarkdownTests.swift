@@ -89,3 +89,31 @@ func markdownDefinitions() throws {
     #expect(definitions.contains("nearest-rank"))
     #expect(definitions.contains("**n/a**: not reported by the backend"))
 }
+
+@Test("The reasoning section shows each level's mapping and what it adds over none, computed by hand")
+func markdownReasoningSection() {
+    let results = [
+        fixtureResult(caseID: "a", backend: "cloud", status: .pass, latencyMs: 100, ttftMs: 50,
+                      usage: Usage(inputTokens: 10, outputTokens: 4), costUSD: 0.001),
+        fixtureResult(caseID: "b", backend: "cloud", status: .fail, latencyMs: 300, ttftMs: 70,
+                      usage: Usage(inputTokens: 10, outputTokens: 6), costUSD: 0.001),
+        fixtureResult(caseID: "a", backend: "cloud", reasoning: .deep, status: .pass, latencyMs: 900, ttftMs: 600,
+                      usage: Usage(inputTokens: 10, outputTokens: 104, reasoningTokens: 100), costUSD: 0.004),
+        fixtureResult(caseID: "b", backend: "cloud", reasoning: .deep, status: .pass, latencyMs: 1300, ttftMs: 800,
+                      usage: Usage(inputTokens: 10, outputTokens: 206, reasoningTokens: 200), costUSD: 0.006),
+        fixtureResult(caseID: "a", backend: "cloud", reasoning: .light, status: .skipped),
+        fixtureResult(caseID: "b", backend: "cloud", reasoning: .light, status: .skipped),
+    ]
+    let input = ReportInput(results: results, startedAt: start, endedAt: start + 1,
+                            reasoningMappings: ["cloud": ["none": "thinking disabled", "deep": "effort high",
+                                                          "light": "skipped (no low effort)"]])
+    let text = SummaryMarkdown.render(input, aggregate: RunAggregate(input.results))
+    // none: pass 1/2, latency p50 100 (nearest rank of [100, 300]), TTFA p50 50, output 5/req, cost 0.002.
+    #expect(text.contains("| cloud · default | none | thinking disabled | 50.0% | baseline | 100.0 | baseline | 50.0 | baseline | n/a | baseline | 5.0 | baseline |"))
+    // deep: pass 2/2 (+50 pp), latency p50 900 (+800), TTFA p50 600 (+550), reasoning 150/req (none reported none: n/a),
+    // output 155/req, cost 0.010 − 0.002 = +0.008.
+    #expect(text.contains("| cloud · default | deep | effort high | 100.0% | +50.0 pp | 900.0 | +800.0 | 600.0 | +550.0 | 150.0 | n/a | 155.0 | +0.008000 |"))
+    #expect(text.contains("| cloud · default | light | skipped (no low effort) | n/a | n/a |"))
+    let none = markdown(sixCases)
+    #expect(!none.contains("## Reasoning levels"), "a run at none alone has no reasoning section")
+}

@@ -56,6 +56,8 @@ extension OpenAIBackend {
         return OpenAIBackend(name: config.name, model: config.model, baseURL: baseURL,
                              apiKey: context.apiKey(for: config), headers: config.headers ?? [:],
                              concurrency: config.concurrency ?? context.defaultConcurrency,
-                             sendReasoningNone: config.sendReasoningNone ?? false, transport: context.transport)
+                             sendReasoningNone: config.sendReasoningNone ?? false,
+                             reasoningOverrides: config.reasoning ?? [:], extraBody: config.extraBody ?? [:],
+                             maxTokensField: config.maxTokensField ?? "max_tokens", transport: context.transport)
     }
 }

@@ -17,6 +17,8 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
     private var process: Process?
     private var client: OpenAIBackend?
     private var preparation: Availability?
+    /// Whether the model's chat template takes `reasoning_effort`, from `/props` once started.
+    private var templateTakesReasoningEffort: Bool?
 
     /// Seconds to wait for `/health` once the server started.
     static let startupTimeoutSeconds = 120.0
@@ -109,9 +111,15 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
             if await Self.isHealthy(baseURL) {
                 let client = OpenAIBackend(name: name, kind: kind, model: model,
                                            baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
-                                           concurrency: concurrency, prefersConfiguredModelName: true,
+                                           concurrency: concurrency, sendReasoningNone: config.sendReasoningNone ?? false,
+                                           prefersConfiguredModelName: true,
+                                           reasoningOverrides: config.reasoning ?? [:], extraBody: config.extraBody ?? [:],
                                            transport: context.transport)
-                lock.withLock { self.client = client }
+                let takesEffort = await Self.templateTakesReasoningEffort(baseURL)
+                lock.withLock {
+                    self.client = client
+                    self.templateTakesReasoningEffort = takesEffort
+                }
                 return .available
             }
             try? await Task.sleep(nanoseconds: 100_000_000)
@@ -127,14 +135,46 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
         return (response as? HTTPURLResponse)?.statusCode == 200
     }
 
+    /// `chat_template_caps.supports_reasoning_effort` from the server's `/props`; nil when it
+    /// could not be read.
+    static func templateTakesReasoningEffort(_ baseURL: URL) async -> Bool? {
+        var request = URLRequest(url: baseURL.appendingPathComponent("props"))
+        request.timeoutInterval = 5
+        guard let (data, response) = try? await URLSession.shared.data(for: request),
+              (response as? HTTPURLResponse)?.statusCode == 200,
+              let props = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let caps = props["chat_template_caps"] as? [String: Any] else { return nil }
+        return caps["supports_reasoning_effort"] as? Bool
+    }
+
     static func tail(of url: URL, lines: Int = 8) -> String {
         guard let data = try? Data(contentsOf: url) else { return "" }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 
+    /// Levels go out as the `openai` kind sends them. Above `none`, a level the config does not
+    /// map itself runs only when the model's chat template takes `reasoning_effort` (llama-server
+    /// would otherwise ignore it, and the "level" would measure nothing).
     public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
-        level == .none ? .supported("reasoning_effort omitted")
-            : .unsupported("\(name): Gemma-class models served by llama-server have no reasoning levels")
+        let mapping = OpenAIBackend(name: name, kind: kind, model: model, baseURL: URL(string: "http://127.0.0.1")!,
+                                    apiKey: nil, concurrency: concurrency,
+                                    sendReasoningNone: config.sendReasoningNone ?? false,
+                                    reasoningOverrides: config.reasoning ?? [:], transport: context.transport)
+        let override = config.reasoningOverride(level)
+        guard level != .none, override?.unsupported == nil, override?.effort == nil, override?.extraBody == nil else {
+            return mapping.reasoningSupport(level)
+        }
+        switch lock.withLock({ templateTakesReasoningEffort }) {
+        case true?:
+            return mapping.reasoningSupport(level)
+        case false?:
+            return .unsupported("the model's chat template takes no reasoning_effort (llama-server /props: chat_template_caps.supports_reasoning_effort is false); map the level in this backend's \"reasoning\" config to send it anyway")
+        case nil:
+            if case let .supported(how) = mapping.reasoningSupport(level) {
+                return .supported("\(how) if the model's chat template takes it (checked when the server starts)")
+            }
+            return mapping.reasoningSupport(level)
+        }
     }
 
     public func startConversation() async -> any Conversation {

@@ -14,11 +14,19 @@ public struct OpenAIBackend: Backend {
     /// Report the configured model name rather than the server's (llama-server reports the
     /// GGUF file path).
     let prefersConfiguredModelName: Bool
+    /// Per-level overrides of the default `reasoning_effort` mapping, by level name.
+    let reasoningOverrides: [String: ReasoningOverride]
+    /// Fields merged into every request body.
+    let extraBody: [String: JSONValue]
+    /// `max_tokens` or `max_completion_tokens`.
+    let maxTokensField: String
     let transport: any HTTPStreaming
 
     public init(name: String, kind: String = "openai", model: String?, baseURL: URL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, sendReasoningNone: Bool = false,
-                prefersConfiguredModelName: Bool = false, transport: any HTTPStreaming) {
+                prefersConfiguredModelName: Bool = false, reasoningOverrides: [String: ReasoningOverride] = [:],
+                extraBody: [String: JSONValue] = [:], maxTokensField: String = "max_tokens",
+                transport: any HTTPStreaming) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -28,16 +36,31 @@ public struct OpenAIBackend: Backend {
         self.concurrency = concurrency
         self.sendReasoningNone = sendReasoningNone
         self.prefersConfiguredModelName = prefersConfiguredModelName
+        self.reasoningOverrides = reasoningOverrides
+        self.extraBody = extraBody
+        self.maxTokensField = maxTokensField
         self.transport = transport
     }
 
     public func prepare() async -> Availability { .available }
 
     public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
-        switch level {
-        case .none: .supported(sendReasoningNone ? "reasoning_effort: \"none\"" : "reasoning_effort omitted")
-        default: .supported("reasoning_effort: \"\(Self.effort(level))\"")
+        let override = reasoningOverrides[level.rawValue]
+        if let reason = override?.unsupported { return .unsupported(reason) }
+        var parts: [String] = []
+        if let effort = effort(for: level) {
+            parts.append("reasoning_effort: \"\(effort)\"")
+        } else {
+            parts.append("reasoning_effort omitted")
         }
+        if let extra = override?.extraBody, !extra.isEmpty { parts.append(RequestBody.describe(extra)) }
+        return .supported(parts.joined(separator: ", "))
+    }
+
+    /// The `reasoning_effort` value sent at `level`, or nil when the field is left out.
+    func effort(for level: ReasoningLevel) -> String? {
+        if let effort = reasoningOverrides[level.rawValue]?.effort { return effort }
+        return level == .none && !sendReasoningNone ? nil : Self.effort(level)
     }
 
     public func startConversation() async -> any Conversation {
@@ -72,12 +95,14 @@ public struct OpenAIBackend: Backend {
         if let model { body["model"] = model }
         let options = request.options
         if let temperature = options.temperature { body["temperature"] = temperature }
-        if let maxOutputTokens = options.maxOutputTokens { body["max_tokens"] = maxOutputTokens }
+        if let maxOutputTokens = options.maxOutputTokens { body[maxTokensField] = maxOutputTokens }
         if let topP = options.topP { body["top_p"] = topP }
         if let seed = options.seed { body["seed"] = seed }
         if let stop = options.stop, !stop.isEmpty { body["stop"] = stop }
-        if request.reasoning != .none || sendReasoningNone {
-            body["reasoning_effort"] = Self.effort(request.reasoning)
+        if let effort = effort(for: request.reasoning) { body["reasoning_effort"] = effort }
+        RequestBody.merge(extraBody, into: &body)
+        if let extra = reasoningOverrides[request.reasoning.rawValue]?.extraBody {
+            RequestBody.merge(extra, into: &body)
         }
         return body
     }

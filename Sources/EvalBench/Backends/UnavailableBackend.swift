@@ -8,16 +8,24 @@ public struct UnavailableBackend: Backend {
     public let model: String?
     public let concurrency = 1
     public let reason: String
+    /// How the kind would send each level, so plans and reports still show its mapping.
+    let reasoning: @Sendable (ReasoningLevel) -> ReasoningSupport
 
-    public init(config: BackendConfig, reason: String) {
+    public init(config: BackendConfig, reason: String,
+                reasoning: @escaping @Sendable (ReasoningLevel) -> ReasoningSupport = { _ in .supported("n/a") }) {
         name = config.name
         kind = config.kind
         model = config.model
         self.reason = reason
+        let overrides = config.reasoning ?? [:]
+        self.reasoning = { level in
+            if let why = overrides[level.rawValue]?.unsupported { return .unsupported(why) }
+            return reasoning(level)
+        }
     }
 
     public func prepare() async -> Availability { .unavailable(reason) }
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport { .supported("n/a") }
+    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport { reasoning(level) }
     public func startConversation() async -> any Conversation { Refusing(reason: reason) }
     public func shutdown() async {}
 
@@ -29,10 +37,23 @@ public struct UnavailableBackend: Backend {
     }
 
     static let appleSystem: BackendFactory = { config, _ in
-        UnavailableBackend(config: config, reason: "FoundationModels is not available on this platform (the on-device model needs macOS, iOS or visionOS 26 with Apple Intelligence)")
+        UnavailableBackend(config: config, reason: "FoundationModels is not available on this platform (the on-device model needs macOS, iOS or visionOS 26 with Apple Intelligence)",
+                           reasoning: appleSystemReasoning)
     }
 
     static let applePCC: BackendFactory = { config, _ in
-        UnavailableBackend(config: config, reason: "FoundationModels is not available on this platform (Private Cloud Compute needs macOS, iOS or visionOS 27 and a signed app)")
+        UnavailableBackend(config: config, reason: "FoundationModels is not available on this platform (Private Cloud Compute needs macOS, iOS or visionOS 27 and a signed app)",
+                           reasoning: applePCCReasoning)
+    }
+
+    /// DESIGN.md's table: the on-device model has no reasoning.
+    static let appleSystemReasoning: @Sendable (ReasoningLevel) -> ReasoningSupport = { level in
+        level == .none ? .supported("no reasoning level")
+            : .unsupported("the on-device system model has no reasoning levels")
+    }
+
+    /// DESIGN.md's table: PCC takes `ContextOptions.ReasoningLevel`.
+    static let applePCCReasoning: @Sendable (ReasoningLevel) -> ReasoningSupport = { level in
+        level == .none ? .supported("no reasoning level") : .supported("ContextOptions reasoning level .\(level.rawValue)")
     }
 }

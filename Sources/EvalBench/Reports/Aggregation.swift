@@ -46,6 +46,7 @@ private struct GroupAccumulator {
     var summary: GroupSummary
     var latenciesMs: [Double] = []
     var ttftsMs: [Double] = []
+    var ttfasMs: [Double] = []
     var turns: [Int: TurnAccumulator] = [:]
 
     init(group: SummaryGroupKey) {
@@ -55,6 +56,8 @@ private struct GroupAccumulator {
     mutating func add(_ result: RequestResult) {
         if summary.model == nil { summary.model = result.model }
         summary.usage.add(result.usage)
+        if result.usage.reasoningTokens != nil { summary.requestsReportingReasoning += 1 }
+        if result.usage.outputTokens != nil { summary.requestsReportingOutput += 1 }
         if let cost = result.costUSD { summary.costUSD = (summary.costUSD ?? 0) + cost }
         if result.status == .error, let kind = result.errorKind {
             summary.errorCounts[kind, default: 0] += 1
@@ -63,6 +66,7 @@ private struct GroupAccumulator {
         let succeeded = result.status == .pass || result.status == .fail
         if succeeded, let latency = result.timing?.latencyMs { latenciesMs.append(latency) }
         if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
+        if succeeded, let ttfa = result.timing?.ttfaMs { ttfasMs.append(ttfa) }
         if result.turns > 1 {
             turns[result.turn, default: TurnAccumulator()].add(result, succeeded: succeeded)
         }
@@ -93,6 +97,9 @@ private struct GroupAccumulator {
         summary.latencyP95Ms = percentile(95, of: latencies)
         summary.ttftP50Ms = percentile(50, of: ttfts)
         summary.ttftP95Ms = percentile(95, of: ttfts)
+        let ttfas = ttfasMs.sorted()
+        summary.ttfaP50Ms = percentile(50, of: ttfas)
+        summary.ttfaP95Ms = percentile(95, of: ttfas)
         summary.turns = turns.keys.sorted().compactMap { turn in
             turns[turn].map { $0.summary(turn: turn) }
         }

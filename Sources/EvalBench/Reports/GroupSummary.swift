@@ -29,6 +29,14 @@ public struct GroupSummary: Sendable, Equatable {
     public var ttftP50Ms: Double?
     /// Nearest-rank 95th-percentile TTFT over the successful requests.
     public var ttftP95Ms: Double?
+    /// Nearest-rank median time to the first answer token over the successful requests.
+    public var ttfaP50Ms: Double?
+    /// Nearest-rank 95th-percentile time to the first answer token over the successful requests.
+    public var ttfaP95Ms: Double?
+    /// Requests that reported reasoning tokens, and those that reported output tokens: the
+    /// denominators of the per-request token means.
+    public var requestsReportingReasoning = 0
+    public var requestsReportingOutput = 0
     /// Token sums and the token-weighted cache-hit ratio over all its requests.
     public var usage = UsageTotals()
     /// Σ cost; nil when no request had one.
@@ -39,6 +47,18 @@ public struct GroupSummary: Sendable, Equatable {
     public var firstErrorMessages: [ErrorKind: String] = [:]
     /// Per-turn cache behaviour of its multi-turn cases, by turn.
     public var turns: [TurnSummary] = []
+
+    /// Σ reasoning tokens / requests that reported them; nil when none did.
+    public var reasoningTokensPerRequest: Double? {
+        guard requestsReportingReasoning > 0, let sum = usage.reasoningTokens else { return nil }
+        return Double(sum) / Double(requestsReportingReasoning)
+    }
+
+    /// Σ output tokens / requests that reported them; nil when none did.
+    public var outputTokensPerRequest: Double? {
+        guard requestsReportingOutput > 0, let sum = usage.outputTokens else { return nil }
+        return Double(sum) / Double(requestsReportingOutput)
+    }
 
     /// An empty summary, before any result is counted.
     public init(group: SummaryGroupKey) {

@@ -12,15 +12,19 @@ public struct ReportInput: Sendable {
     /// A note per backend name shown in the report, such as its reasoning-level mapping or
     /// why it was unavailable.
     public var backendNotes: [String: String]
+    /// How each backend sent each reasoning level (backend → level name → what was sent, or
+    /// why it was skipped), for the reasoning section.
+    public var reasoningMappings: [String: [String: String]]
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
     public init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,
-                backendNotes: [String: String] = [:]) {
+                backendNotes: [String: String] = [:], reasoningMappings: [String: [String: String]] = [:]) {
         self.results = results
         self.suiteNames = suiteNames.isEmpty ? Self.suites(in: results) : suiteNames
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.backendNotes = backendNotes
+        self.reasoningMappings = reasoningMappings
     }
 
     private static func suites(in results: [RequestResult]) -> [String] {

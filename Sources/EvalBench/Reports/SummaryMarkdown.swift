@@ -12,6 +12,7 @@ public enum SummaryMarkdown {
             title(input, aggregate: aggregate),
             headline(aggregate),
             backendNotes(input, aggregate: aggregate),
+            reasoningLevels(input, aggregate: aggregate),
             cases(aggregate),
             cacheByTurn(aggregate),
             errors(aggregate),
@@ -71,6 +72,63 @@ public enum SummaryMarkdown {
             input.backendNotes[backend].map { "- **\(backend)**: " + MarkdownTable.escape($0) }
         }
         return "## Backends\n\n" + items.joined(separator: "\n") + "\n"
+    }
+
+    /// Per backend and variant, each level's mapping and what it adds over `none`; nil when the
+    /// whole run was at `none`.
+    private static func reasoningLevels(_ input: ReportInput, aggregate: RunAggregate) -> String? {
+        guard aggregate.groups.contains(where: { $0.group.reasoning != .none }) else { return nil }
+        var table = MarkdownTable([
+            ("Backend · variant", .left), ("Level", .left), ("Sent as", .left), ("Pass rate", .right),
+            ("Δ pass rate", .right), ("Latency p50 (ms)", .right), ("Δ latency", .right),
+            ("TTFA p50 (ms)", .right), ("Δ TTFA", .right), ("Reasoning tok/req", .right),
+            ("Δ reasoning tok", .right), ("Output tok/req", .right), ("Δ cost (USD)", .right),
+        ])
+        var order: [String] = []
+        var byBackendVariant: [String: [GroupSummary]] = [:]
+        for summary in aggregate.groups {
+            let key = "\(summary.group.backend) · \(summary.group.variant)"
+            if byBackendVariant[key] == nil { order.append(key) }
+            byBackendVariant[key, default: []].append(summary)
+        }
+        for key in order {
+            let summaries = byBackendVariant[key]!.sorted { $0.group.reasoning < $1.group.reasoning }
+            let baseline = summaries.first { $0.group.reasoning == .none }
+            for summary in summaries {
+                let level = summary.group.reasoning
+                let isBaseline = level == .none
+                func delta(_ value: Double?, _ base: Double?, places: Int = 1, suffix: String = "") -> String {
+                    if isBaseline { return "baseline" }
+                    guard let value, let base else { return "n/a" }
+                    return signed(value - base, places: places) + suffix
+                }
+                let sentAs = input.reasoningMappings[summary.group.backend]?[level.rawValue] ?? "n/a"
+                table.appendRow([
+                    key, level.rawValue, sentAs,
+                    summary.passRate.map { percentNumber($0) + "%" } ?? "n/a",
+                    delta(summary.passRate.map { $0 * 100 }, baseline?.passRate.map { $0 * 100 }, suffix: " pp"),
+                    milliseconds(summary.latencyP50Ms),
+                    delta(summary.latencyP50Ms, baseline?.latencyP50Ms),
+                    milliseconds(summary.ttfaP50Ms),
+                    delta(summary.ttfaP50Ms, baseline?.ttfaP50Ms),
+                    summary.reasoningTokensPerRequest.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
+                    delta(summary.reasoningTokensPerRequest, baseline?.reasoningTokensPerRequest),
+                    summary.outputTokensPerRequest.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
+                    delta(summary.costUSD, baseline?.costUSD, places: 6),
+                ])
+            }
+        }
+        return "## Reasoning levels\n\n"
+            + "What each level was sent as, and what it adds over `none` on the same backend and variant: "
+            + "medians over successful requests, tokens per request over the requests that reported them, "
+            + "pass-rate differences in percentage points. A level a backend cannot honour is skipped, with its reason.\n\n"
+            + table.text
+    }
+
+    /// `+12.5`, `-3.0`, `+0.0`.
+    private static func signed(_ value: Double, places: Int) -> String {
+        let text = DecimalText.fixed(abs(value), places: places) ?? "n/a"
+        return (value < 0 && text.contains(where: { $0 != "0" && $0 != "." }) ? "-" : "+") + text
     }
 
     private static func cases(_ aggregate: RunAggregate) -> String {

@@ -190,16 +190,20 @@ public enum EvalRun {
     /// Writes results.csv, summary.csv and summary.md from results and the run's metadata.
     public static func writeReports(_ results: [RequestResult], metadata: RunMetadata, to directory: URL) throws {
         var notes: [String: String] = [:]
+        var levelsRun: [String: Set<ReasoningLevel>] = [:]
+        for result in results { levelsRun[result.backend, default: []].insert(result.reasoning) }
         for backend in metadata.backends {
             var parts: [String] = ["kind \(backend.kind)"]
             if backend.availability != "available" { parts.append(backend.availability) }
-            let levels = ReasoningLevel.allCases.compactMap { level in backend.reasoning[level.rawValue].map { "\(level.rawValue) → \($0)" } }
+            let levels = ReasoningLevel.allCases.filter { levelsRun[backend.name]?.contains($0) ?? false }
+                .compactMap { level in backend.reasoning[level.rawValue].map { "\(level.rawValue) → \($0)" } }
             if !levels.isEmpty { parts.append("reasoning: " + levels.joined(separator: "; ")) }
             notes[backend.name] = parts.joined(separator: "; ")
         }
         let input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),
                                 startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? Date(),
-                                backendNotes: notes)
+                                backendNotes: notes,
+                                reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
         try ReportWriter.write(input, to: directory)
     }
 
