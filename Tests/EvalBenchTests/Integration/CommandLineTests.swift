@@ -90,6 +90,28 @@ struct CommandLineTests {
         #expect(server.requests.isEmpty)
     }
 
+    @Test("--reasoning with an unknown level exits 2 with a suggestion; plan prints each level's mapping")
+    func reasoningArguments() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-reasoning")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try write(fakeConfig(server, extra: #", "reasoning": {"moderate": {"unsupported": "no medium here"}}"#),
+                  to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let bad = try runToEnd(["run", "s.json", "--reasoning", "none,deeep", "--no-progress"], in: directory)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("unknown reasoning level 'deeep' (did you mean 'deep'?)"), "\(bad.stderr)")
+        #expect(server.requests.isEmpty)
+        let plan = try runToEnd(["plan", "s.json", "--reasoning", "none,moderate,deep"], in: directory)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("s/a/default/fake/deep/1\t1"))
+        #expect(plan.stdout.contains("3 case runs, 3 requests"))
+        #expect(plan.stdout.contains("reasoning fake/none: reasoning_effort omitted"))
+        #expect(plan.stdout.contains("reasoning fake/moderate: skipped: no medium here"))
+        #expect(plan.stdout.contains(#"reasoning fake/deep: reasoning_effort: "high""#))
+    }
+
     @Test("an unset API key variable and an unknown backend exit 2 without naming any secret")
     func configErrors() throws {
         let directory = PackagePaths.temporaryDirectory("cli-config")
