@@ -172,7 +172,9 @@ extension LoopbackNetworkTests {
         try Data("""
         { "backends": [ { "name": "srv", "kind": "openai", "model": "m", "baseURL": "\(server.baseURL.absoluteString)/v1",
             "reasoning": { "moderate": { "unsupported": "this deployment has no medium effort" },
-                           "deep": { "effort": "high", "extraBody": { "reasoning_budget_tokens": 1024 } } } } ] }
+                           "deep": { "effort": "high", "extraBody": { "reasoning_budget_tokens": 1024 } } } },
+          { "name": "plain", "kind": "openai", "model": "plain-model", "baseURL": "\(server.baseURL.absoluteString)/v1",
+            "sendReasoningNone": true } ] }
         """.utf8).write(to: URL(fileURLWithPath: configPath))
         let out = directory.appendingPathComponent("out").path
         let request = RunRequest(suitePaths: [suitePath], configPath: configPath,
@@ -180,8 +182,11 @@ extension LoopbackNetworkTests {
         let loaded = try EvalRun.load(request)
         let outcome = try await EvalRun.execute(loaded, request, transport: URLSessionStreamTransport())
 
-        let byLevel = Dictionary(uniqueKeysWithValues: outcome.results.map { ($0.reasoning, $0) })
+        let byLevel = Dictionary(uniqueKeysWithValues: outcome.results.filter { $0.backend == "srv" }.map { ($0.reasoning, $0) })
         #expect(byLevel.count == 4)
+        #expect(outcome.results.filter { $0.backend == "plain" }.map(\.status) == [.pass, .pass, .pass, .pass])
+        let plainEfforts = server.requests.filter { $0.model == "plain-model" }.map { $0.reasoningEffort ?? "omitted" }
+        #expect(plainEfforts.sorted() == ["high", "low", "medium", "none"], "every level's default mapping, as received")
         #expect(byLevel[.none]?.status == .pass)
         #expect(byLevel[.light]?.status == .pass)
         #expect(byLevel[.deep]?.status == .pass)
@@ -193,7 +198,7 @@ extension LoopbackNetworkTests {
         let ttft = try #require(byLevel[.deep]?.timing?.ttftMs)
         #expect(ttfa > ttft, "reasoning streams first: the answer comes later than the first token")
 
-        let bodies = server.requests.map { (try? JSONSerialization.jsonObject(with: $0.http.body)) as? [String: Any] ?? [:] }
+        let bodies = server.requests.filter { $0.model == "m" }.map { (try? JSONSerialization.jsonObject(with: $0.http.body)) as? [String: Any] ?? [:] }
         #expect(bodies.count == 3, "the skipped level sends nothing")
         #expect(Set(bodies.map { $0["reasoning_effort"] as? String ?? "omitted" }) == ["omitted", "low", "high"])
         let deepBody = try #require(bodies.first { $0["reasoning_effort"] as? String == "high" })
@@ -206,6 +211,6 @@ extension LoopbackNetworkTests {
         #expect(summary.contains("| srv · default | moderate | skipped (this deployment has no medium effort) |"))
         #expect(summary.contains("| srv · default | none | reasoning_effort omitted | 100.0% | baseline |"))
         let csv = try String(contentsOfFile: out + "/summary.csv", encoding: .utf8)
-        #expect(csv.split(whereSeparator: \.isNewline).count == 5, "a header and one row per backend × level")
+        #expect(csv.split(whereSeparator: \.isNewline).count == 9, "a header and one row per backend × level")
     }
 }
