@@ -1,0 +1,121 @@
+import Foundation
+
+/// One `GenerateContentResponse` of a Gemini stream (each `data:` event), as far as evalbench
+/// reads it. Every field is optional: chunks differ in what they carry.
+struct GeminiChunk: Decodable {
+    var candidates: [Candidate]?
+    var promptFeedback: PromptFeedback?
+    var usageMetadata: GeminiUsage?
+    var modelVersion: String?
+    /// An error sent as an event after HTTP 200.
+    var error: GeminiErrorBody?
+
+    struct Candidate: Decodable {
+        var content: Content?
+        var finishReason: String?
+        var finishMessage: String?
+        var index: Int?
+    }
+
+    struct Content: Decodable {
+        var parts: [Part]?
+        var role: String?
+    }
+
+    struct Part: Decodable {
+        var text: String?
+        /// True for a thought summary (sent with `includeThoughts`).
+        var thought: Bool?
+        var functionCall: FunctionCall?
+    }
+
+    /// Only its presence matters: a function call is streamed output for TTFT.
+    struct FunctionCall: Decodable {}
+
+    /// Why the prompt itself was blocked; such a response has no candidates.
+    struct PromptFeedback: Decodable {
+        var blockReason: String?
+        var blockReasonMessage: String?
+    }
+}
+
+/// `usageMetadata`. The API writes proto3 JSON, which leaves out a count that is 0.
+struct GeminiUsage: Decodable {
+    var promptTokenCount: Int?
+    var cachedContentTokenCount: Int?
+    var candidatesTokenCount: Int?
+    var thoughtsTokenCount: Int?
+    var toolUsePromptTokenCount: Int?
+    var totalTokenCount: Int?
+}
+
+/// The usage of a Gemini response, normalised (DESIGN.md, "Metrics").
+enum GeminiUsageNormaliser {
+    /// `promptTokenCount` already includes `cachedContentTokenCount`; tool-use prompt tokens
+    /// are counted apart from it (`totalTokenCount` adds them), so input adds them back.
+    /// Output is `candidatesTokenCount + thoughtsTokenCount`, thoughts being the reasoning.
+    ///
+    /// With no `usageMetadata` every figure is nil. When one was sent, a missing count is 0,
+    /// not unknown: proto3 JSON omits zero values, and the API documents
+    /// `cachedContentTokenCount` as 0 when nothing was served from the cache. Reading it as
+    /// nil would leave cache misses out of the aggregate hit ratio and overstate it.
+    static func usage(_ usage: GeminiUsage?) -> Usage {
+        guard let usage else { return Usage() }
+        let counts = [usage.promptTokenCount, usage.cachedContentTokenCount, usage.candidatesTokenCount,
+                      usage.thoughtsTokenCount, usage.toolUsePromptTokenCount, usage.totalTokenCount]
+        guard counts.contains(where: { $0 != nil }) else { return Usage() }
+        let thoughts = usage.thoughtsTokenCount ?? 0
+        return Usage(inputTokens: (usage.promptTokenCount ?? 0) + (usage.toolUsePromptTokenCount ?? 0),
+                     cachedInputTokens: usage.cachedContentTokenCount ?? 0,
+                     outputTokens: (usage.candidatesTokenCount ?? 0) + thoughts,
+                     reasoningTokens: thoughts, source: .reported)
+    }
+}
+
+/// Google's error object, `{"error": {"code", "message", "status", "details"}}`, over HTTP
+/// and as a stream event.
+struct GeminiErrorBody: Decodable {
+    var code: Int?
+    var message: String?
+    /// The canonical status name: `RESOURCE_EXHAUSTED`, `UNAVAILABLE`, `INVALID_ARGUMENT`, …
+    var status: String?
+    var details: [Detail]?
+
+    /// One `google.rpc` detail; `@type` says which fields it has.
+    struct Detail: Decodable {
+        var type: String?
+        /// `google.rpc.RetryInfo`: a protobuf duration such as `"13s"` or `"45.837906927s"`.
+        var retryDelay: String?
+        /// `google.rpc.QuotaFailure`: the quotas that were exceeded.
+        var violations: [Violation]?
+        /// `google.rpc.ErrorInfo`: a machine-readable reason such as `API_KEY_INVALID`.
+        var reason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case type = "@type"
+            case retryDelay, violations, reason
+        }
+
+        /// Lenient: a detail of a shape not read here must not hide the error it belongs to.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try? container.decode(String.self, forKey: .type)
+            retryDelay = try? container.decode(String.self, forKey: .retryDelay)
+            violations = try? container.decode([Violation].self, forKey: .violations)
+            reason = try? container.decode(String.self, forKey: .reason)
+        }
+    }
+
+    struct Violation: Decodable {
+        var quotaMetric: String?
+        var quotaId: String?
+    }
+
+    /// The body of an error response: `{"error": …}`, or the same wrapped in an array, as
+    /// the streaming endpoint sometimes sends it.
+    static func decode(_ data: Data, decoder: JSONDecoder = JSONDecoder()) -> GeminiErrorBody? {
+        struct Envelope: Decodable { var error: GeminiErrorBody? }
+        if let envelope = try? decoder.decode(Envelope.self, from: data), let error = envelope.error { return error }
+        return (try? decoder.decode([Envelope].self, from: data))?.compactMap(\.error).first
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// Feeds a Gemini stream to the reader piece by piece, each piece stamped as arriving `ms`
+/// after the request started.
+private func read(_ pieces: [(ms: Double, text: String)], status: Int = 200,
+                  headers: [String: String] = [:]) -> Result<ModelResponse, BackendFailure> {
+    let stopwatch = Stopwatch()
+    let base = DispatchTime.now().uptimeNanoseconds
+    var reader = GeminiStreamReader(backend: "gem", model: "gemini-2.5-flash", stopwatch: stopwatch)
+    if let failure = reader.consume(.response(status: status, headers: headers)) { return .failure(failure) }
+    for piece in pieces {
+        let nanos = base + UInt64(piece.ms * 1_000_000)
+        if let failure = reader.consume(.bytes(Data(piece.text.utf8), receivedAtNanos: nanos)) { return .failure(failure) }
+    }
+    return reader.finish()
+}
+
+/// One `data:` event of a GenerateContentResponse with these parts.
+private func chunk(_ parts: String, finish: String? = nil, usage: String? = nil, model: String = "gemini-2.5-flash-001") -> String {
+    var candidate = #"{"content":{"parts":\#(parts),"role":"model"},"index":0"#
+    if let finish { candidate += #","finishReason":"\#(finish)""# }
+    candidate += "}"
+    var object = #"{"candidates":[\#(candidate)],"modelVersion":"\#(model)""#
+    if let usage { object += #","usageMetadata":\#(usage)"# }
+    return "data: " + object + "}\r\n\r\n"
+}
+
+private func failureOf(_ result: Result<ModelResponse, BackendFailure>) -> BackendFailure? {
+    if case let .failure(failure) = result { return failure }
+    Issue.record("expected a failure, got \(result)")
+    return nil
+}
+
+@Suite("Gemini stream reading")
+struct GeminiStreamReaderTests {
+    @Test("a thought part sets TTFT but not TTFA; the answer part sets TTFA")
+    func thoughtFirst() throws {
+        let response = try read([
+            (12, chunk(#"[{"text":"**Thinking** about capitals","thought":true}]"#)),
+            (30, chunk(#"[{"text":" more","thought":true}]"#)),
+            (85, chunk(#"[{"text":"Par"}]"#)),
+            (90, chunk(#"[{"text":"is"}]"#)),
+            (95, chunk(#"[{"text":""}]"#, finish: "STOP")),
+        ]).get()
+        let ttft = try #require(response.timing.ttftMs)
+        let ttfa = try #require(response.timing.ttfaMs)
+        #expect(abs(ttft - 12) < 0.5)
+        #expect(abs(ttfa - 85) < 0.5)
+        let latency = try #require(response.timing.latencyMs)
+        #expect(abs(latency - 95) < 0.5)
+        #expect(response.text == "Paris")
+        #expect(response.reasoningText == "**Thinking** about capitals more")
+        #expect(response.finishReason == "STOP")
+        #expect(response.model == "gemini-2.5-flash-001", "modelVersion is the reported model")
+    }
+
+    @Test("an empty first part is not a token, and a function call part is")
+    func emptyAndFunctionCall() throws {
+        let response = try read([
+            (5, chunk(#"[{"text":""}]"#)),
+            (20, chunk(#"[{"functionCall":{"name":"lookup","args":{}}}]"#)),
+            (50, chunk(#"[{"text":"done"}]"#, finish: "STOP")),
+        ]).get()
+        #expect(abs((response.timing.ttftMs ?? 0) - 20) < 0.5)
+        #expect(abs((response.timing.ttfaMs ?? 0) - 50) < 0.5)
+    }
+
+    @Test("900 of 1,000 prompt tokens from the cache is a cache-hit ratio of 0.9; output is candidates + thoughts")
+    func usageNormalisation() throws {
+        let usage = #"{"promptTokenCount":1000,"cachedContentTokenCount":900,"candidatesTokenCount":40,"thoughtsTokenCount":160,"totalTokenCount":1200}"#
+        let response = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP", usage: usage))]).get()
+        #expect(response.usage == Usage(inputTokens: 1000, cachedInputTokens: 900, outputTokens: 200, reasoningTokens: 160, source: .reported))
+        #expect(response.usage.cacheHitRatio == 0.9)
+    }
+
+    @Test("the last usageMetadata wins; tool-use prompt tokens count as input")
+    func lastUsageAndToolUse() throws {
+        let response = try read([
+            (1, chunk(#"[{"text":"a"}]"#, usage: #"{"promptTokenCount":50,"totalTokenCount":50}"#)),
+            (2, chunk(#"[{"text":"b"}]"#, finish: "MAX_TOKENS",
+                      usage: #"{"promptTokenCount":50,"toolUsePromptTokenCount":30,"candidatesTokenCount":2,"totalTokenCount":82}"#)),
+        ]).get()
+        #expect(response.usage.inputTokens == 80)
+        #expect(response.usage.outputTokens == 2)
+        #expect(response.finishReason == "MAX_TOKENS", "MAX_TOKENS is an answer cut at the limit, not an error")
+    }
+
+    @Test("counts left out of a reported usageMetadata are 0 (proto3 omits zeros); no usageMetadata leaves every figure nil")
+    func missingFigures() throws {
+        let partial = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP",
+                                          usage: #"{"promptTokenCount":12,"candidatesTokenCount":3,"totalTokenCount":15}"#))]).get()
+        #expect(partial.usage == Usage(inputTokens: 12, cachedInputTokens: 0, outputTokens: 3, reasoningTokens: 0, source: .reported))
+        #expect(partial.usage.cacheHitRatio == 0)
+        let none = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP"))]).get()
+        #expect(none.usage == Usage())
+        #expect(none.usage.source == nil)
+        #expect(none.usage.cacheHitRatio == nil)
+        let empty = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP", usage: "{}"))]).get()
+        #expect(empty.usage == Usage(), "an empty usageMetadata reports nothing")
+    }
+
+    @Test("events split byte by byte with CRLF line ends are read whole")
+    func splitEvents() throws {
+        let text = chunk(#"[{"text":"Hel"}]"#) + chunk(#"[{"text":"lo"}]"#, finish: "STOP")
+        let pieces = Array(text).enumerated().map { (ms: Double($0.offset) * 0.01, text: String($0.element)) }
+        #expect(try read(pieces).get().text == "Hello")
+    }
+
+    @Test("safety-type finish reasons are guardrail failures", arguments: [
+        "SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "RECITATION",
+    ])
+    func guardrailFinish(reason: String) throws {
+        let result = read([(1, chunk(#"[{"text":"partial"}]"#)), (2, chunk(#"[{"text":""}]"#, finish: reason))])
+        let failure = try #require(failureOf(result))
+        #expect(failure.kind == .guardrail)
+        #expect(failure.message.contains(reason))
+        #expect(failure.timing?.ttftMs != nil, "measurements up to the block are kept")
+    }
+
+    @Test("finish reasons that are not guardrails map to their kinds", arguments: [
+        ("MALFORMED_FUNCTION_CALL", ErrorKind.decoding), ("UNEXPECTED_TOOL_CALL", .decoding),
+        ("LANGUAGE", .badRequest), ("OTHER", .server),
+    ])
+    func otherFinish(reason: String, kind: ErrorKind) throws {
+        let failure = try #require(failureOf(read([(1, chunk(#"[{"text":""}]"#, finish: reason))])))
+        #expect(failure.kind == kind)
+    }
+
+    @Test("an unknown finish reason after an answer keeps the answer and records the reason")
+    func unknownFinishWithAnswer() throws {
+        let response = try read([(1, chunk(#"[{"text":"ok"}]"#, finish: "OTHER"))]).get()
+        #expect(response.text == "ok")
+        #expect(response.finishReason == "OTHER")
+    }
+
+    @Test("a blocked prompt is a guardrail failure naming the block reason", arguments: [
+        "SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "OTHER",
+    ])
+    func promptBlocked(reason: String) throws {
+        let event = #"data: {"promptFeedback":{"blockReason":"\#(reason)"},"usageMetadata":{"promptTokenCount":8,"totalTokenCount":8},"modelVersion":"m"}"# + "\r\n\r\n"
+        let failure = try #require(failureOf(read([(1, event)])))
+        #expect(failure.kind == .guardrail)
+        #expect(failure.message.contains("blockReason \(reason)"))
+    }
+
+    @Test("an error event after HTTP 200 is classified like the HTTP error", arguments: [
+        (503, "UNAVAILABLE", "The model is overloaded. Please try again later.", ErrorKind.overloaded),
+        (429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", .rateLimited),
+        (500, "INTERNAL", "An internal error has occurred.", .server),
+        (400, "INVALID_ARGUMENT", "The input token count (2000000) exceeds the maximum number of tokens allowed (1048576).", .contextOverflow),
+    ])
+    func errorEvent(code: Int, status: String, message: String, kind: ErrorKind) throws {
+        let event = #"data: {"error":{"code":\#(code),"message":"\#(message)","status":"\#(status)"}}"# + "\r\n\r\n"
+        let failure = try #require(failureOf(read([(1, chunk(#"[{"text":"par"}]"#)), (2, event)])))
+        #expect(failure.kind == kind)
+        #expect(failure.message.contains("error event in the stream"))
+        #expect(failure.timing?.ttftMs != nil)
+    }
+
+    @Test("a bare JSON error appended after the last event is found when the stream ends")
+    func bareErrorTail() throws {
+        let tail = "{\n  \"error\": {\n    \"code\": 503,\n    \"message\": \"This model is currently experiencing high demand.\",\n    \"status\": \"UNAVAILABLE\"\n  }\n}\n"
+        let failure = try #require(failureOf(read([(1, chunk(#"[{"text":"Ok"}]"#)), (2, tail)])))
+        #expect(failure.kind == .overloaded)
+    }
+
+    @Test("a stream that ends with no candidate finishReason is a network failure, ended mid-stream")
+    func truncated() throws {
+        let failure = try #require(failureOf(read([(1, chunk(#"[{"text":"half an ans"}]"#))])))
+        #expect(failure.kind == .network)
+        #expect(failure.message.contains("ended mid-stream"))
+    }
+
+    @Test("a data event that is not JSON is a decoding failure")
+    func malformed() throws {
+        let failure = try #require(failureOf(read([(1, "data: {not json\r\n\r\n")])))
+        #expect(failure.kind == .decoding)
+    }
+
+    @Test("an HTTP error status is classified from its Google error body")
+    func httpError() throws {
+        let body = #"{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}"#
+        let failure = try #require(failureOf(read([(1, body)], status: 503)))
+        #expect(failure.kind == .overloaded)
+        #expect(failure.httpStatus == 503)
+        #expect(failure.message.contains("UNAVAILABLE"))
+    }
+}
