@@ -132,6 +132,12 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 
+    /// The root URL of the running server (`http://127.0.0.1:<port>/`, which serves
+    /// `/v1/chat/completions` and `/v1/messages`) once `prepare()` started it; nil before.
+    public var serverURL: URL? {
+        lock.withLock { client?.baseURL.deletingLastPathComponent() }
+    }
+
     public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         level == .none ? .supported("reasoning_effort omitted")
             : .unsupported("\(name): Gemma-class models served by llama-server have no reasoning levels")
