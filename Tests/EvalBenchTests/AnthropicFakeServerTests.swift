@@ -45,6 +45,31 @@ private let paris = FakeAnthropicServer.Script(steps: [.text("Paris")],
 extension LoopbackNetworkTests {
     @Suite("Anthropic backend against a scripted Messages server")
     struct AnthropicFakeServerTests {
+        @Test("the fake streams Anthropic's wire format: message_start, a thinking block closed by its signature, a text block, message_delta, message_stop; other paths are 404")
+        func wireFormat() async throws {
+            let server = try startedServer([.init(steps: [.thinking("hm"), .text("Pa"), .text("ris")],
+                                                  usage: .init(inputTokens: 3, cacheReadInputTokens: 40, outputTokens: 9))])
+            defer { server.stop() }
+            var parser = SSEParser()
+            var events: [SSEEvent] = []
+            for try await event in URLSessionStreamTransport().stream(HTTPStreamRequest(url: server.messagesURL, body: Data("{}".utf8))) {
+                if case let .bytes(bytes, _) = event { events += parser.feed(bytes) }
+            }
+            #expect(events.map { $0.event ?? "" } == [
+                "message_start", "ping", "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
+                "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop",
+            ])
+            #expect(events[4].data.contains("signature_delta"))
+            #expect(events[6].data.contains(#""index":1"#))
+            #expect(events[0].data.contains(#""cache_read_input_tokens":40"#))
+            #expect(events[10].data.contains(#""output_tokens":9"#))
+            var status: Int?
+            for try await event in URLSessionStreamTransport().stream(HTTPStreamRequest(url: server.baseURL.appendingPathComponent("v1/complete"))) {
+                if case let .response(code, _) = event { status = code }
+            }
+            #expect(status == 404)
+        }
+
         // MARK: Failures and retries
 
         @Test("a 529 overloaded_error is retried and then succeeds; attempts are recorded")
