@@ -31,6 +31,7 @@ public struct BackendContext: Sendable {
 public enum BackendRegistry {
     public static let factories: [String: BackendFactory] = [
         "openai": OpenAIBackend.make,
+        "anthropic": AnthropicBackend.make,
         "gemini": GeminiBackend.make,
         "llama-server": LlamaServerBackend.make,
         "apple-system": UnavailableBackend.appleSystem,

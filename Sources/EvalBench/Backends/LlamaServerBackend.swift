@@ -152,6 +152,12 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 
+    /// The root URL of the running server (`http://127.0.0.1:<port>/`, which serves
+    /// `/v1/chat/completions` and `/v1/messages`) once `prepare()` started it; nil before.
+    public var serverURL: URL? {
+        lock.withLock { client?.baseURL.deletingLastPathComponent() }
+    }
+
     /// Levels go out as the `openai` kind sends them. Above `none`, a level the config does not
     /// map itself runs only when the model's chat template takes `reasoning_effort` (llama-server
     /// would otherwise ignore it, and the "level" would measure nothing).

@@ -1,0 +1,185 @@
+import Foundation
+
+/// Anthropic's Messages API, streamed (`POST {baseURL}/v1/messages`, `stream: true`); also
+/// llama.cpp's `llama-server`, which serves the same API at `/v1/messages`.
+///
+/// `baseURL` is the server root without `/v1` (`https://api.anthropic.com`,
+/// `http://127.0.0.1:8080`), as in Anthropic's SDKs; a base URL that already ends in `/v1`
+/// is accepted and not doubled.
+public struct AnthropicBackend: Backend {
+    public static let defaultBaseURL = URL(string: "https://api.anthropic.com")!
+    /// Sent as `anthropic-version` unless the config's `headers` name another.
+    public static let apiVersion = "2023-06-01"
+    /// `max_tokens` when the case sets no `maxOutputTokens`: Anthropic requires the field.
+    public static let defaultMaxTokens = 4096
+
+    public let name: String
+    public let kind = "anthropic"
+    public let model: String?
+    public let concurrency: Int
+    let baseURL: URL
+    let apiKey: String?
+    let headers: [String: String]
+    /// Whether `cache_control` breakpoints go on the instructions and the newest message.
+    let promptCache: Bool
+    let extraBody: [String: JSONValue]
+    /// Per-level overrides of the reasoning mapping, keyed by level name.
+    let reasoning: [String: ReasoningOverride]
+    let transport: any HTTPStreaming
+
+    public init(name: String, model: String, baseURL: URL = AnthropicBackend.defaultBaseURL, apiKey: String?,
+                headers: [String: String] = [:], concurrency: Int, promptCache: Bool = true,
+                extraBody: [String: JSONValue] = [:], reasoning: [String: ReasoningOverride] = [:],
+                transport: any HTTPStreaming) {
+        self.name = name
+        self.model = model
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.headers = headers
+        self.concurrency = concurrency
+        self.promptCache = promptCache
+        self.extraBody = extraBody
+        self.reasoning = reasoning
+        self.transport = transport
+    }
+
+    public func prepare() async -> Availability { .available }
+
+    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+        let mapping = AnthropicReasoning(level: level, override: reasoning[level.rawValue])
+        if let reason = mapping.unsupported { return .unsupported("\(name): \(reason)") }
+        return .supported(mapping.description)
+    }
+
+    public func startConversation() async -> any Conversation {
+        AnthropicConversation(backend: self)
+    }
+
+    public func shutdown() async {}
+
+    /// `{baseURL}/v1/messages`.
+    var messagesURL: URL {
+        baseURL.lastPathComponent == "v1" ? baseURL.appendingPathComponent("messages")
+            : baseURL.appendingPathComponent("v1/messages")
+    }
+
+    /// The JSON body of a streamed Messages request.
+    func body(for request: ModelRequest) -> [String: Any] {
+        let options = request.options
+        var systemParts = request.instructions.map { [$0] } ?? []
+        var messages: [[String: Any]] = []
+        for (index, message) in request.messages.enumerated() {
+            // The Messages API has no system role in `messages`: such turns join `system`.
+            guard message.role != .system else {
+                systemParts.append(message.content)
+                continue
+            }
+            let isNewest = index == request.messages.count - 1
+            messages.append(["role": message.role.rawValue,
+                             "content": isNewest && promptCache ? Self.cachedBlocks(message.content) : message.content])
+        }
+        var body: [String: Any] = [
+            "model": model ?? "",
+            "max_tokens": options.maxOutputTokens ?? Self.defaultMaxTokens,
+            "stream": true,
+            "messages": messages,
+        ]
+        let system = systemParts.filter { !$0.isEmpty }.joined(separator: "\n\n")
+        if !system.isEmpty { body["system"] = promptCache ? Self.cachedBlocks(system) : system }
+
+        let mapping = AnthropicReasoning(level: request.reasoning, override: reasoning[request.reasoning.rawValue])
+        body["thinking"] = mapping.thinkingObject
+        if let effort = mapping.effort { body["output_config"] = ["effort": effort] }
+        // With thinking on, Anthropic accepts no temperature but 1 and no top_p below 0.95.
+        if let temperature = options.temperature, !mapping.thinkingIsOn || temperature == 1 {
+            body["temperature"] = temperature
+        }
+        if let topP = options.topP, !mapping.thinkingIsOn || topP >= 0.95 { body["top_p"] = topP }
+        if let stop = options.stop, !stop.isEmpty { body["stop_sequences"] = stop }
+        RequestBody.merge(extraBody, into: &body)
+        if let levelBody = mapping.extraBody { RequestBody.merge(levelBody, into: &body) }
+        return body
+    }
+
+    /// One text block carrying an ephemeral cache breakpoint.
+    private static func cachedBlocks(_ text: String) -> [[String: Any]] {
+        [["type": "text", "text": text, "cache_control": ["type": "ephemeral"]]]
+    }
+
+    func httpRequest(for request: ModelRequest) throws -> HTTPStreamRequest {
+        var headers = ["content-type": "application/json", "accept": "text/event-stream",
+                       "anthropic-version": Self.apiVersion]
+        for (name, value) in self.headers {
+            // Header names are case-insensitive: a configured one replaces a default of any case.
+            for existing in headers.keys where existing.lowercased() == name.lowercased() {
+                headers.removeValue(forKey: existing)
+            }
+            headers[name] = value
+        }
+        if let apiKey { headers["x-api-key"] = apiKey }
+        let data = try JSONSerialization.data(withJSONObject: body(for: request), options: [.sortedKeys])
+        return HTTPStreamRequest(url: messagesURL, method: "POST", headers: headers, body: data,
+                                 timeoutSeconds: request.timeoutSeconds)
+    }
+}
+
+/// The Messages API keeps no session state: each request carries the whole history.
+struct AnthropicConversation: Conversation {
+    let backend: AnthropicBackend
+
+    func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
+        let httpRequest: HTTPStreamRequest
+        do {
+            httpRequest = try backend.httpRequest(for: request)
+        } catch {
+            return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
+        }
+        let stopwatch = Stopwatch()
+        var reader = AnthropicStreamReader(backend: backend.name, stopwatch: stopwatch)
+        let result: Result<ModelResponse, BackendFailure>
+        do {
+            var failed: BackendFailure?
+            for try await event in backend.transport.stream(httpRequest) {
+                failed = reader.consume(event)
+                if failed != nil { break }
+            }
+            result = failed.map { .failure($0) } ?? reader.finish()
+        } catch let failure as BackendFailure {
+            result = .failure(reader.failing(failure))
+        } catch is CancellationError {
+            result = .failure(reader.failing(BackendFailure(kind: .cancelled, message: "\(backend.name): cancelled")))
+        } catch {
+            result = .failure(reader.failing(BackendFailure(kind: .network, message: "\(backend.name): \(error.localizedDescription)")))
+        }
+        return result.mapError(redactingKey)
+    }
+
+    /// A server may echo what it was sent; the API key never reaches a message.
+    private func redactingKey(_ failure: BackendFailure) -> BackendFailure {
+        guard let key = backend.apiKey, !key.isEmpty, failure.message.contains(key) else { return failure }
+        var redacted = failure
+        redacted.message = failure.message.replacingOccurrences(of: key, with: "[redacted]")
+        return redacted
+    }
+}
+
+extension AnthropicBackend {
+    static let make: BackendFactory = { config, context in
+        guard let model = config.model, !model.isEmpty else {
+            throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' (kind anthropic) has no model",
+                             fix: "set model, e.g. \"claude-sonnet-4-5\"")
+        }
+        var baseURL = defaultBaseURL
+        if let text = config.baseURL {
+            guard let url = URL(string: text), url.scheme != nil else {
+                throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
+                                 fix: "set baseURL to the server root, e.g. \"https://api.anthropic.com\" or \"http://127.0.0.1:8080\"")
+            }
+            baseURL = url
+        }
+        return AnthropicBackend(name: config.name, model: model, baseURL: baseURL, apiKey: context.apiKey(for: config),
+                                headers: config.headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
+                                promptCache: config.promptCache != "off", extraBody: config.extraBody ?? [:],
+                                reasoning: config.reasoning ?? [:], transport: context.transport)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// One event of a streamed Anthropic Messages response (the JSON of its `data:` line), as far
+/// as evalbench reads it. Every field but `type` is optional: servers differ in what they send.
+struct AnthropicEvent: Decodable {
+    /// `message_start`, `content_block_start`, `content_block_delta`, `content_block_stop`,
+    /// `message_delta`, `message_stop`, `ping` or `error`.
+    var type: String?
+    /// `message_start`: the message shell with the model and the input usage.
+    var message: Message?
+    /// `content_block_start`: the block being opened.
+    var contentBlock: ContentBlock?
+    /// `content_block_delta`: a piece of a block; `message_delta`: the stop reason.
+    var delta: Delta?
+    /// `message_delta`: cumulative usage (output tokens; some servers repeat input figures).
+    var usage: AnthropicUsage?
+    /// `error`: an error sent after HTTP 200.
+    var error: AnthropicErrorBody?
+
+    enum CodingKeys: String, CodingKey {
+        case type, message, delta, usage, error
+        case contentBlock = "content_block"
+    }
+
+    struct Message: Decodable {
+        var model: String?
+        var usage: AnthropicUsage?
+    }
+
+    /// `text`, `thinking`, `redacted_thinking`, `tool_use`, or a kind evalbench does not know.
+    struct ContentBlock: Decodable {
+        var type: String?
+        var text: String?
+        var thinking: String?
+    }
+
+    /// `text_delta`, `thinking_delta`, `signature_delta`, `input_json_delta`; or, in
+    /// `message_delta`, the stop reason.
+    struct Delta: Decodable {
+        var type: String?
+        var text: String?
+        var thinking: String?
+        var partialJSON: String?
+        var stopReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case type, text, thinking
+            case partialJSON = "partial_json"
+            case stopReason = "stop_reason"
+        }
+    }
+}
+
+/// The `usage` object of Anthropic responses. `input_tokens` excludes both cache figures.
+struct AnthropicUsage: Decodable, Equatable {
+    var inputTokens: Int?
+    var outputTokens: Int?
+    var cacheCreationInputTokens: Int?
+    var cacheReadInputTokens: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case inputTokens = "input_tokens"
+        case outputTokens = "output_tokens"
+        case cacheCreationInputTokens = "cache_creation_input_tokens"
+        case cacheReadInputTokens = "cache_read_input_tokens"
+    }
+
+    /// These figures with every one that `later` reports replaced by it: `message_delta`
+    /// carries cumulative counts that supersede those of `message_start`.
+    func updated(by later: AnthropicUsage) -> AnthropicUsage {
+        AnthropicUsage(inputTokens: later.inputTokens ?? inputTokens,
+                       outputTokens: later.outputTokens ?? outputTokens,
+                       cacheCreationInputTokens: later.cacheCreationInputTokens ?? cacheCreationInputTokens,
+                       cacheReadInputTokens: later.cacheReadInputTokens ?? cacheReadInputTokens)
+    }
+}
+
+/// The `error` object of `{"type": "error", "error": {"type": ..., "message": ...}}`, as
+/// Anthropic sends it in an error response and as a stream event. llama.cpp's
+/// `{"error": {"code": 400, "type": ..., "message": ...}}` decodes too.
+struct AnthropicErrorBody: Decodable {
+    var type: String?
+    var message: String?
+}
+
+/// The usage of an Anthropic response, normalised (DESIGN.md, "Metrics").
+enum AnthropicUsageNormaliser {
+    /// Total input is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`;
+    /// cached input is the cache reads. Anthropic reports no separate thinking count, so
+    /// reasoning tokens stay nil; output tokens include the thinking.
+    static func usage(_ usage: AnthropicUsage?) -> Usage {
+        guard let usage else { return Usage() }
+        let input = usage.inputTokens.map {
+            $0 + (usage.cacheReadInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0)
+        }
+        let anything = input != nil || usage.cacheReadInputTokens != nil
+            || usage.cacheCreationInputTokens != nil || usage.outputTokens != nil
+        return Usage(inputTokens: input, cachedInputTokens: usage.cacheReadInputTokens,
+                     cacheWriteInputTokens: usage.cacheCreationInputTokens, outputTokens: usage.outputTokens,
+                     reasoningTokens: nil, source: anything ? .reported : nil)
+    }
+}
