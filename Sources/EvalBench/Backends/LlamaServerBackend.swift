@@ -111,6 +111,7 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
             if await Self.isHealthy(baseURL) {
                 let client = OpenAIBackend(name: name, kind: kind, model: model,
                                            baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
+                                           headers: Self.requestHeaders,
                                            concurrency: concurrency, sendReasoningNone: config.sendReasoningNone ?? false,
                                            prefersConfiguredModelName: true,
                                            reasoningOverrides: config.reasoning ?? [:], extraBody: config.extraBody ?? [:],
@@ -127,6 +128,12 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
         await shutdown()
         return .unavailable("\(name): llama-server did not become healthy within \(Int(Self.startupTimeoutSeconds)) s; its log: \(logURL.path)")
     }
+
+    /// llama-server answers `Keep-Alive` but closes the connection after a streamed response;
+    /// a client that reuses it can stall until its idle timeout (seen here with URLSession on
+    /// Linux, a few requests in a hundred). One connection per request avoids the race and
+    /// costs well under a millisecond on loopback.
+    static let requestHeaders = ["Connection": "close"]
 
     static func isHealthy(_ baseURL: URL) async -> Bool {
         var request = URLRequest(url: baseURL.appendingPathComponent("health"))
