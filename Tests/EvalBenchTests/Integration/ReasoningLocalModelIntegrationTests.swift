@@ -6,7 +6,7 @@ import Testing
 /// `reasoning_effort`, so llama-server would ignore the field; evalbench reads that from
 /// `/props` and skips levels the config does not map itself.
 @Suite("Reasoning levels on the real local model", .enabled(if: integrationEnabled, "set EVALBENCH_INTEGRATION=1 (scripts/test does) after scripts/setup-local-model"), .serialized)
-struct LocalModelReasoningTests {
+struct ReasoningLocalModelIntegrationTests {
     @Test("unmapped levels are skipped with the /props reason; a level mapped through extraBody reaches the real server")
     func levels() async throws {
         let root = PackagePaths.root
