@@ -25,12 +25,13 @@ public struct AnthropicBackend: Backend {
     let extraBody: [String: JSONValue]
     /// Per-level overrides of the reasoning mapping, keyed by level name.
     let reasoning: [String: ReasoningOverride]
+    let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
     public init(name: String, model: String, baseURL: URL = AnthropicBackend.defaultBaseURL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, promptCache: Bool = true,
                 extraBody: [String: JSONValue] = [:], reasoning: [String: ReasoningOverride] = [:],
-                transport: any HTTPStreaming) {
+                structuredOutput: StructuredOutputMode = .native, transport: any HTTPStreaming) {
         self.name = name
         self.model = model
         self.baseURL = baseURL
@@ -40,6 +41,7 @@ public struct AnthropicBackend: Backend {
         self.promptCache = promptCache
         self.extraBody = extraBody
         self.reasoning = reasoning
+        self.structuredOutput = structuredOutput
         self.transport = transport
     }
 
@@ -49,6 +51,10 @@ public struct AnthropicBackend: Backend {
         let mapping = AnthropicReasoning(level: level, override: reasoning[level.rawValue])
         if let reason = mapping.unsupported { return .unsupported("\(name): \(reason)") }
         return .supported(mapping.description)
+    }
+
+    public var structuredOutputSupport: String {
+        structuredOutput.description(native: "output_config.format json_schema")
     }
 
     public func startConversation() async -> any Conversation {
@@ -65,6 +71,7 @@ public struct AnthropicBackend: Backend {
 
     /// The JSON body of a streamed Messages request.
     func body(for request: ModelRequest) -> [String: Any] {
+        let request = structuredOutput.applying(to: request)
         let options = request.options
         var systemParts = request.instructions.map { [$0] } ?? []
         var messages: [[String: Any]] = []
@@ -89,7 +96,12 @@ public struct AnthropicBackend: Backend {
 
         let mapping = AnthropicReasoning(level: request.reasoning, override: reasoning[request.reasoning.rawValue])
         body["thinking"] = mapping.thinkingObject
-        if let effort = mapping.effort { body["output_config"] = ["effort": effort] }
+        var outputConfig: [String: Any] = [:]
+        if let effort = mapping.effort { outputConfig["effort"] = effort }
+        if let output = request.output {
+            outputConfig["format"] = ["type": "json_schema", "schema": output.schema.foundationObject]
+        }
+        if !outputConfig.isEmpty { body["output_config"] = outputConfig }
         // With thinking on, Anthropic accepts no temperature but 1 and no top_p below 0.95.
         if let temperature = options.temperature, !mapping.thinkingIsOn || temperature == 1 {
             body["temperature"] = temperature
@@ -180,6 +192,7 @@ extension AnthropicBackend {
         return AnthropicBackend(name: config.name, model: model, baseURL: baseURL, apiKey: context.apiKey(for: config),
                                 headers: config.headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
                                 promptCache: config.promptCache != "off", extraBody: config.extraBody ?? [:],
-                                reasoning: config.reasoning ?? [:], transport: context.transport)
+                                reasoning: config.reasoning ?? [:], structuredOutput: config.structuredOutput ?? .native,
+                                transport: context.transport)
     }
 }

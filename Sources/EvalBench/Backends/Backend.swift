@@ -19,6 +19,9 @@ public protocol Backend: Sendable {
     /// How the backend sends each reasoning level, or why it cannot; for plans and reports.
     func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport
 
+    /// How the backend sends a case's `output` schema, for reports: `native (…)` or `in the prompt`.
+    var structuredOutputSupport: String { get }
+
     /// Starts a conversation; turns of one case are sent on one conversation, in order.
     func startConversation() async -> any Conversation
 
@@ -72,14 +75,17 @@ public struct ModelRequest: Sendable, Equatable {
     public var reasoning: ReasoningLevel
     /// From handing the request to the transport to the end of the stream.
     public var timeoutSeconds: Double
+    /// The JSON Schema the answer must follow, if the case has one.
+    public var output: StructuredOutput?
 
     public init(instructions: String?, messages: [ChatMessage], options: GenerationOptions,
-                reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120) {
+                reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120, output: StructuredOutput? = nil) {
         self.instructions = instructions
         self.messages = messages
         self.options = options
         self.reasoning = reasoning
         self.timeoutSeconds = timeoutSeconds
+        self.output = output
     }
 }
 

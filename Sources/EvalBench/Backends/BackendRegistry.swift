@@ -60,6 +60,7 @@ extension OpenAIBackend {
                              concurrency: config.concurrency ?? context.defaultConcurrency,
                              sendReasoningNone: config.sendReasoningNone ?? false,
                              reasoningOverrides: config.reasoning ?? [:], extraBody: config.extraBody ?? [:],
-                             maxTokensField: config.maxTokensField ?? "max_tokens", transport: context.transport)
+                             maxTokensField: config.maxTokensField ?? "max_tokens",
+                             structuredOutput: config.structuredOutput ?? .native, transport: context.transport)
     }
 }

@@ -24,12 +24,14 @@ public struct GeminiBackend: Backend {
     let reasoningOverrides: [String: ReasoningOverride]
     /// Fields merged into every request body, before a level's own `extraBody`.
     let extraBody: [String: JSONValue]
+    let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
     public init(name: String, model: String, baseURL: URL = GeminiBackend.defaultBaseURL, apiKey: String?,
                 apiKeyVariable: String = GeminiBackend.defaultAPIKeyVariable, headers: [String: String] = [:],
                 concurrency: Int, timeoutSeconds: Double? = nil, reasoningOverrides: [String: ReasoningOverride] = [:],
-                extraBody: [String: JSONValue] = [:], transport: any HTTPStreaming) {
+                extraBody: [String: JSONValue] = [:], structuredOutput: StructuredOutputMode = .native,
+                transport: any HTTPStreaming) {
         self.name = name
         self.model = model.hasPrefix("models/") ? String(model.dropFirst("models/".count)) : model
         self.baseURL = baseURL
@@ -40,7 +42,12 @@ public struct GeminiBackend: Backend {
         self.timeoutSeconds = timeoutSeconds
         self.reasoningOverrides = reasoningOverrides
         self.extraBody = extraBody
+        self.structuredOutput = structuredOutput
         self.transport = transport
+    }
+
+    public var structuredOutputSupport: String {
+        structuredOutput.description(native: "generationConfig.responseJsonSchema")
     }
 
     public func prepare() async -> Availability {
@@ -103,6 +110,7 @@ public struct GeminiBackend: Backend {
 
     /// The JSON body of a `streamGenerateContent` request.
     func body(for request: ModelRequest) -> [String: Any] {
+        let request = structuredOutput.applying(to: request)
         var systemTexts: [String] = []
         if let instructions = request.instructions { systemTexts.append(instructions) }
         var contents: [[String: Any]] = []
@@ -125,6 +133,10 @@ public struct GeminiBackend: Backend {
         if let maxOutputTokens = options.maxOutputTokens { generationConfig["maxOutputTokens"] = maxOutputTokens }
         if let seed = options.seed { generationConfig["seed"] = seed }
         if let stop = options.stop, !stop.isEmpty { generationConfig["stopSequences"] = stop }
+        if let output = request.output {
+            generationConfig["responseMimeType"] = "application/json"
+            generationConfig["responseJsonSchema"] = output.schema.foundationObject
+        }
 
         let override = reasoningOverrides[request.reasoning.rawValue]
         var thinkingConfig: [String: Any] = [:]
@@ -220,6 +232,7 @@ extension GeminiBackend {
                              headers: config.headers ?? [:],
                              concurrency: config.concurrency ?? context.defaultConcurrency,
                              timeoutSeconds: config.timeoutSeconds, reasoningOverrides: config.reasoning ?? [:],
-                             extraBody: config.extraBody ?? [:], transport: context.transport)
+                             extraBody: config.extraBody ?? [:], structuredOutput: config.structuredOutput ?? .native,
+                             transport: context.transport)
     }
 }

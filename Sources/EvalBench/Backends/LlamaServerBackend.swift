@@ -115,6 +115,7 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
                                            concurrency: concurrency, sendReasoningNone: config.sendReasoningNone ?? false,
                                            prefersConfiguredModelName: true,
                                            reasoningOverrides: config.reasoning ?? [:], extraBody: config.extraBody ?? [:],
+                                           structuredOutput: config.structuredOutput ?? .native,
                                            transport: context.transport)
                 let takesEffort = await Self.templateTakesReasoningEffort(baseURL)
                 lock.withLock {
@@ -188,6 +189,10 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
             }
             return mapping.reasoningSupport(level)
         }
+    }
+
+    public var structuredOutputSupport: String {
+        (config.structuredOutput ?? .native).description(native: "response_format json_schema: llama.cpp constrains decoding with a grammar")
     }
 
     public func startConversation() async -> any Conversation {

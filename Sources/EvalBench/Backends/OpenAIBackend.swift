@@ -20,13 +20,14 @@ public struct OpenAIBackend: Backend {
     let extraBody: [String: JSONValue]
     /// `max_tokens` or `max_completion_tokens`.
     let maxTokensField: String
+    let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
     public init(name: String, kind: String = "openai", model: String?, baseURL: URL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, sendReasoningNone: Bool = false,
                 prefersConfiguredModelName: Bool = false, reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], maxTokensField: String = "max_tokens",
-                transport: any HTTPStreaming) {
+                structuredOutput: StructuredOutputMode = .native, transport: any HTTPStreaming) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -39,6 +40,7 @@ public struct OpenAIBackend: Backend {
         self.reasoningOverrides = reasoningOverrides
         self.extraBody = extraBody
         self.maxTokensField = maxTokensField
+        self.structuredOutput = structuredOutput
         self.transport = transport
     }
 
@@ -63,6 +65,10 @@ public struct OpenAIBackend: Backend {
         return level == .none && !sendReasoningNone ? nil : Self.effort(level)
     }
 
+    public var structuredOutputSupport: String {
+        structuredOutput.description(native: "response_format json_schema, strict")
+    }
+
     public func startConversation() async -> any Conversation {
         OpenAIConversation(backend: self)
     }
@@ -80,6 +86,7 @@ public struct OpenAIBackend: Backend {
 
     /// The JSON body of a streamed Chat Completions request.
     func body(for request: ModelRequest) -> [String: Any] {
+        let request = structuredOutput.applying(to: request)
         var messages: [[String: Any]] = []
         if let instructions = request.instructions {
             messages.append(["role": "system", "content": instructions])
@@ -100,6 +107,11 @@ public struct OpenAIBackend: Backend {
         if let seed = options.seed { body["seed"] = seed }
         if let stop = options.stop, !stop.isEmpty { body["stop"] = stop }
         if let effort = effort(for: request.reasoning) { body["reasoning_effort"] = effort }
+        if let output = request.output {
+            body["response_format"] = ["type": "json_schema",
+                                       "json_schema": ["name": output.name, "schema": output.schema.foundationObject,
+                                                       "strict": true]]
+        }
         RequestBody.merge(extraBody, into: &body)
         if let extra = reasoningOverrides[request.reasoning.rawValue]?.extraBody {
             RequestBody.merge(extra, into: &body)

@@ -24,6 +24,7 @@ public struct UnavailableBackend: Backend {
         }
     }
 
+    public var structuredOutputSupport: String { "n/a" }
     public func prepare() async -> Availability { .unavailable(reason) }
     public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport { reasoning(level) }
     public func startConversation() async -> any Conversation { Refusing(reason: reason) }

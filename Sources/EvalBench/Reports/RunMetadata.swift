@@ -40,6 +40,8 @@ public struct RunMetadata: Sendable, Codable, Equatable {
         public var model: String?
         public var availability: String
         public var reasoning: [String: String]
+        /// How the backend sent the cases' `output` schemas; nil when no case had one.
+        public var structuredOutput: String?
     }
 
     public init(toolVersion: String, arguments: [String], suites: [SuiteFile], config: Config,

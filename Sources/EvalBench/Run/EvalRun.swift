@@ -176,8 +176,10 @@ public enum EvalRun {
             case .available: state = "available"
             case let .unavailable(reason): state = "unavailable: \(reason)"
             }
+            let usesOutput = loaded.plan.caseRuns.contains { $0.backend == backend.name && $0.evalCase.output != nil }
             return RunMetadata.BackendInfo(name: backend.name, kind: backend.kind, model: backend.model,
-                                           availability: state, reasoning: reasoningTable(backend))
+                                           availability: state, reasoning: reasoningTable(backend),
+                                           structuredOutput: usesOutput ? backend.structuredOutputSupport : nil)
         }
         try metadata.write(to: directory.appendingPathComponent("run.json"))
         try writeReports(results, metadata: metadata, to: directory)
@@ -198,6 +200,7 @@ public enum EvalRun {
             let levels = ReasoningLevel.allCases.filter { levelsRun[backend.name]?.contains($0) ?? false }
                 .compactMap { level in backend.reasoning[level.rawValue].map { "\(level.rawValue) → \($0)" } }
             if !levels.isEmpty { parts.append("reasoning: " + levels.joined(separator: "; ")) }
+            if let structured = backend.structuredOutput { parts.append("structured output: \(structured)") }
             notes[backend.name] = parts.joined(separator: "; ")
         }
         let input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),

@@ -82,7 +82,7 @@ public struct Runner: Sendable {
             history.append(ChatMessage(role: .user, content: turn.prompt))
             let request = ModelRequest(instructions: evalCase.instructions, messages: history,
                                        options: evalCase.options, reasoning: caseRun.reasoning,
-                                       timeoutSeconds: timeoutSeconds)
+                                       timeoutSeconds: timeoutSeconds, output: evalCase.output)
             await global.acquire()
             let (result, attempts) = await retryPolicy.run { await conversation.respond(to: request) }
             await global.release()

@@ -81,6 +81,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     /// OpenAI-compatible: the name of the output-token limit field, `max_tokens` (default) or
     /// `max_completion_tokens` (OpenAI's reasoning models need it).
     public var maxTokensField: String?
+    /// How a case's `output` schema is sent: `native` (default) or `prompt`.
+    public var structuredOutput: StructuredOutputMode?
     /// Anthropic: `auto` (default) puts `cache_control` breakpoints on the instructions and the
     /// newest message; `off` sends none.
     public var promptCache: String?
@@ -91,7 +93,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
                 concurrency: Int? = nil, timeoutSeconds: Double? = nil, headers: [String: String]? = nil,
                 sendReasoningNone: Bool? = nil, pricing: Pricing? = nil,
                 reasoning: [String: ReasoningOverride]? = nil, extraBody: [String: JSONValue]? = nil,
-                maxTokensField: String? = nil, promptCache: String? = nil) {
+                maxTokensField: String? = nil, promptCache: String? = nil,
+                structuredOutput: StructuredOutputMode? = nil) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -111,6 +114,7 @@ public struct BackendConfig: Sendable, Codable, Equatable {
         self.extraBody = extraBody
         self.maxTokensField = maxTokensField
         self.promptCache = promptCache
+        self.structuredOutput = structuredOutput
     }
 }
 

@@ -6,13 +6,13 @@ public enum ConfigLoader {
     /// The backend kinds and the keys each accepts besides `name` and `kind`.
     public static let keysByKind: KeyValuePairs<String, [String]> = [
         "openai": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
-                   "sendReasoningNone", "maxTokensField", "reasoning", "extraBody", "pricing"],
+                   "sendReasoningNone", "maxTokensField", "reasoning", "extraBody", "structuredOutput", "pricing"],
         "llama-server": ["model", "modelPath", "contextSize", "chatTemplateFile", "serverPath", "arguments",
-                         "concurrency", "timeoutSeconds", "sendReasoningNone", "reasoning", "extraBody", "pricing"],
+                         "concurrency", "timeoutSeconds", "sendReasoningNone", "reasoning", "extraBody", "structuredOutput", "pricing"],
         "anthropic": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
-                      "promptCache", "reasoning", "extraBody", "pricing"],
+                      "promptCache", "reasoning", "extraBody", "structuredOutput", "pricing"],
         "gemini": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
-                   "reasoning", "extraBody", "pricing"],
+                   "reasoning", "extraBody", "structuredOutput", "pricing"],
         "apple-system": ["model", "concurrency", "timeoutSeconds", "contextSize"],
         "apple-pcc": ["model", "concurrency", "timeoutSeconds", "contextSize"],
         "replay": ["concurrency"],
@@ -168,7 +168,10 @@ private struct ConfigReader {
             reasoning: field("reasoning") { reasoningOverrides($0, reader, kind: kind ?? "") },
             extraBody: field("extraBody") { extraBody($0, reader) },
             maxTokensField: field("maxTokensField") { choice($0, reader, among: ["max_tokens", "max_completion_tokens"]) },
-            promptCache: field("promptCache") { choice($0, reader, among: ["auto", "off"]) })
+            promptCache: field("promptCache") { choice($0, reader, among: ["auto", "off"]) },
+            structuredOutput: field("structuredOutput") {
+                choice($0, reader, among: ["native", "prompt"]).flatMap(StructuredOutputMode.init(rawValue:))
+            })
         return name != nil && kind != nil ? backend : nil
     }
 

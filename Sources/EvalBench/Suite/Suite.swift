@@ -38,20 +38,37 @@ public struct EvalCase: Sendable, Codable, Equatable {
     public var turns: [Turn]
     /// What the case checks, for reports.
     public var description: String?
+    /// Structured output the case asks every turn's answer to follow, if any.
+    public var output: StructuredOutput?
 
     public init(id: String, tags: [String] = [], instructions: String? = nil,
                 options: GenerationOptions = GenerationOptions(), turns: [Turn],
-                description: String? = nil) {
+                description: String? = nil, output: StructuredOutput? = nil) {
         self.id = id
         self.tags = tags
         self.instructions = instructions
         self.options = options
         self.turns = turns
         self.description = description
+        self.output = output
     }
 
     /// Whether the case is a conversation of more than one turn.
     public var isMultiTurn: Bool { turns.count > 1 }
+}
+
+/// A case's `output`: the JSON Schema its answers must follow. Each backend kind sends it in
+/// its own native form (constrained decoding where the server has it), or in the prompt.
+public struct StructuredOutput: Sendable, Codable, Equatable {
+    /// The JSON Schema, as written.
+    public var schema: JSONValue
+    /// A short name for the schema (OpenAI's `json_schema.name`); default `"answer"`.
+    public var name: String
+
+    public init(schema: JSONValue, name: String = "answer") {
+        self.schema = schema
+        self.name = name
+    }
 }
 
 /// One user message of a case and the assertions that grade the answer to it.

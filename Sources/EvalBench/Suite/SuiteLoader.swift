@@ -48,7 +48,7 @@ private struct SuiteReader {
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
                             "repeat", "reasoning", "cases"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
-                           "expect"]
+                           "output", "expect"]
     static let turnKeys = ["prompt", "expect"]
 
     /// What a case inherits from the suite.
@@ -139,8 +139,30 @@ private struct SuiteReader {
         let caseExpect = reader["expect"].map { assertions.readList($0, path: path.key("expect")) } ?? []
         if !turns.isEmpty { turns[turns.count - 1].expect += caseExpect }
         guard let id = reader["id"]?.stringValue, !turns.isEmpty else { return nil }
+        let output = reader["output"].flatMap { readOutput($0, path: path.key("output")) }
         return EvalCase(id: id, tags: reader.strings("tags") ?? [], instructions: instructions,
-                        options: options, turns: turns, description: reader.string("description"))
+                        options: options, turns: turns, description: reader.string("description"), output: output)
+    }
+
+    /// `output: {"schema": {...}, "name": "..."}`.
+    private func readOutput(_ node: JSONNode, path: JSONPath) -> StructuredOutput? {
+        guard let reader = ObjectReader(node, path: path, log: log, what: "'output'") else { return nil }
+        reader.rejectUnknownKeys(allowed: ["schema", "name"])
+        let name = reader.string("name")
+        if let name, !name.isEmpty, !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) || name.count > 64,
+           let nameNode = reader["name"] {
+            log.error("the schema name '\(name)' may contain only letters, digits, '_' and '-' (at most 64)",
+                      at: nameNode.location, path: path.key("name"), fix: "OpenAI-compatible servers require such a name; e.g. \"label\"")
+        }
+        guard let schemaNode = reader["schema"] else {
+            reader.reportMissing("schema", fix: "add \"schema\": a JSON Schema object, e.g. {\"type\": \"object\", \"properties\": {\"label\": {\"type\": \"string\"}}}")
+            return nil
+        }
+        guard schemaNode.members != nil else {
+            reader.reportInvalid("schema", schemaNode, must: "a JSON Schema object")
+            return nil
+        }
+        return StructuredOutput(schema: JSONValue(schemaNode), name: name ?? "answer")
     }
 
     private func readTurns(_ node: JSONNode, path: JSONPath, vars: [String: String],
