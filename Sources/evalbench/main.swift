@@ -137,6 +137,7 @@ func commandRun(_ arguments: Arguments) async -> Int32 {
     case let .success(outcome):
         print("evalbench: \(outcome.results.count) results written to \(outcome.outputDirectory.path)")
         print("evalbench: report: \(outcome.outputDirectory.appendingPathComponent("summary.md").path)")
+        for note in outcome.verdict.notes { print("evalbench: note: \(note)") }
         for reason in outcome.verdict.reasons { print("evalbench: \(reason)") }
         if interrupts.wasInterrupted { return ExitCode.interrupted }
         return outcome.verdict.exitCode
@@ -191,7 +192,8 @@ func commandPlan(_ arguments: Arguments) -> Int32 {
 func printReasoningPlan(_ loaded: LoadedRun) {
     let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
                                  logDirectory: FileManager.default.temporaryDirectory,
-                                 defaultConcurrency: loaded.config.defaults.concurrency)
+                                 defaultConcurrency: loaded.config.defaults.concurrency,
+                                 backendConfigs: loaded.config.backends)
     for name in loaded.backendNames {
         let levels = Set(loaded.plan.caseRuns.filter { $0.backend == name }.map(\.reasoning))
         guard let config = loaded.config.backend(named: name),
@@ -215,7 +217,7 @@ func commandBackends(_ arguments: Arguments) async -> Int32 {
     let environment = ProcessInfo.processInfo.environment
     let context = BackendContext(environment: environment, transport: URLSessionStreamTransport(),
                                  logDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-backends"),
-                                 defaultConcurrency: config.defaults.concurrency)
+                                 defaultConcurrency: config.defaults.concurrency, backendConfigs: config.backends)
     var unavailable = false
     for backendConfig in config.backends {
         let missing = ConfigLoader.checkSelection(config, backends: [backendConfig.name], environment: environment)
@@ -235,6 +237,9 @@ func commandBackends(_ arguments: Arguments) async -> Int32 {
                 case let .unavailable(reason):
                     print("  availability: unavailable: \(reason)")
                     unavailable = true
+                case let .unavailableHere(reason):
+                    // Not a failure: this platform cannot run the kind at all.
+                    print("  availability: unavailable here (its case runs are skipped): \(reason)")
                 }
                 await backend.shutdown()
             }

@@ -84,6 +84,11 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     /// Anthropic: `auto` (default) puts `cache_control` breakpoints on the instructions and the
     /// newest message; `off` sends none.
     public var promptCache: String?
+    /// apple-pcc: the apple-system backend that answers a request PCC could not reach; each
+    /// such answer is recorded as a fallback.
+    public var fallback: String?
+    /// Apple kinds: call `prewarm(promptPrefix:)` on each new session (recorded as warm or cold).
+    public var prewarm: Bool?
 
     public init(name: String, kind: String, model: String? = nil, baseURL: String? = nil,
                 apiKeyEnv: String? = nil, modelPath: String? = nil, contextSize: Int? = nil,
@@ -91,7 +96,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
                 concurrency: Int? = nil, timeoutSeconds: Double? = nil, headers: [String: String]? = nil,
                 sendReasoningNone: Bool? = nil, pricing: Pricing? = nil,
                 reasoning: [String: ReasoningOverride]? = nil, extraBody: [String: JSONValue]? = nil,
-                maxTokensField: String? = nil, promptCache: String? = nil) {
+                maxTokensField: String? = nil, promptCache: String? = nil, fallback: String? = nil,
+                prewarm: Bool? = nil) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -111,6 +117,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
         self.extraBody = extraBody
         self.maxTokensField = maxTokensField
         self.promptCache = promptCache
+        self.fallback = fallback
+        self.prewarm = prewarm
     }
 }
 
