@@ -173,13 +173,14 @@ func commandValidate(_ arguments: Arguments) -> Int32 {
     }
 }
 
-func commandPlan(_ arguments: Arguments) -> Int32 {
+func commandPlan(_ arguments: Arguments) async -> Int32 {
     do {
         let loaded = try EvalRun.load(try runRequest(arguments))
         print("key\tturns")
         for caseRun in loaded.plan.caseRuns { print("\(caseRun.key)\t\(caseRun.evalCase.turns.count)") }
         print("\(loaded.plan.caseRuns.count) case runs, \(loaded.plan.requestCount) requests")
         printReasoningPlan(loaded)
+        await printContextFit(loaded)
         return ExitCode.success
     } catch let error as Arguments.UsageError {
         fail("\(error)")
@@ -204,6 +205,38 @@ func printReasoningPlan(_ loaded: LoadedRun) {
             case let .unsupported(why): print("reasoning \(name)/\(level.rawValue): skipped: \(why)")
             }
         }
+    }
+}
+
+/// The context-fit pre-flight: per backend, its window and the cases whose largest turn does
+/// not fit it. Managed servers are not started, so their inputs are estimated.
+func printContextFit(_ loaded: LoadedRun) async {
+    let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
+                                 logDirectory: FileManager.default.temporaryDirectory,
+                                 defaultConcurrency: loaded.config.defaults.concurrency,
+                                 backendConfigs: loaded.config.backends)
+    var backends: [(name: String, backend: any Backend, config: BackendConfig?)] = []
+    for name in loaded.backendNames {
+        guard let config = loaded.config.backend(named: name),
+              let backend = try? BackendRegistry.make(config, context: context) else { continue }
+        backends.append((name, backend, config))
+    }
+    for report in await ContextFit.check(loaded.plan, backends: backends) {
+        guard let window = report.window else {
+            print("context \(report.backend): window unknown; set contextSize to check that its cases fit")
+            continue
+        }
+        let counting = report.source == .counted ? "inputs counted by the model's tokenizer"
+            : "inputs estimated (about \(TokenEstimate.charactersPerToken) characters a token)"
+        print("context \(report.backend): \(window.tokens) tokens (\(window.origin)); \(counting); earlier answers and this answer at maxOutputTokens each")
+        for overflow in report.overflows {
+            var line = "context \(report.backend): does not fit: \(overflow.suite)/\(overflow.caseID) turn \(overflow.turn) needs \(overflow.totalTokens) tokens (input \(overflow.inputTokens) + output \(overflow.outputHeadroom)) > \(window.tokens)"
+            if let larger = window.larger {
+                line += overflow.totalTokens > larger ? "; over \(larger) too" : "; fits \(larger)"
+            }
+            print(line)
+        }
+        print("context \(report.backend): \(report.overflows.count) of \(report.casesChecked) cases do not fit (\(report.source.rawValue))")
     }
 }
 
@@ -291,7 +324,7 @@ let code: Int32
 switch parsed.command {
 case "run": code = await commandRun(parsed)
 case "validate": code = commandValidate(parsed)
-case "plan": code = commandPlan(parsed)
+case "plan": code = await commandPlan(parsed)
 case "backends": code = await commandBackends(parsed)
 case "report": code = commandReport(parsed)
 default: fail("unknown command '\(parsed.command)'\n\n\(usageText)")

@@ -209,3 +209,30 @@ actor AppleConversation: Conversation {
         }
     }
 }
+
+extension AppleBackend: ContextMeasuring {
+    /// The on-device window on OS 26, per the reference; OS 27 has 8192 on newer devices.
+    static let onDeviceDefaultContextSize = 4096
+    static let onDeviceLargerContextSize = 8192
+    /// PCC's documented window.
+    static let privateCloudComputeContextSize = 32768
+
+    /// The config's `contextSize`, else what the framework reports, else the documented size.
+    public func contextWindow() async -> ContextWindow? {
+        if let configuredContextSize { return ContextWindow(tokens: configuredContextSize, origin: "config contextSize") }
+        if let size = await driver.contextSize() { return ContextWindow(tokens: size, origin: "reported by the framework") }
+        switch driver.model {
+        case .onDevice:
+            return ContextWindow(tokens: Self.onDeviceDefaultContextSize,
+                                 origin: "the on-device model's window on OS 26, not queryable here; 8192 on OS 27 on newer devices",
+                                 larger: Self.onDeviceLargerContextSize)
+        case .privateCloudCompute:
+            return ContextWindow(tokens: Self.privateCloudComputeContextSize, origin: "Private Cloud Compute's documented window, not queryable here")
+        }
+    }
+
+    /// `tokenCount(for:)` where the OS has it (26.4).
+    public func countTokens(_ text: String) async -> Int? {
+        await driver.tokenCount(of: text)
+    }
+}
