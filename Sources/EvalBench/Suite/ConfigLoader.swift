@@ -132,7 +132,7 @@ private struct ConfigReader {
                 continue
             }
             if fallback.kind != "apple-system" {
-                log.error("backend '\(owner.name)' falls back to '\(target)', a \(fallback.kind) backend; a PCC network failure is retried on the on-device model",
+                log.error("backend '\(owner.name)' falls back to '\(target)', whose kind is \(fallback.kind); a PCC network failure is retried on the on-device model",
                           at: node.location, path: at, fix: "name an apple-system backend")
             }
         }
