@@ -23,7 +23,7 @@ usage: evalbench <command> [options]
                [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
                [--min-pass-rate X] [--no-progress]
   validate SUITE... [--config FILE]   load and check, send nothing
-  plan SUITE... [--config FILE] [...] the expanded matrix, send nothing
+  plan SUITE... [--config FILE] [...] the expanded matrix and the context-fit pre-flight, send nothing
   backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
   report DIR                          rewrite a run's reports from its results.jsonl
 
