@@ -183,7 +183,8 @@ struct AppleRunTests {
         let ttft = try #require(result.timing?.ttftMs)
         let latency = try #require(result.timing?.latencyMs)
         #expect(ttft >= 30, "the empty and null snapshots (10 ms) are not the first token")
-        #expect(latency >= ttft + 20)
+        // Timestamps are taken when a snapshot is read, so only the order is certain on a busy machine.
+        #expect(latency >= ttft)
     }
 
     @Test("The on-device model skips levels above none; PCC sends each as a ContextOptions reasoning level")
