@@ -23,7 +23,7 @@ usage: evalbench <command> [options]
                [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
                [--min-pass-rate X] [--no-progress]
   validate SUITE... [--config FILE]   load and check, send nothing
-  plan SUITE... [--config FILE] [...] the expanded matrix, send nothing
+  plan SUITE... [--config FILE] [...] the expanded matrix and the context-fit pre-flight, send nothing
   backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
   report DIR                          rewrite a run's reports from its results.jsonl
 
@@ -137,6 +137,7 @@ func commandRun(_ arguments: Arguments) async -> Int32 {
     case let .success(outcome):
         print("evalbench: \(outcome.results.count) results written to \(outcome.outputDirectory.path)")
         print("evalbench: report: \(outcome.outputDirectory.appendingPathComponent("summary.md").path)")
+        for note in outcome.verdict.notes { print("evalbench: note: \(note)") }
         for reason in outcome.verdict.reasons { print("evalbench: \(reason)") }
         if interrupts.wasInterrupted { return ExitCode.interrupted }
         return outcome.verdict.exitCode
@@ -172,13 +173,14 @@ func commandValidate(_ arguments: Arguments) -> Int32 {
     }
 }
 
-func commandPlan(_ arguments: Arguments) -> Int32 {
+func commandPlan(_ arguments: Arguments) async -> Int32 {
     do {
         let loaded = try EvalRun.load(try runRequest(arguments))
         print("key\tturns")
         for caseRun in loaded.plan.caseRuns { print("\(caseRun.key)\t\(caseRun.evalCase.turns.count)") }
         print("\(loaded.plan.caseRuns.count) case runs, \(loaded.plan.requestCount) requests")
         printReasoningPlan(loaded)
+        await printContextFit(loaded)
         return ExitCode.success
     } catch let error as Arguments.UsageError {
         fail("\(error)")
@@ -191,7 +193,8 @@ func commandPlan(_ arguments: Arguments) -> Int32 {
 func printReasoningPlan(_ loaded: LoadedRun) {
     let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
                                  logDirectory: FileManager.default.temporaryDirectory,
-                                 defaultConcurrency: loaded.config.defaults.concurrency)
+                                 defaultConcurrency: loaded.config.defaults.concurrency,
+                                 backendConfigs: loaded.config.backends)
     for name in loaded.backendNames {
         let levels = Set(loaded.plan.caseRuns.filter { $0.backend == name }.map(\.reasoning))
         guard let config = loaded.config.backend(named: name),
@@ -205,6 +208,38 @@ func printReasoningPlan(_ loaded: LoadedRun) {
     }
 }
 
+/// The context-fit pre-flight: per backend, its window and the cases whose largest turn does
+/// not fit it. Managed servers are not started, so their inputs are estimated.
+func printContextFit(_ loaded: LoadedRun) async {
+    let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
+                                 logDirectory: FileManager.default.temporaryDirectory,
+                                 defaultConcurrency: loaded.config.defaults.concurrency,
+                                 backendConfigs: loaded.config.backends)
+    var backends: [(name: String, backend: any Backend, config: BackendConfig?)] = []
+    for name in loaded.backendNames {
+        guard let config = loaded.config.backend(named: name),
+              let backend = try? BackendRegistry.make(config, context: context) else { continue }
+        backends.append((name, backend, config))
+    }
+    for report in await ContextFit.check(loaded.plan, backends: backends) {
+        guard let window = report.window else {
+            print("context \(report.backend): window unknown; set contextSize to check that its cases fit")
+            continue
+        }
+        let counting = report.source == .counted ? "inputs counted by the model's tokenizer"
+            : "inputs estimated (about \(TokenEstimate.charactersPerToken) characters a token)"
+        print("context \(report.backend): \(window.tokens) tokens (\(window.origin)); \(counting); earlier answers and this answer at maxOutputTokens each")
+        for overflow in report.overflows {
+            var line = "context \(report.backend): does not fit: \(overflow.suite)/\(overflow.caseID) turn \(overflow.turn) needs \(overflow.totalTokens) tokens (input \(overflow.inputTokens) + output \(overflow.outputHeadroom)) > \(window.tokens)"
+            if let larger = window.larger {
+                line += overflow.totalTokens > larger ? "; over \(larger) too" : "; fits \(larger)"
+            }
+            print(line)
+        }
+        print("context \(report.backend): \(report.overflows.count) of \(report.casesChecked) cases do not fit (\(report.source.rawValue))")
+    }
+}
+
 func commandBackends(_ arguments: Arguments) async -> Int32 {
     let config: Config
     do {
@@ -215,7 +250,7 @@ func commandBackends(_ arguments: Arguments) async -> Int32 {
     let environment = ProcessInfo.processInfo.environment
     let context = BackendContext(environment: environment, transport: URLSessionStreamTransport(),
                                  logDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-backends"),
-                                 defaultConcurrency: config.defaults.concurrency)
+                                 defaultConcurrency: config.defaults.concurrency, backendConfigs: config.backends)
     var unavailable = false
     for backendConfig in config.backends {
         let missing = ConfigLoader.checkSelection(config, backends: [backendConfig.name], environment: environment)
@@ -235,6 +270,9 @@ func commandBackends(_ arguments: Arguments) async -> Int32 {
                 case let .unavailable(reason):
                     print("  availability: unavailable: \(reason)")
                     unavailable = true
+                case let .unavailableHere(reason):
+                    // Not a failure: this platform cannot run the kind at all.
+                    print("  availability: unavailable here (its case runs are skipped): \(reason)")
                 }
                 await backend.shutdown()
             }
@@ -286,7 +324,7 @@ let code: Int32
 switch parsed.command {
 case "run": code = await commandRun(parsed)
 case "validate": code = commandValidate(parsed)
-case "plan": code = commandPlan(parsed)
+case "plan": code = await commandPlan(parsed)
 case "backends": code = await commandBackends(parsed)
 case "report": code = commandReport(parsed)
 default: fail("unknown command '\(parsed.command)'\n\n\(usageText)")

@@ -134,10 +134,10 @@ struct ReasoningLevelTests {
 
     @Test("The on-device model skips every level above none; PCC maps each level")
     func appleMappings() throws {
-        let system = try UnavailableBackend.appleSystem(BackendConfig(name: "d", kind: "apple-system"), context(nil))
+        let system = try AppleBackend.makeOnDevice(BackendConfig(name: "d", kind: "apple-system"), context(nil))
         #expect(system.reasoningSupport(.none) == .supported("no reasoning level"))
         #expect(system.reasoningSupport(.deep) == .unsupported("the on-device system model has no reasoning levels"))
-        let pcc = try UnavailableBackend.applePCC(BackendConfig(name: "p", kind: "apple-pcc"), context(nil))
+        let pcc = try AppleBackend.makePrivateCloudCompute(BackendConfig(name: "p", kind: "apple-pcc"), context(nil))
         #expect(pcc.reasoningSupport(.moderate) == .supported("ContextOptions reasoning level .moderate"))
     }
 }

@@ -13,7 +13,8 @@ public protocol Backend: Sendable {
     var concurrency: Int { get }
 
     /// Makes the backend ready (starts a managed server, checks the device). Returns the
-    /// reason when it cannot be used; results of an unavailable backend are `unavailable` errors.
+    /// reason when it cannot be used: results of an `unavailable` backend are `unavailable`
+    /// errors; those of one `unavailableHere` are skipped with the reason.
     func prepare() async -> Availability
 
     /// How the backend sends each reasoning level, or why it cannot; for plans and reports.
@@ -39,7 +40,12 @@ public protocol Conversation: Sendable {
 /// Whether a backend can be used, and why not.
 public enum Availability: Sendable, Equatable {
     case available
+    /// It should work here but does not (a server that will not start, a model not ready):
+    /// an infrastructure failure, exit code 3.
     case unavailable(String)
+    /// This platform or device cannot run it at all (FoundationModels on Linux, PCC before
+    /// OS 27): its case runs are skipped with the reason, and the other backends' gate holds.
+    case unavailableHere(String)
 }
 
 /// How a backend honours a reasoning level.
@@ -101,14 +107,17 @@ public struct ModelResponse: Sendable, Equatable {
     public var finishReason: String?
     /// The model name the backend reported.
     public var model: String?
+    /// Quota, fallback and session state, for backends that observe them.
+    public var details: RequestDetails?
 
     public init(text: String, reasoningText: String? = nil, timing: RequestTiming, usage: Usage,
-                finishReason: String? = nil, model: String? = nil) {
+                finishReason: String? = nil, model: String? = nil, details: RequestDetails? = nil) {
         self.text = text
         self.reasoningText = reasoningText
         self.timing = timing
         self.usage = usage
         self.finishReason = finishReason
         self.model = model
+        self.details = details
     }
 }

@@ -39,15 +39,19 @@ public struct BackendFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var attempts: Int
     /// Measurements up to the failure, when the stream had started.
     public var timing: RequestTiming?
+    /// What the backend observed besides the error (the PCC quota), if anything.
+    public var details: RequestDetails?
 
     public init(kind: ErrorKind, message: String, httpStatus: Int? = nil,
-                retryAfterSeconds: Double? = nil, attempts: Int = 1, timing: RequestTiming? = nil) {
+                retryAfterSeconds: Double? = nil, attempts: Int = 1, timing: RequestTiming? = nil,
+                details: RequestDetails? = nil) {
         self.kind = kind
         self.message = message
         self.httpStatus = httpStatus
         self.retryAfterSeconds = retryAfterSeconds
         self.attempts = attempts
         self.timing = timing
+        self.details = details
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }

@@ -11,13 +11,16 @@ public struct BackendContext: Sendable {
     /// Where managed servers write their logs.
     public var logDirectory: URL
     public var defaultConcurrency: Int
+    /// Every configured backend, for a backend that names another (`fallback`).
+    public var backendConfigs: [BackendConfig]
 
     public init(environment: [String: String], transport: any HTTPStreaming, logDirectory: URL,
-                defaultConcurrency: Int) {
+                defaultConcurrency: Int, backendConfigs: [BackendConfig] = []) {
         self.environment = environment
         self.transport = transport
         self.logDirectory = logDirectory
         self.defaultConcurrency = defaultConcurrency
+        self.backendConfigs = backendConfigs
     }
 
     /// The API key a backend names with `apiKeyEnv`, if set and not empty.
@@ -34,8 +37,8 @@ public enum BackendRegistry {
         "anthropic": AnthropicBackend.make,
         "gemini": GeminiBackend.make,
         "llama-server": LlamaServerBackend.make,
-        "apple-system": UnavailableBackend.appleSystem,
-        "apple-pcc": UnavailableBackend.applePCC,
+        "apple-system": AppleBackend.makeOnDevice,
+        "apple-pcc": AppleBackend.makePrivateCloudCompute,
     ]
 
     /// Every kind the loader accepts, implemented or not.

@@ -36,25 +36,4 @@ public struct UnavailableBackend: Backend {
             .failure(BackendFailure(kind: .unavailable, message: reason))
         }
     }
-
-    static let appleSystem: BackendFactory = { config, _ in
-        UnavailableBackend(config: config, reason: "FoundationModels is not available on this platform (the on-device model needs macOS, iOS or visionOS 26 with Apple Intelligence)",
-                           reasoning: appleSystemReasoning)
-    }
-
-    static let applePCC: BackendFactory = { config, _ in
-        UnavailableBackend(config: config, reason: "FoundationModels is not available on this platform (Private Cloud Compute needs macOS, iOS or visionOS 27 and a signed app)",
-                           reasoning: applePCCReasoning)
-    }
-
-    /// DESIGN.md's table: the on-device model has no reasoning.
-    static let appleSystemReasoning: @Sendable (ReasoningLevel) -> ReasoningSupport = { level in
-        level == .none ? .supported("no reasoning level")
-            : .unsupported("the on-device system model has no reasoning levels")
-    }
-
-    /// DESIGN.md's table: PCC takes `ContextOptions.ReasoningLevel`.
-    static let applePCCReasoning: @Sendable (ReasoningLevel) -> ReasoningSupport = { level in
-        level == .none ? .supported("no reasoning level") : .supported("ContextOptions reasoning level .\(level.rawValue)")
-    }
 }

@@ -63,7 +63,8 @@ private struct GroupAccumulator {
             summary.errorCounts[kind, default: 0] += 1
             if summary.firstErrorMessages[kind] == nil { summary.firstErrorMessages[kind] = result.errorMessage }
         }
-        let succeeded = result.status == .pass || result.status == .fail
+        // A fallback's answer was graded, but its timings are another backend's.
+        let succeeded = (result.status == .pass || result.status == .fail) && result.details?.fallback == nil
         if succeeded, let latency = result.timing?.latencyMs { latenciesMs.append(latency) }
         if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
         if succeeded, let ttfa = result.timing?.ttfaMs { ttfasMs.append(ttfa) }

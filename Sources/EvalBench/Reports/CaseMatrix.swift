@@ -10,6 +10,8 @@ struct CaseMatrix {
     struct Cell {
         var runs = 0
         var skipped = 0
+        /// Skipped because the backend cannot run on this platform.
+        var unavailable = 0
         var passed = 0
         /// The verdict of the first run, shown when there are no repeats.
         var firstRunVerdict = ""
@@ -18,6 +20,7 @@ struct CaseMatrix {
         /// over the runs that were not skipped; `—` when the case did not run in this group.
         var text: String {
             if runs == 0 { return "—" }
+            if runs == unavailable { return "unavailable" }
             if runs == skipped { return "skipped" }
             if runs == 1 { return firstRunVerdict }
             return "\(passed)/\(runs - skipped) pass"
@@ -61,7 +64,9 @@ extension CaseMatrix.Cell {
         runs += 1
         switch status {
         case .pass: passed += 1
-        case .skipped: skipped += 1
+        case .skipped:
+            skipped += 1
+            if caseRun.requests.first?.errorKind == .unavailable { unavailable += 1 }
         case .fail, .error: break
         }
         guard runs == 1 else { return }

@@ -15,6 +15,7 @@ public enum SummaryMarkdown {
             reasoningLevels(input, aggregate: aggregate),
             cases(aggregate),
             cacheByTurn(aggregate),
+            RequestDetailsSection.render(input.results),
             errors(aggregate),
             "## Definitions\n\n" + MetricDefinitions.markdown,
         ].compactMap { $0 }.joined(separator: "\n")

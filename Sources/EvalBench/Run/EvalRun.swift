@@ -131,7 +131,8 @@ public enum EvalRun {
 
         let concurrency = request.concurrency ?? loaded.config.defaults.concurrency
         let context = BackendContext(environment: request.environment, transport: transport,
-                                     logDirectory: directory, defaultConcurrency: concurrency)
+                                     logDirectory: directory, defaultConcurrency: concurrency,
+                                     backendConfigs: loaded.config.backends)
         var backends: [String: any Backend] = [:]
         for name in loaded.backendNames {
             guard let config = loaded.config.backend(named: name) else { continue }
@@ -175,6 +176,7 @@ public enum EvalRun {
             switch availability[backend.name] ?? .available {
             case .available: state = "available"
             case let .unavailable(reason): state = "unavailable: \(reason)"
+            case let .unavailableHere(reason): state = "unavailable here (case runs skipped): \(reason)"
             }
             let usesOutput = loaded.plan.caseRuns.contains { $0.backend == backend.name && $0.evalCase.output != nil }
             return RunMetadata.BackendInfo(name: backend.name, kind: backend.kind, model: backend.model,
@@ -184,9 +186,18 @@ public enum EvalRun {
         try metadata.write(to: directory.appendingPathComponent("run.json"))
         try writeReports(results, metadata: metadata, to: directory)
 
-        let unavailable = ordered.filter { availability[$0.name] != .available }.map(\.name)
+        var unavailable: [String] = []
+        var unavailableHere: [String: String] = [:]
+        for backend in ordered {
+            switch availability[backend.name] ?? .available {
+            case .available: break
+            case .unavailable: unavailable.append(backend.name)
+            case let .unavailableHere(reason): unavailableHere[backend.name] = reason
+            }
+        }
         return RunOutcome(outputDirectory: directory, results: results,
-                          verdict: request.gate.evaluate(results, unavailableBackends: unavailable))
+                          verdict: request.gate.evaluate(results, unavailableBackends: unavailable,
+                                                         unavailableHere: unavailableHere))
     }
 
     /// Writes results.csv, summary.csv and summary.md from results and the run's metadata.

@@ -36,6 +36,8 @@ public struct RequestResult: Sendable, Codable, Equatable {
     public var assertions: [AssertionResult]
     /// Cost in US dollars; nil when the backend has no pricing.
     public var costUSD: Double?
+    /// Quota, fallback and session state, when the backend observed them.
+    public var details: RequestDetails?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -47,7 +49,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
                 skipReason: String? = nil, instructions: String?, prompt: String, output: String? = nil,
                 reasoningText: String? = nil, finishReason: String? = nil, timing: RequestTiming? = nil,
                 usage: Usage = Usage(), attempts: Int = 0, assertions: [AssertionResult] = [],
-                costUSD: Double? = nil) {
+                costUSD: Double? = nil, details: RequestDetails? = nil) {
         self.key = key
         self.suite = suite
         self.caseID = caseID
@@ -73,6 +75,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         self.attempts = attempts
         self.assertions = assertions
         self.costUSD = costUSD
+        self.details = details
     }
 
     enum CodingKeys: String, CodingKey {
@@ -87,6 +90,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case finishReason = "finish_reason"
         case timing, usage, attempts, assertions
         case costUSD = "cost_usd"
+        case details
     }
 
     /// The assertions that failed, by name.

@@ -66,6 +66,14 @@ public struct Runner: Sendable {
             }
             return
         }
+        if case let .unavailableHere(reason) = availability {
+            for index in evalCase.turns.indices {
+                var result = skipped(caseRun, turn: index, model: backend.model, reason: "unavailable here: \(reason)")
+                result.errorKind = .unavailable
+                await record(result)
+            }
+            return
+        }
         if case let .unavailable(reason) = availability {
             let failure = BackendFailure(kind: .unavailable, message: reason, attempts: 0)
             await record(errored(caseRun, turn: 0, model: backend.model, failure: failure))
@@ -101,6 +109,7 @@ public struct Runner: Sendable {
                 recorded.attempts = attempts
                 recorded.assertions = verdicts
                 recorded.costUSD = pricing[caseRun.backend]?.costUSD(for: response.usage)
+                recorded.details = response.details
                 await record(recorded)
                 history.append(ChatMessage(role: .assistant, content: response.text))
             case let .failure(failure):
@@ -146,6 +155,7 @@ public struct Runner: Sendable {
         result.errorMessage = failure.message
         result.timing = failure.timing
         result.attempts = failure.attempts
+        result.details = failure.details
         return result
     }
 }

@@ -86,6 +86,11 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     /// Anthropic: `auto` (default) puts `cache_control` breakpoints on the instructions and the
     /// newest message; `off` sends none.
     public var promptCache: String?
+    /// apple-pcc: the apple-system backend that answers a request PCC could not reach; each
+    /// such answer is recorded as a fallback.
+    public var fallback: String?
+    /// Apple kinds: call `prewarm(promptPrefix:)` on each new session (recorded as warm or cold).
+    public var prewarm: Bool?
 
     public init(name: String, kind: String, model: String? = nil, baseURL: String? = nil,
                 apiKeyEnv: String? = nil, modelPath: String? = nil, contextSize: Int? = nil,
@@ -94,7 +99,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
                 sendReasoningNone: Bool? = nil, pricing: Pricing? = nil,
                 reasoning: [String: ReasoningOverride]? = nil, extraBody: [String: JSONValue]? = nil,
                 maxTokensField: String? = nil, promptCache: String? = nil,
-                structuredOutput: StructuredOutputMode? = nil) {
+                structuredOutput: StructuredOutputMode? = nil, fallback: String? = nil,
+                prewarm: Bool? = nil) {
         self.name = name
         self.kind = kind
         self.model = model
@@ -115,6 +121,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
         self.maxTokensField = maxTokensField
         self.promptCache = promptCache
         self.structuredOutput = structuredOutput
+        self.fallback = fallback
+        self.prewarm = prewarm
     }
 }
 

@@ -13,8 +13,8 @@ public enum ConfigLoader {
                       "promptCache", "reasoning", "extraBody", "structuredOutput", "pricing"],
         "gemini": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
                    "reasoning", "extraBody", "structuredOutput", "pricing"],
-        "apple-system": ["model", "concurrency", "timeoutSeconds", "contextSize"],
-        "apple-pcc": ["model", "concurrency", "timeoutSeconds", "contextSize"],
+        "apple-system": ["model", "concurrency", "timeoutSeconds", "contextSize", "prewarm", "reasoning"],
+        "apple-pcc": ["model", "concurrency", "timeoutSeconds", "contextSize", "prewarm", "reasoning", "fallback"],
         "replay": ["concurrency"],
     ]
 
@@ -113,6 +113,29 @@ private struct ConfigReader {
            let reader = ObjectReader(node, path: top.path.key("defaults"), log: log, what: "'defaults'") {
             config.defaults = readDefaults(reader, known: config.backends.map(\.name), nameLocations: nameLocations)
         }
+        checkFallbacks(config.backends, elements: top["backends"]?.arrayValue ?? [], path: top.path.key("backends"))
+    }
+
+    /// A `fallback` must name another configured backend, of kind `apple-system`.
+    private func checkFallbacks(_ backends: [BackendConfig], elements: [JSONNode], path: JSONPath) {
+        let names = backends.map(\.name)
+        for (index, element) in elements.enumerated() {
+            guard let node = element["fallback"], let target = node.stringValue,
+                  let ownerName = element["name"]?.stringValue, target != ownerName,
+                  element["kind"]?.stringValue == "apple-pcc" else { continue }
+            let owner = (name: ownerName, kind: "apple-pcc")
+            let at = path.index(index).key("fallback")
+            guard let fallback = backends.first(where: { $0.name == target }) else {
+                let hint = suggestion(for: target, among: names.filter { $0 != owner.name }).map { "; did you mean '\($0)'?" } ?? ""
+                log.error("no backend named '\(target)'\(hint)", at: node.location, path: at,
+                          fix: "name an apple-system backend from this config, e.g. { \"name\": \"on-device\", \"kind\": \"apple-system\" }")
+                continue
+            }
+            if fallback.kind != "apple-system" {
+                log.error("backend '\(owner.name)' falls back to '\(target)', whose kind is \(fallback.kind); a PCC network failure is retried on the on-device model",
+                          at: node.location, path: at, fix: "name an apple-system backend")
+            }
+        }
     }
 
     private func readBackend(_ reader: ObjectReader, names: inout [String: SourceLocation]) -> BackendConfig? {
@@ -171,7 +194,9 @@ private struct ConfigReader {
             promptCache: field("promptCache") { choice($0, reader, among: ["auto", "off"]) },
             structuredOutput: field("structuredOutput") {
                 choice($0, reader, among: ["native", "prompt"]).flatMap(StructuredOutputMode.init(rawValue:))
-            })
+            },
+            fallback: field("fallback") { fallbackName($0, reader, owner: name) },
+            prewarm: field("prewarm") { reader.bool($0) })
         return name != nil && kind != nil ? backend : nil
     }
 
@@ -195,6 +220,16 @@ private struct ConfigReader {
         }
         defaults.reasoning = reader.reasoningLevels("reasoning")
         return defaults
+    }
+
+    /// The name; whether it names an apple-system backend is checked once every backend is read.
+    private func fallbackName(_ key: String, _ reader: ObjectReader, owner: String?) -> String? {
+        guard let text = reader.string(key), let node = reader[key] else { return nil }
+        if text == owner {
+            log.error("backend '\(text)' cannot fall back to itself", at: node.location, path: reader.path.key(key),
+                      fix: "name an apple-system backend")
+        }
+        return text
     }
 
     private func url(_ key: String, _ reader: ObjectReader) -> String? {
@@ -284,7 +319,9 @@ private struct ConfigReader {
                 log.error("level '\(name)' is marked unsupported and also says how to send it", at: levelNode.location,
                           path: levels.path.key(name), fix: "keep either \"unsupported\" or the fields that send the level")
             }
-            if mapping.thinkingBudget != nil, ["openai", "llama-server"].contains(kind), let budget = level["thinkingBudget"] {
+            if kind.hasPrefix("apple-") {
+                checkAppleMapping(level, kind: kind)
+            } else if mapping.thinkingBudget != nil, ["openai", "llama-server"].contains(kind), let budget = level["thinkingBudget"] {
                 log.error("OpenAI-compatible servers have no standard thinking-budget field", at: budget.location,
                           path: level.path.key("thinkingBudget"),
                           fix: "send the server's own field through \"extraBody\": llama.cpp {\"reasoning_budget_tokens\": 1024}, vLLM {\"thinking_token_budget\": 1024}")
@@ -292,6 +329,27 @@ private struct ConfigReader {
             result[name] = mapping
         }
         return result
+    }
+
+    /// Apple's levels are `ContextOptions` reasoning levels on PCC and nothing on the device:
+    /// no budgets or request bodies, and an `effort` must name one of PCC's levels.
+    private func checkAppleMapping(_ level: ObjectReader, kind: String) {
+        for key in ["thinkingBudget", "extraBody"] {
+            if let node = level[key] {
+                log.error("kind '\(kind)' takes no \"\(key)\"", at: node.location, path: level.path.key(key),
+                          fix: kind == "apple-pcc" ? "use \"effort\": \"light\", \"moderate\" or \"deep\" (a ContextOptions reasoning level), or \"unsupported\""
+                                                   : "the on-device model has no reasoning levels; only \"unsupported\" applies")
+            }
+        }
+        guard let node = level["effort"], let effort = node.stringValue else { return }
+        if kind == "apple-system" {
+            log.error("the on-device model has no reasoning levels to send", at: node.location, path: level.path.key("effort"),
+                      fix: "remove \"effort\"; levels above none are skipped on apple-system")
+        } else if !["light", "moderate", "deep"].contains(effort) {
+            let hint = suggestion(for: effort, among: ["light", "moderate", "deep"]).map { "; did you mean '\($0)'?" } ?? ""
+            log.error("'effort' must be a ContextOptions reasoning level, \"light\", \"moderate\" or \"deep\", found \"\(effort)\"\(hint)",
+                      at: node.location, path: level.path.key("effort"), fix: nil)
+        }
     }
 
     private func pricing(_ key: String, _ reader: ObjectReader) -> Pricing? {

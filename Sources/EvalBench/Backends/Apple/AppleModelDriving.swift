@@ -1,0 +1,119 @@
+import Foundation
+
+/// The two Apple models evalbench drives.
+public enum AppleModel: String, Sendable, Codable {
+    /// `SystemLanguageModel.default`, on the device.
+    case onDevice = "apple-system"
+    /// `PrivateCloudComputeLanguageModel` (OS 27).
+    case privateCloudCompute = "apple-pcc"
+
+    /// The name reports show when the config names no model.
+    var defaultModelName: String {
+        switch self {
+        case .onDevice: "SystemLanguageModel.default"
+        case .privateCloudCompute: "PrivateCloudComputeLanguageModel"
+        }
+    }
+}
+
+/// The seam between evalbench and Apple's Foundation Models framework: everything
+/// `AppleBackend` needs, in plain Swift values. `FoundationModelsDriver` implements it where the
+/// framework exists; tests implement it with a fake.
+public protocol AppleModelDriving: Sendable {
+    var model: AppleModel { get }
+    /// Whether the framework says the model can be used here.
+    func availability() async -> AppleAvailability
+    /// The model's context window in tokens as the framework reports it; nil when it cannot.
+    func contextSize() async -> Int?
+    /// The model's own token count of `text`; nil where the OS has no counter (before 26.4).
+    func tokenCount(of text: String) async -> Int?
+    /// The PCC quota as the framework reports it now; nil for the on-device model.
+    func quota() async -> AppleQuotaReading?
+    /// A new session holding `instructions`; the turns of one conversation share it.
+    func makeSession(instructions: String?) async -> any AppleSessionDriving
+}
+
+/// One `LanguageModelSession`: one request at a time, its transcript (and the on-device KV
+/// cache) kept from turn to turn.
+public protocol AppleSessionDriving: Sendable {
+    /// `prewarm(promptPrefix:)` with no prefix: loads the model and the session's instructions
+    /// ahead of the first request.
+    func prewarm()
+    /// Streams the answer to `prompt` as cumulative snapshots. The stream throws
+    /// `AppleModelError` for the framework's errors.
+    func streamResponse(to prompt: String, options: AppleGenerationRequest) -> AsyncThrowingStream<AppleSnapshot, any Error>
+}
+
+/// One cumulative snapshot: the whole answer so far, and the usage where the OS reports it.
+public struct AppleSnapshot: Sendable, Equatable {
+    public var content: String
+    /// `snapshot.usage` (OS 27); nil before.
+    public var usage: AppleUsage?
+
+    public init(content: String, usage: AppleUsage? = nil) {
+        self.content = content
+        self.usage = usage
+    }
+}
+
+/// `LanguageModelSession.Usage` (OS 27) as plain numbers; a figure not reported is nil.
+public struct AppleUsage: Sendable, Equatable {
+    public var inputTokens: Int?
+    public var cachedInputTokens: Int?
+    public var outputTokens: Int?
+    public var reasoningTokens: Int?
+
+    public init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, outputTokens: Int? = nil,
+                reasoningTokens: Int? = nil) {
+        self.inputTokens = inputTokens
+        self.cachedInputTokens = cachedInputTokens
+        self.outputTokens = outputTokens
+        self.reasoningTokens = reasoningTokens
+    }
+}
+
+/// What one request asks of the framework: `GenerationOptions`, the PCC `ContextOptions`
+/// reasoning level and an optional structured-output schema.
+public struct AppleGenerationRequest: Sendable, Equatable {
+    /// evalbench's `ReasoningLevel`, named so for the framework file, where the framework
+    /// declares a type of the same name.
+    public typealias ReasoningLevelValue = ReasoningLevel
+
+    public var sampling: AppleSampling?
+    public var temperature: Double?
+    public var maximumResponseTokens: Int?
+    /// PCC only: `ContextOptions(reasoningLevel:)`; nil sends no reasoning level.
+    public var reasoningLevel: ReasoningLevel?
+    /// Structured output: the `DynamicGenerationSchema` to build, from the case's JSON Schema.
+    public var schema: AppleSchema?
+
+    public init(sampling: AppleSampling? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
+                reasoningLevel: ReasoningLevel? = nil, schema: AppleSchema? = nil) {
+        self.sampling = sampling
+        self.temperature = temperature
+        self.maximumResponseTokens = maximumResponseTokens
+        self.reasoningLevel = reasoningLevel
+        self.schema = schema
+    }
+
+    /// A case's options as the framework takes them: temperature 0 is greedy sampling; a
+    /// `topP` or `seed` with a positive temperature is `.random(probabilityThreshold:seed:)`.
+    /// `stop` has no framework field: `AppleBackend` cuts the answer itself.
+    public init(_ options: GenerationOptions, reasoningLevel: ReasoningLevel?, schema: AppleSchema?) {
+        self.init(maximumResponseTokens: options.maxOutputTokens, reasoningLevel: reasoningLevel, schema: schema)
+        if options.temperature == 0 {
+            sampling = .greedy
+        } else {
+            temperature = options.temperature
+            if options.topP != nil || options.seed != nil {
+                sampling = .random(probabilityThreshold: options.topP ?? 1, seed: options.seed.map { UInt64(bitPattern: Int64($0)) })
+            }
+        }
+    }
+}
+
+/// `GenerationOptions.SamplingMode`.
+public enum AppleSampling: Sendable, Equatable {
+    case greedy
+    case random(probabilityThreshold: Double, seed: UInt64?)
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// PCC's `quotaUsage.status`, as a value recorded with each request.
+public enum AppleQuotaState: String, Sendable, Codable, CaseIterable {
+    /// `.belowLimit` with `isApproachingLimit` false.
+    case belowLimit = "below_limit"
+    /// `.belowLimit` with `isApproachingLimit` true.
+    case approachingLimit = "approaching_limit"
+    /// `.limitReached`, or a `quotaLimitReached` error.
+    case limitReached = "limit_reached"
+}
+
+/// One reading of the PCC quota.
+public struct AppleQuotaReading: Sendable, Codable, Equatable {
+    public var state: AppleQuotaState
+    /// When the quota resets, if the framework says.
+    public var resetDate: Date?
+
+    public init(state: AppleQuotaState, resetDate: Date? = nil) {
+        self.state = state
+        self.resetDate = resetDate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state
+        case resetDate = "reset_date"
+    }
+}

@@ -1,0 +1,310 @@
+#if canImport(FoundationModels)
+import Foundation
+import FoundationModels
+
+// The only file that touches Apple's framework. It converts between the framework and the
+// plain values of AppleModelDriving and nothing else; every decision is made in plain Swift
+// that the Linux tests cover. Symbols and guards follow shared/reference/foundation-models.md:
+// 26.x symbols behind @available(26.0), tokenCount(for:) behind #available(26.4), OS 27
+// symbols (PCC, ContextOptions, usage, LanguageModelError) behind #if compiler(>=6.4) and
+// #available(27.0). evalbench declares its own GenerationOptions and ReasoningLevel, so the
+// framework's GenerationOptions is always written qualified and its ReasoningLevel never named.
+
+enum FoundationModelsDriver {
+    static func make(_ model: AppleModel) -> any AppleModelDriving {
+        switch model {
+        case .onDevice:
+            if #available(macOS 26.0, iOS 26.0, visionOS 26.0, *) { return SystemModelDriver() }
+            return UnavailableAppleDriver(model: model, reason: .operatingSystemTooOld(needs: "\(osName) 26"))
+        case .privateCloudCompute:
+            #if compiler(>=6.4)
+            if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *) { return PrivateCloudComputeDriver() }
+            return UnavailableAppleDriver(model: model, reason: .operatingSystemTooOld(needs: "\(osName) 27"))
+            #else
+            return UnavailableAppleDriver(model: model, reason: .compilerTooOld)
+            #endif
+        }
+    }
+
+    static var osName: String {
+        #if os(iOS)
+        "iOS"
+        #elseif os(visionOS)
+        "visionOS"
+        #else
+        "macOS"
+        #endif
+    }
+}
+
+@available(macOS 26.0, iOS 26.0, visionOS 26.0, *)
+struct SystemModelDriver: AppleModelDriving {
+    let model = AppleModel.onDevice
+
+    func availability() async -> AppleAvailability {
+        switch SystemLanguageModel.default.availability {
+        case .available:
+            return .available
+        case let .unavailable(reason):
+            switch reason {
+            case .deviceNotEligible: return .unavailable(.deviceNotEligible)
+            case .appleIntelligenceNotEnabled: return .unavailable(.appleIntelligenceNotEnabled)
+            case .modelNotReady: return .unavailable(.modelNotReady)
+            @unknown default: return .unavailable(.other(String(describing: reason)))
+            }
+        }
+    }
+
+    func contextSize() async -> Int? {
+        SystemLanguageModel.default.contextSize
+    }
+
+    func tokenCount(of text: String) async -> Int? {
+        // tokenCount(for:) first shipped in the 26.4 SDK (Swift 6.3); older compilers lack it.
+        #if compiler(>=6.3)
+        if #available(macOS 26.4, iOS 26.4, visionOS 26.4, *) {
+            return try? await SystemLanguageModel.default.tokenCount(for: text)
+        }
+        #endif
+        return nil
+    }
+
+    func quota() async -> AppleQuotaReading? { nil }
+
+    func makeSession(instructions: String?) async -> any AppleSessionDriving {
+        FrameworkSession(LanguageModelSession(model: SystemLanguageModel.default, tools: [], instructions: instructions))
+    }
+}
+
+#if compiler(>=6.4)
+@available(macOS 27.0, iOS 27.0, visionOS 27.0, *)
+struct PrivateCloudComputeDriver: AppleModelDriving {
+    let model = AppleModel.privateCloudCompute
+
+    func availability() async -> AppleAvailability {
+        switch PrivateCloudComputeLanguageModel().availability {
+        case .available:
+            return .available
+        case let .unavailable(reason):
+            switch reason {
+            case .deviceNotEligible: return .unavailable(.deviceNotEligible)
+            case .appleIntelligenceNotEnabled: return .unavailable(.appleIntelligenceNotEnabled)
+            case .modelNotReady: return .unavailable(.modelNotReady)
+            @unknown default: return .unavailable(.other(String(describing: reason)))
+            }
+        }
+    }
+
+    func contextSize() async -> Int? {
+        try? await PrivateCloudComputeLanguageModel().contextSize
+    }
+
+    /// The reference lists no token counter for PCC; OS 27 reports usage instead.
+    func tokenCount(of text: String) async -> Int? { nil }
+
+    func quota() async -> AppleQuotaReading? {
+        let usage = PrivateCloudComputeLanguageModel().quotaUsage
+        let state: AppleQuotaState
+        switch usage.status {
+        case let .belowLimit(info): state = info.isApproachingLimit ? .approachingLimit : .belowLimit
+        case .limitReached: state = .limitReached
+        @unknown default: return nil
+        }
+        return AppleQuotaReading(state: state, resetDate: Self.date(usage.resetDate))
+    }
+
+    /// Takes `Date` or `Date?` alike.
+    private static func date(_ value: Date?) -> Date? { value }
+
+    func makeSession(instructions: String?) async -> any AppleSessionDriving {
+        FrameworkSession(LanguageModelSession(model: PrivateCloudComputeLanguageModel(), tools: [], instructions: instructions))
+    }
+}
+#endif
+
+/// One `LanguageModelSession`.
+@available(macOS 26.0, iOS 26.0, visionOS 26.0, *)
+final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
+    // @unchecked: the session is only used by one AppleConversation, an actor that sends one
+    // request at a time; the framework itself refuses concurrent requests on a session.
+    private let session: LanguageModelSession
+
+    init(_ session: LanguageModelSession) {
+        self.session = session
+    }
+
+    func prewarm() {
+        session.prewarm(promptPrefix: nil)
+    }
+
+    func streamResponse(to prompt: String, options: AppleGenerationRequest) -> AsyncThrowingStream<AppleSnapshot, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await self.send(prompt, options, to: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: FrameworkErrors.mirror(error))
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func send(_ prompt: String, _ options: AppleGenerationRequest,
+                      to continuation: AsyncThrowingStream<AppleSnapshot, any Error>.Continuation) async throws {
+        let generation = Self.generationOptions(options)
+        if let schema = options.schema {
+            // The reference lists no streaming call with a schema: the structured answer
+            // arrives whole, so its first token is its end.
+            let root = try GenerationSchema(root: Self.dynamicSchema(schema, name: "Output"), dependencies: [])
+            let response = try await session.respond(to: prompt, schema: root, includeSchemaInPrompt: true, options: generation)
+            continuation.yield(AppleSnapshot(content: response.content.jsonString))
+            return
+        }
+        #if compiler(>=6.4)
+        if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *) {
+            let stream = session.streamResponse(to: prompt, options: generation,
+                                                contextOptions: Self.contextOptions(options.reasoningLevel))
+            for try await snapshot in stream {
+                continuation.yield(AppleSnapshot(content: snapshot.content, usage: Self.usage(snapshot.usage)))
+            }
+            return
+        }
+        #endif
+        for try await snapshot in session.streamResponse(to: prompt, options: generation) {
+            continuation.yield(AppleSnapshot(content: snapshot.content))
+        }
+    }
+
+    static func generationOptions(_ options: AppleGenerationRequest) -> FoundationModels.GenerationOptions {
+        var sampling: FoundationModels.GenerationOptions.SamplingMode?
+        switch options.sampling {
+        case .greedy?: sampling = .greedy
+        case let .random(threshold, seed)?: sampling = .random(probabilityThreshold: threshold, seed: seed)
+        case nil: sampling = nil
+        }
+        #if compiler(>=6.4)
+        return FoundationModels.GenerationOptions(samplingMode: sampling, temperature: options.temperature,
+                                                  maximumResponseTokens: options.maximumResponseTokens)
+        #else
+        return FoundationModels.GenerationOptions(sampling: sampling, temperature: options.temperature,
+                                                  maximumResponseTokens: options.maximumResponseTokens)
+        #endif
+    }
+
+    /// Property and choice names are derived from the parent's, so each is unique.
+    static func dynamicSchema(_ schema: AppleSchema, name: String) -> DynamicGenerationSchema {
+        switch schema {
+        case let .object(objectName, description, properties):
+            return DynamicGenerationSchema(name: objectName, description: description, properties: properties.map { property in
+                DynamicGenerationSchema.Property(name: property.name, description: property.description,
+                                                 schema: dynamicSchema(property.schema, name: name + "_" + property.name),
+                                                 isOptional: property.isOptional)
+            })
+        case let .string(description, choices?):
+            return DynamicGenerationSchema(name: name, description: description, anyOf: choices)
+        case .string(_, nil):
+            return DynamicGenerationSchema(type: String.self)
+        case .integer:
+            return DynamicGenerationSchema(type: Int.self)
+        case .number:
+            return DynamicGenerationSchema(type: Double.self)
+        case .boolean:
+            return DynamicGenerationSchema(type: Bool.self)
+        case let .array(element, minimum, maximum):
+            return DynamicGenerationSchema(arrayOf: dynamicSchema(element, name: name + "_item"),
+                                           minimumElements: minimum, maximumElements: maximum)
+        }
+    }
+
+    #if compiler(>=6.4)
+    @available(macOS 27.0, iOS 27.0, visionOS 27.0, *)
+    static func contextOptions(_ level: AppleGenerationRequest.ReasoningLevelValue?) -> ContextOptions {
+        switch level {
+        case .light?: ContextOptions(reasoningLevel: .light)
+        case .moderate?: ContextOptions(reasoningLevel: .moderate)
+        case .deep?: ContextOptions(reasoningLevel: .deep)
+        case .none?, nil: ContextOptions()
+        }
+    }
+
+    /// Takes the usage whether the SDK declares it optional or not.
+    @available(macOS 27.0, iOS 27.0, visionOS 27.0, *)
+    static func usage(_ usage: LanguageModelSession.Usage?) -> AppleUsage? {
+        guard let usage else { return nil }
+        return AppleUsage(inputTokens: usage.input.totalTokenCount, cachedInputTokens: usage.input.cachedTokenCount,
+                          outputTokens: usage.output.totalTokenCount, reasoningTokens: usage.output.reasoningTokenCount)
+    }
+    #endif
+}
+
+/// The framework's errors as `AppleModelError`.
+@available(macOS 26.0, iOS 26.0, visionOS 26.0, *)
+enum FrameworkErrors {
+    static func mirror(_ error: any Error) -> any Error {
+        if error is CancellationError { return error }
+        #if compiler(>=6.4)
+        if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *), let mirrored = mirror27(error) { return mirrored }
+        #endif
+        guard let generation = error as? LanguageModelSession.GenerationError else {
+            return AppleModelError.unknown(String(describing: error))
+        }
+        switch generation {
+        case .exceededContextWindowSize: return AppleModelError.contextSizeExceeded(contextSize: nil, tokenCount: nil)
+        case .assetsUnavailable: return AppleModelError.assetsUnavailable
+        case .guardrailViolation: return AppleModelError.guardrailViolation
+        case .unsupportedGuide: return AppleModelError.unsupportedGuide
+        case .unsupportedLanguageOrLocale: return AppleModelError.unsupportedLanguageOrLocale
+        case .decodingFailure: return AppleModelError.decodingFailure
+        case .rateLimited: return AppleModelError.rateLimited
+        case .concurrentRequests: return AppleModelError.concurrentRequests
+        case .refusal: return AppleModelError.refusal(explanation: nil)
+        @unknown default: return AppleModelError.unknown(String(describing: generation))
+        }
+    }
+
+    #if compiler(>=6.4)
+    @available(macOS 27.0, iOS 27.0, visionOS 27.0, *)
+    static func mirror27(_ error: any Error) -> AppleModelError? {
+        if let error = error as? LanguageModelError {
+            switch error {
+            case let .contextSizeExceeded(contextSize, tokenCount):
+                return .contextSizeExceeded(contextSize: number(contextSize), tokenCount: number(tokenCount))
+            case .rateLimited: return .rateLimited
+            case .refusal: return .refusal(explanation: nil)
+            case .guardrailViolation: return .guardrailViolation
+            case .unsupportedLanguageOrLocale: return .unsupportedLanguageOrLocale
+            case .unsupportedGenerationGuide: return .unsupportedGuide
+            case .timeout: return .timeout
+            @unknown default: return .unknown(String(describing: error))
+            }
+        }
+        if let error = error as? PrivateCloudComputeLanguageModel.Error {
+            switch error {
+            case let .quotaLimitReached(resetDate): return .quotaLimitReached(resetDate: date(resetDate))
+            case .networkFailure: return .networkFailure
+            @unknown default: return .unknown(String(describing: error))
+            }
+        }
+        if let error = error as? SystemLanguageModel.Error {
+            switch error {
+            case .assetsUnavailable: return .assetsUnavailable
+            @unknown default: return .unknown(String(describing: error))
+            }
+        }
+        if let error = error as? LanguageModelSession.Error {
+            switch error {
+            case .concurrentRequests: return .concurrentRequests
+            @unknown default: return .unknown(String(describing: error))
+            }
+        }
+        return nil
+    }
+
+    /// Take `Int`/`Date` or their optionals alike.
+    private static func number(_ value: Int?) -> Int? { value }
+    private static func date(_ value: Date?) -> Date? { value }
+    #endif
+}
+#endif
