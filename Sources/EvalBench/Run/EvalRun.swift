@@ -163,6 +163,7 @@ public enum EvalRun {
                             timeoutSeconds: loaded.config.defaults.timeoutSeconds,
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
                             pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.pricing },
+                            timeouts: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.timeoutSeconds },
                             onEvent: onEvent)
         let finished = Set(existing.map(\.key))
         await runner.run(loaded.plan, availability: availability, finishedKeys: finished)

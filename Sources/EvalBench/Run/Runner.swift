@@ -16,17 +16,20 @@ public struct Runner: Sendable {
     public var retryPolicy: RetryPolicy
     /// Prices by backend name; a backend without one has an empty cost.
     public var pricing: [String: Pricing]
+    /// Per-backend request timeouts (config `timeoutSeconds`), replacing `timeoutSeconds`.
+    public var timeouts: [String: Double]
     public var onEvent: @Sendable (RunEvent) -> Void
 
     public init(backends: [String: any Backend], store: ResultStore, concurrency: Int,
                 timeoutSeconds: Double, retryPolicy: RetryPolicy, pricing: [String: Pricing] = [:],
-                onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
+                timeouts: [String: Double] = [:], onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
         self.backends = backends
         self.store = store
         self.concurrency = concurrency
         self.timeoutSeconds = timeoutSeconds
         self.retryPolicy = retryPolicy
         self.pricing = pricing
+        self.timeouts = timeouts
         self.onEvent = onEvent
     }
 
@@ -90,7 +93,7 @@ public struct Runner: Sendable {
             history.append(ChatMessage(role: .user, content: turn.prompt))
             let request = ModelRequest(instructions: evalCase.instructions, messages: history,
                                        options: evalCase.options, reasoning: caseRun.reasoning,
-                                       timeoutSeconds: timeoutSeconds, output: evalCase.output)
+                                       timeoutSeconds: timeouts[caseRun.backend] ?? timeoutSeconds, output: evalCase.output)
             await global.acquire()
             let (result, attempts) = await retryPolicy.run { await conversation.respond(to: request) }
             await global.release()
