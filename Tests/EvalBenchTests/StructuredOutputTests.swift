@@ -14,6 +14,11 @@ private func request(_ output: StructuredOutput?, reasoning: ReasoningLevel = .n
 }
 
 private let transport = URLSessionStreamTransport()
+
+/// A body as the server receives it: written, then parsed back.
+private func sent(_ body: [String: Any]) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: JSONWriter.data(body)) as? [String: Any])
+}
 private let local = URL(string: "http://127.0.0.1:9")!
 
 @Suite("Structured output: the case's schema in each kind's own request field")
@@ -44,7 +49,7 @@ struct StructuredOutputTests {
     @Test("openai and llama-server send response_format json_schema, strict; nothing without a schema")
     func openAI() throws {
         let backend = OpenAIBackend(name: "o", model: "m", baseURL: local, apiKey: nil, concurrency: 1, transport: transport)
-        let body = backend.body(for: request(StructuredOutput(schema: labelSchema, name: "pet")))
+        let body = try sent(backend.body(for: request(StructuredOutput(schema: labelSchema, name: "pet"))))
         let format = try #require(body["response_format"] as? [String: Any])
         #expect(format["type"] as? String == "json_schema")
         let jsonSchema = try #require(format["json_schema"] as? [String: Any])
@@ -59,7 +64,7 @@ struct StructuredOutputTests {
     @Test("anthropic sends output_config.format beside the level's effort; gemini sends responseJsonSchema")
     func anthropicAndGemini() throws {
         let anthropic = AnthropicBackend(name: "a", model: "claude", apiKey: nil, concurrency: 1, transport: transport)
-        let body = anthropic.body(for: request(StructuredOutput(schema: labelSchema), reasoning: .light))
+        let body = try sent(anthropic.body(for: request(StructuredOutput(schema: labelSchema), reasoning: .light)))
         let outputConfig = try #require(body["output_config"] as? [String: Any])
         #expect(outputConfig["effort"] as? String == "low")
         let format = try #require(outputConfig["format"] as? [String: Any])
@@ -69,7 +74,7 @@ struct StructuredOutputTests {
         #expect(anthropic.body(for: request(nil))["output_config"] == nil)
 
         let gemini = GeminiBackend(name: "g", model: "gemini-x", apiKey: "k", concurrency: 1, transport: transport)
-        let config = try #require(gemini.body(for: request(StructuredOutput(schema: labelSchema)))["generationConfig"] as? [String: Any])
+        let config = try #require(try sent(gemini.body(for: request(StructuredOutput(schema: labelSchema))))["generationConfig"] as? [String: Any])
         #expect(config["responseMimeType"] as? String == "application/json")
         #expect((config["responseJsonSchema"] as? [String: Any])?["required"] as? [String] == ["label"])
         #expect(gemini.structuredOutputSupport == "native (generationConfig.responseJsonSchema)")
@@ -98,6 +103,34 @@ struct StructuredOutputTests {
         #expect((geminiBody["generationConfig"] as? [String: Any])?["responseJsonSchema"] == nil)
         let system = (geminiBody["systemInstruction"] as? [String: Any])?["parts"] as? [[String: Any]]
         #expect(system?.first?["text"] as? String == expected)
+    }
+
+    @Test("the schema goes out with its keys in the order the suite wrote them, so a reason can come before a verdict")
+    func keyOrder() throws {
+        let suite = try SuiteLoader.load(data: Data("""
+        { "format": "evalbench.suite/1", "suite": "s",
+          "cases": [ { "id": "c", "prompt": "p", "output": { "schema":
+            { "type": "object", "properties": { "reason": { "type": "string" }, "pass": { "type": "boolean" }, "score": { "type": "number", "maximum": 1.0, "minimum": 0 } },
+              "required": ["reason", "pass", "score"] } } } ] }
+        """.utf8), file: "s.json")
+        let output = try #require(suite.cases.first?.output)
+        let ordered = #"{"type":"object","properties":{"reason":{"type":"string"},"pass":{"type":"boolean"},"score":{"type":"number","maximum":1.0,"minimum":0}},"required":["reason","pass","score"]}"#
+        #expect(output.schemaText == ordered)
+        let backend = OpenAIBackend(name: "o", model: "m", baseURL: local, apiKey: nil, concurrency: 1, transport: transport)
+        let text = String(decoding: JSONWriter.data(backend.body(for: request(output))), as: UTF8.self)
+        #expect(text.contains(#""schema":"# + ordered), "\(text)")
+        #expect(output.schema == JSONValue(try JSONDocument(data: Data(ordered.utf8), file: "x").root), "the text and the value agree")
+    }
+
+    @Test("the body writer escapes strings, keeps numbers exact and sorts keys, as JSONSerialization would read it")
+    func writer() throws {
+        let body: [String: Any] = ["b": "quote \" backslash \\ newline \n tab \t bell \u{07} é 🙂", "a": [1, 2.5, true, false, NSNull()],
+                                   "n": ["z": 0.1, "y": -3, "x": 1e-7], "r": RawJSON(#"{"k":[1,2]}"#)]
+        let text = JSONWriter.string(body)
+        #expect(text.hasPrefix(#"{"a":[1,2.5,true,false,null],"b":"quote \" backslash \\ newline \n tab \t bell \u0007 é 🙂","n":{"x":1e-07,"y":-3,"z":0.1},"r":{"k":[1,2]}}"#), "\(text)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(parsed["b"] as? String == body["b"] as? String)
+        #expect((parsed["n"] as? [String: Any])?["z"] as? Double == 0.1)
     }
 
     @Test("structuredOutput loads for every HTTP kind and rejects other values")

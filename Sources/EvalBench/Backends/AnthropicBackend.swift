@@ -99,7 +99,7 @@ public struct AnthropicBackend: Backend {
         var outputConfig: [String: Any] = [:]
         if let effort = mapping.effort { outputConfig["effort"] = effort }
         if let output = request.output {
-            outputConfig["format"] = ["type": "json_schema", "schema": output.schema.foundationObject]
+            outputConfig["format"] = ["type": "json_schema", "schema": RawJSON(output.schemaText)]
         }
         if !outputConfig.isEmpty { body["output_config"] = outputConfig }
         // With thinking on, Anthropic accepts no temperature but 1 and no top_p below 0.95.
@@ -129,7 +129,7 @@ public struct AnthropicBackend: Backend {
             headers[name] = value
         }
         if let apiKey { headers["x-api-key"] = apiKey }
-        let data = try JSONSerialization.data(withJSONObject: body(for: request), options: [.sortedKeys])
+        let data = JSONWriter.data(body(for: request))
         return HTTPStreamRequest(url: messagesURL, method: "POST", headers: headers, body: data,
                                  timeoutSeconds: request.timeoutSeconds)
     }

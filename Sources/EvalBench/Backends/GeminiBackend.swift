@@ -135,7 +135,7 @@ public struct GeminiBackend: Backend {
         if let stop = options.stop, !stop.isEmpty { generationConfig["stopSequences"] = stop }
         if let output = request.output {
             generationConfig["responseMimeType"] = "application/json"
-            generationConfig["responseJsonSchema"] = output.schema.foundationObject
+            generationConfig["responseJsonSchema"] = RawJSON(output.schemaText)
         }
 
         let override = reasoningOverrides[request.reasoning.rawValue]
@@ -173,7 +173,7 @@ public struct GeminiBackend: Backend {
         headers["Content-Type"] = "application/json"
         headers["Accept"] = "text/event-stream"
         if let apiKey { headers["x-goog-api-key"] = apiKey }
-        let data = try JSONSerialization.data(withJSONObject: body(for: request), options: [.sortedKeys])
+        let data = JSONWriter.data(body(for: request))
         return HTTPStreamRequest(url: streamURL, method: "POST", headers: headers, body: data,
                                  timeoutSeconds: timeoutSeconds ?? request.timeoutSeconds)
     }

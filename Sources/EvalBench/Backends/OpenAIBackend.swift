@@ -109,7 +109,7 @@ public struct OpenAIBackend: Backend {
         if let effort = effort(for: request.reasoning) { body["reasoning_effort"] = effort }
         if let output = request.output {
             body["response_format"] = ["type": "json_schema",
-                                       "json_schema": ["name": output.name, "schema": output.schema.foundationObject,
+                                       "json_schema": ["name": output.name, "schema": RawJSON(output.schemaText),
                                                        "strict": true]]
         }
         RequestBody.merge(extraBody, into: &body)
@@ -124,7 +124,7 @@ public struct OpenAIBackend: Backend {
         headers["Content-Type"] = "application/json"
         headers["Accept"] = "text/event-stream"
         if let apiKey { headers["Authorization"] = "Bearer \(apiKey)" }
-        let data = try JSONSerialization.data(withJSONObject: body(for: request), options: [.sortedKeys])
+        let data = JSONWriter.data(body(for: request))
         return HTTPStreamRequest(url: baseURL.appendingPathComponent("chat/completions"), method: "POST",
                                  headers: headers, body: data, timeoutSeconds: request.timeoutSeconds)
     }

@@ -22,7 +22,7 @@ public enum StructuredOutputMode: String, Sendable, Codable, Equatable {
 
     /// The instructions with the schema appended.
     static func instructions(_ base: String?, output: StructuredOutput) -> String {
-        let schema = RequestBody.describe(output.schema)
+        let schema = output.schemaText
         let ask = "Reply with only a JSON value that follows this JSON Schema, with no other text:\n\(schema)"
         guard let base, !base.isEmpty else { return ask }
         return base + "\n\n" + ask

@@ -64,10 +64,15 @@ public struct StructuredOutput: Sendable, Codable, Equatable {
     public var schema: JSONValue
     /// A short name for the schema (OpenAI's `json_schema.name`); default `"answer"`.
     public var name: String
+    /// The schema as compact JSON text with its keys in the order written: what is sent, so
+    /// that a constrained model fills properties in that order (a `reason` before a verdict).
+    public var schemaText: String
 
-    public init(schema: JSONValue, name: String = "answer") {
+    /// `schemaText` defaults to the schema with sorted keys; give it to keep another order.
+    public init(schema: JSONValue, name: String = "answer", schemaText: String? = nil) {
         self.schema = schema
         self.name = name
+        self.schemaText = schemaText ?? JSONWriter.string(schema.foundationObject)
     }
 }
 

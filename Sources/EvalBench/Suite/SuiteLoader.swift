@@ -162,7 +162,7 @@ private struct SuiteReader {
             reader.reportInvalid("schema", schemaNode, must: "a JSON Schema object")
             return nil
         }
-        return StructuredOutput(schema: JSONValue(schemaNode), name: name ?? "answer")
+        return StructuredOutput(schema: JSONValue(schemaNode), name: name ?? "answer", schemaText: schemaNode.compactJSON)
     }
 
     private func readTurns(_ node: JSONNode, path: JSONPath, vars: [String: String],
