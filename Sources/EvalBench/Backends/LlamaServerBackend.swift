@@ -162,6 +162,9 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
 
     /// The root URL of the running server (`http://127.0.0.1:<port>/`, which serves
     /// `/v1/chat/completions` and `/v1/messages`) once `prepare()` started it; nil before.
+    /// The OpenAI-compatible client of the running server; nil before `prepare()` started it.
+    var runningClient: OpenAIBackend? { lock.withLock { client } }
+
     public var serverURL: URL? {
         lock.withLock { client?.baseURL.deletingLastPathComponent() }
     }

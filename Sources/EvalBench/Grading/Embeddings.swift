@@ -1,0 +1,105 @@
+import Foundation
+
+/// A backend that can embed text (OpenAI-compatible `/v1/embeddings`; llama-server started
+/// with `--embeddings`), for the `similar` assertion.
+public protocol EmbeddingBackend: Sendable {
+    var name: String { get }
+    /// One vector per text, in order.
+    func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure>
+}
+
+/// `POST {baseURL}/embeddings` with `{"model", "input": [...]}`; reads `data[].embedding` by `index`.
+struct OpenAIEmbeddings: Sendable {
+    let backend: String
+    let baseURL: URL
+    let model: String?
+    let apiKey: String?
+    let headers: [String: String]
+    let transport: any HTTPStreaming
+
+    func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
+        var headers = self.headers
+        headers["Content-Type"] = "application/json"
+        if let apiKey { headers["Authorization"] = "Bearer \(apiKey)" }
+        var body: [String: Any] = ["input": texts]
+        if let model { body["model"] = model }
+        let request = HTTPStreamRequest(url: baseURL.appendingPathComponent("embeddings"), method: "POST", headers: headers,
+                                        body: JSONWriter.data(body), timeoutSeconds: timeoutSeconds)
+        var status: Int?
+        var responseHeaders: [String: String] = [:]
+        var data = Data()
+        do {
+            for try await event in transport.stream(request) {
+                switch event {
+                case let .response(code, fields):
+                    status = code
+                    responseHeaders = fields
+                case let .bytes(bytes, _):
+                    data.append(bytes)
+                }
+            }
+        } catch let failure as BackendFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(BackendFailure(kind: .network, message: "\(backend): embeddings: \(error.localizedDescription)"))
+        }
+        guard let status else {
+            return .failure(BackendFailure(kind: .network, message: "\(backend): embeddings: no response"))
+        }
+        guard (200..<300).contains(status) else {
+            var failure = HTTPFailureClassifier.openAI(status: status, headers: responseHeaders, body: data, backend: backend)
+            failure.message = "embeddings: " + failure.message
+            return .failure(failure)
+        }
+        return Self.vectors(from: data, count: texts.count, backend: backend)
+    }
+
+    /// The vectors of an embeddings response, ordered by `index`.
+    static func vectors(from data: Data, count: Int, backend: String) -> Result<[[Double]], BackendFailure> {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let items = object["data"] as? [[String: Any]] else {
+            return .failure(BackendFailure(kind: .decoding, message: "\(backend): the embeddings response has no \"data\" array: \(String(decoding: data.prefix(200), as: UTF8.self))"))
+        }
+        var vectors = [[Double]?](repeating: nil, count: count)
+        for (position, item) in items.enumerated() {
+            let index = (item["index"] as? Int) ?? position
+            guard index >= 0, index < count,
+                  let values = item["embedding"] as? [Any] else { continue }
+            vectors[index] = values.compactMap { ($0 as? NSNumber)?.doubleValue ?? ($0 as? Double) }
+        }
+        let found = vectors.compactMap { $0 }
+        guard found.count == count, found.allSatisfy({ !$0.isEmpty && $0.count == found[0].count }) else {
+            return .failure(BackendFailure(kind: .decoding, message: "\(backend): expected \(count) embeddings of one length, got \(found.map(\.count))"))
+        }
+        return .success(found)
+    }
+}
+
+/// Cosine similarity of two vectors of one length; nil when either has no length.
+public func cosineSimilarity(_ a: [Double], _ b: [Double]) -> Double? {
+    guard a.count == b.count, !a.isEmpty else { return nil }
+    var dot = 0.0, normA = 0.0, normB = 0.0
+    for index in a.indices {
+        dot += a[index] * b[index]
+        normA += a[index] * a[index]
+        normB += b[index] * b[index]
+    }
+    guard normA > 0, normB > 0 else { return nil }
+    return dot / (normA.squareRoot() * normB.squareRoot())
+}
+
+extension OpenAIBackend: EmbeddingBackend {
+    public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
+        await OpenAIEmbeddings(backend: name, baseURL: baseURL, model: model, apiKey: apiKey, headers: headers,
+                               transport: transport).embed(texts, timeoutSeconds: timeoutSeconds)
+    }
+}
+
+extension LlamaServerBackend: EmbeddingBackend {
+    public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
+        guard let client = runningClient else {
+            return .failure(BackendFailure(kind: .unavailable, message: "\(name): llama-server is not running"))
+        }
+        return await client.embed(texts, timeoutSeconds: timeoutSeconds)
+    }
+}

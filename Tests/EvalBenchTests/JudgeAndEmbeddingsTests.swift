@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+@Suite("Judge verdicts and embeddings, the pieces model-graded assertions use")
+struct JudgeAndEmbeddingsTests {
+    @Test("a verdict parses with or without a code fence; a missing or out-of-range field is named")
+    func verdicts() throws {
+        let plain = try JudgePrompt.parse(#"{"reason": "names Paris", "pass": true, "score": 0.9}"#).get()
+        #expect(plain == JudgeVerdict(reason: "names Paris", pass: true, score: 0.9))
+        let fenced = try JudgePrompt.parse("```json\n{\"reason\": \"wrong city\", \"pass\": false, \"score\": 0}\n```").get()
+        #expect(fenced == JudgeVerdict(reason: "wrong city", pass: false, score: 0))
+        func problem(_ text: String) -> String? {
+            if case let .failure(error) = JudgePrompt.parse(text) { return error.message }
+            return nil
+        }
+        #expect(problem("I think it passes.")?.hasPrefix("the judge's answer is not a JSON object") == true)
+        #expect(problem(#"{"pass": true, "score": 1}"#)?.contains(#"no string "reason""#) == true)
+        #expect(problem(#"{"reason": "x", "pass": "yes", "score": 1}"#)?.contains(#"no boolean "pass""#) == true)
+        #expect(problem(#"{"reason": "x", "pass": true, "score": 7}"#)?.contains(#""score" from 0 to 1"#) == true)
+    }
+
+    @Test("the judge's request asks for the reason first and carries the rubric, question and answer")
+    func judgeRequest() {
+        let request = JudgePrompt.request(question: "Capital of France?", answer: "Lyon", rubric: "Names Paris.", timeoutSeconds: 30)
+        #expect(request.output?.schemaText.hasPrefix(#"{"type":"object","properties":{"reason":"#) == true)
+        #expect(request.output?.schemaText.range(of: "reason")!.lowerBound ?? "".endIndex
+                < request.output!.schemaText.range(of: "\"pass\"")!.lowerBound)
+        #expect(request.messages.last?.content == "Rubric:\nNames Paris.\n\nQuestion:\nCapital of France?\n\nAnswer:\nLyon")
+        #expect(request.options.temperature == 0)
+        // The schema text and the schema value say the same thing.
+        #expect(JudgePrompt.output.schema == JSONValue(try! JSONDocument(data: Data(JudgePrompt.output.schemaText.utf8), file: "x").root))
+    }
+
+    @Test("cosine similarity by hand, and embeddings read by index")
+    func embeddings() throws {
+        #expect(cosineSimilarity([1, 0], [1, 0]) == 1)
+        #expect(cosineSimilarity([1, 0], [0, 1]) == 0)
+        let value = try #require(cosineSimilarity([1, 2, 3], [2, 4, 7]))
+        // 1·2 + 2·4 + 3·7 = 31; |a| = √14, |b| = √69.
+        #expect(abs(value - 31 / (14.0.squareRoot() * 69.0.squareRoot())) < 1e-12)
+        #expect(cosineSimilarity([], []) == nil)
+        #expect(cosineSimilarity([0, 0], [1, 1]) == nil)
+
+        let response = #"{"data": [{"index": 1, "embedding": [0.5, 0.5]}, {"index": 0, "embedding": [1, 0]}], "usage": {"prompt_tokens": 4}}"#
+        let vectors = try OpenAIEmbeddings.vectors(from: Data(response.utf8), count: 2, backend: "e").get()
+        #expect(vectors == [[1, 0], [0.5, 0.5]])
+        if case let .failure(failure) = OpenAIEmbeddings.vectors(from: Data(#"{"data": [{"index": 0, "embedding": [1]}]}"#.utf8), count: 2, backend: "e") {
+            #expect(failure.kind == .decoding)
+        } else {
+            Issue.record("one vector for two texts must fail")
+        }
+    }
+}
