@@ -126,5 +126,5 @@ func appleBackend(_ name: String, _ driver: FakeAppleDriver, fallback: (any Back
                   configure: (inout BackendConfig) -> Void = { _ in }) -> AppleBackend {
     var config = BackendConfig(name: name, kind: driver.model.rawValue)
     configure(&config)
-    return AppleBackend(config: config, driver: driver, fallback: fallback, defaultConcurrency: 2)
+    return AppleBackend(config: config, driver: driver, fallback: fallback, defaultConcurrency: 2, prewarmLeadSeconds: 0)
 }

@@ -16,9 +16,13 @@ public struct AppleBackend: Backend {
     let reasoningOverrides: [String: ReasoningOverride]
     /// PCC only: the on-device backend that answers when PCC cannot be reached.
     let fallback: (any Backend)?
+    /// How long a prewarmed session gets before its first, timed request: Apple says
+    /// prewarming helps only with lead time (about a second), so a session prewarmed an
+    /// instant before its request would be labelled warm without being so.
+    let prewarmLeadSeconds: Double
 
     public init(config: BackendConfig, driver: any AppleModelDriving, fallback: (any Backend)? = nil,
-                defaultConcurrency: Int) {
+                defaultConcurrency: Int, prewarmLeadSeconds: Double = 1) {
         name = config.name
         kind = driver.model.rawValue
         model = config.model ?? driver.model.defaultModelName
@@ -30,6 +34,7 @@ public struct AppleBackend: Backend {
         configuredContextSize = config.contextSize
         reasoningOverrides = config.reasoning ?? [:]
         self.fallback = fallback
+        self.prewarmLeadSeconds = prewarmLeadSeconds
     }
 
     public func prepare() async -> Availability {
@@ -133,7 +138,11 @@ actor AppleConversation: Conversation {
             current = await backend.driver.makeSession(instructions: Self.sessionInstructions(for: request))
             session = current
             start = backend.prewarm ? .prewarmed : .cold
-            if backend.prewarm { current.prewarm() }
+            if backend.prewarm {
+                current.prewarm()
+                // Not timed: the request's stopwatch starts after the lead time.
+                try? await Task.sleep(nanoseconds: UInt64(max(0, backend.prewarmLeadSeconds) * 1_000_000_000))
+            }
         }
         let options = AppleGenerationRequest(request.options, reasoningLevel: backend.contextReasoningLevel(request.reasoning),
                                              schema: schema)

@@ -56,7 +56,14 @@ struct SystemModelDriver: AppleModelDriving {
     }
 
     func contextSize() async -> Int? {
-        SystemLanguageModel.default.contextSize
+        // `contextSize` is back-deployed but first declared in the 26.4 SDK (Swift 6.3); it has
+        // been seen to read 0 when the model's assets are broken.
+        #if compiler(>=6.3)
+        let size = SystemLanguageModel.default.contextSize
+        return size > 0 ? size : nil
+        #else
+        return nil
+        #endif
     }
 
     func tokenCount(of text: String) async -> Int? {
@@ -86,17 +93,19 @@ struct PrivateCloudComputeDriver: AppleModelDriving {
         case .available:
             return .available
         case let .unavailable(reason):
+            // The reference says PCC's reasons have the system model's shape; the shipped SDK
+            // reportedly has its own (`deviceNotEligible`, `systemNotReady`). Only the one both
+            // share is named, so this compiles either way.
             switch reason {
             case .deviceNotEligible: return .unavailable(.deviceNotEligible)
-            case .appleIntelligenceNotEnabled: return .unavailable(.appleIntelligenceNotEnabled)
-            case .modelNotReady: return .unavailable(.modelNotReady)
-            @unknown default: return .unavailable(.other(String(describing: reason)))
+            default: return .unavailable(.other(String(describing: reason)))
             }
         }
     }
 
     func contextSize() async -> Int? {
-        try? await PrivateCloudComputeLanguageModel().contextSize
+        guard let size = try? await PrivateCloudComputeLanguageModel().contextSize, size > 0 else { return nil }
+        return size
     }
 
     /// The reference lists no token counter for PCC; OS 27 reports usage instead.
@@ -153,13 +162,31 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
 
     private func send(_ prompt: String, _ options: AppleGenerationRequest,
                       to continuation: AsyncThrowingStream<AppleSnapshot, any Error>.Continuation) async throws {
+        // A stream cut short (a stop sequence, a timeout) may still be winding down: a new
+        // request on a responding session would throw `concurrentRequests`. Up to 1 s.
+        var waited = 0
+        while session.isResponding && waited < 50 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+            waited += 1
+        }
         let generation = Self.generationOptions(options)
         if let schema = options.schema {
             // The reference lists no streaming call with a schema: the structured answer
             // arrives whole, so its first token is its end.
-            let root = try GenerationSchema(root: Self.dynamicSchema(schema, name: "Output"), dependencies: [])
+            let root: GenerationSchema
+            do {
+                root = try GenerationSchema(root: Self.dynamicSchema(schema, name: "Output"), dependencies: [])
+            } catch {
+                // A schema the framework cannot build (duplicate names, empty choices) is the
+                // suite's problem, not the model's.
+                throw AppleModelError.unsupportedGuide
+            }
             let response = try await session.respond(to: prompt, schema: root, includeSchemaInPrompt: true, options: generation)
-            continuation.yield(AppleSnapshot(content: response.content.jsonString))
+            var usage: AppleUsage?
+            #if compiler(>=6.4)
+            if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *) { usage = Self.usage(response.usage) }
+            #endif
+            continuation.yield(AppleSnapshot(content: response.content.jsonString, usage: usage))
             return
         }
         #if compiler(>=6.4)
@@ -244,6 +271,7 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
 enum FrameworkErrors {
     static func mirror(_ error: any Error) -> any Error {
         if error is CancellationError { return error }
+        if let mirrored = error as? AppleModelError { return mirrored }
         #if compiler(>=6.4)
         if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *), let mirrored = mirror27(error) { return mirrored }
         #endif
@@ -269,8 +297,10 @@ enum FrameworkErrors {
     static func mirror27(_ error: any Error) -> AppleModelError? {
         if let error = error as? LanguageModelError {
             switch error {
-            case let .contextSizeExceeded(contextSize, tokenCount):
-                return .contextSizeExceeded(contextSize: number(contextSize), tokenCount: number(tokenCount))
+            // One payload holding `contextSize` and `tokenCount` (a struct in the shipped SDK;
+            // a labelled pair binds the same way).
+            case let .contextSizeExceeded(info):
+                return .contextSizeExceeded(contextSize: number(info.contextSize), tokenCount: number(info.tokenCount))
             case .rateLimited: return .rateLimited
             case .refusal: return .refusal(explanation: nil)
             case .guardrailViolation: return .guardrailViolation
@@ -282,7 +312,8 @@ enum FrameworkErrors {
         }
         if let error = error as? PrivateCloudComputeLanguageModel.Error {
             switch error {
-            case let .quotaLimitReached(resetDate): return .quotaLimitReached(resetDate: date(resetDate))
+            // The shipped SDK's payload is a struct with `resetDate: Date?`.
+            case let .quotaLimitReached(info): return .quotaLimitReached(resetDate: date(info.resetDate))
             case .networkFailure: return .networkFailure
             @unknown default: return .unknown(String(describing: error))
             }
