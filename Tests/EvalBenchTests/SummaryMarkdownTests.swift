@@ -74,8 +74,8 @@ func markdownCacheByTurn() {
                       usage: Usage(inputTokens: 400, cachedInputTokens: 300)),
     ]
     let text = markdown(results)
-    #expect(text.contains("| local · none · default | 1 | 1 | 200 | 0 | 0.0% | 80.0 |"))
-    #expect(text.contains("| local · none · default | 2 | 1 | 400 | 300 | 75.0% | 20.0 |"))
+    #expect(text.contains("| local · none · default | 1 | 1 | 200 | 0 | 0.0% | n/a | 80.0 |"))
+    #expect(text.contains("| local · none · default | 2 | 1 | 400 | 300 | 75.0% | n/a | 20.0 |"), "no prefix recorded: the ideal is unknown")
     #expect(markdown(sixCases).contains("No multi-turn cases in this run."))
 }
 
@@ -116,4 +116,22 @@ func markdownReasoningSection() {
     #expect(text.contains("| cloud · default | light | skipped (no low effort) | n/a | n/a |"))
     let none = markdown(sixCases)
     #expect(!none.contains("## Reasoning levels"), "a run at none alone has no reasoning section")
+}
+
+@Test("The cache section gives each turn's ideal ratio and names the segment that broke a prefix")
+func markdownBrokenPrefix() {
+    var second = fixtureResult(caseID: "trip", turn: 2, turns: 2, status: .pass, latencyMs: 30, ttftMs: 20,
+                               usage: Usage(inputTokens: 400, cachedInputTokens: 4))
+    second.prefix = PrefixComparison(previous: CanonicalPrompt(segments: [.init(name: "instructions", marker: "system:", text: "Monday. Be brief.")]),
+                                     current: CanonicalPrompt(segments: [.init(name: "instructions", marker: "system:", text: "Tuesday. Be brief."),
+                                                                         .init(name: "prompt", marker: "user:", text: "q")]))
+    let results = [
+        fixtureResult(caseID: "trip", turn: 1, turns: 2, status: .pass, latencyMs: 90, ttftMs: 80,
+                      usage: Usage(inputTokens: 200, cachedInputTokens: 0)),
+        second,
+    ]
+    let text = markdown(results)
+    // "system:" (7) shared of "system:Tuesday. Be brief.\nuser:q" (32): 21.9%.
+    #expect(text.contains("| local · none · default | 2 | 1 | 400 | 4 | 1.0% | 21.9% | 20.0 |"), "\(text)")
+    #expect(text.contains("| geo/trip/default/local/none/1 | 2 | 1.0% | 21.9% | instructions changed at character 0 |"))
 }

@@ -113,14 +113,21 @@ private struct TurnAccumulator {
     var requests = 0
     var usage = UsageTotals()
     var ttftsMs: [Double] = []
+    var sharedCharacters = 0
+    var totalCharacters = 0
 
     mutating func add(_ result: RequestResult, succeeded: Bool) {
         requests += 1
         usage.add(result.usage)
         if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
+        if let prefix = result.prefix {
+            sharedCharacters += prefix.sharedCharacters
+            totalCharacters += prefix.totalCharacters
+        }
     }
 
     func summary(turn: Int) -> TurnSummary {
-        TurnSummary(turn: turn, requests: requests, usage: usage, ttftP50Ms: percentile(50, of: ttftsMs.sorted()))
+        TurnSummary(turn: turn, requests: requests, usage: usage, ttftP50Ms: percentile(50, of: ttftsMs.sorted()),
+                    idealRatio: totalCharacters > 0 ? Double(sharedCharacters) / Double(totalCharacters) : nil)
     }
 }

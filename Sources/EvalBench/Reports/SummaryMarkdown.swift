@@ -14,7 +14,7 @@ public enum SummaryMarkdown {
             backendNotes(input, aggregate: aggregate),
             reasoningLevels(input, aggregate: aggregate),
             cases(aggregate),
-            cacheByTurn(aggregate),
+            cacheByTurn(aggregate, results: input.results),
             RequestDetailsSection.render(input.results),
             errors(aggregate),
             "## Definitions\n\n" + MetricDefinitions.markdown,
@@ -141,13 +141,14 @@ public enum SummaryMarkdown {
         return "## Cases\n\n" + table.text
     }
 
-    private static func cacheByTurn(_ aggregate: RunAggregate) -> String {
+    private static func cacheByTurn(_ aggregate: RunAggregate, results: [RequestResult]) -> String {
         let heading = "## Cache behaviour by turn\n\n"
         let groupsWithTurns = aggregate.groups.filter { !$0.turns.isEmpty }
         guard !groupsWithTurns.isEmpty else { return heading + "No multi-turn cases in this run.\n" }
         var table = MarkdownTable([
             ("Backend · reasoning · variant", .left), ("Turn", .right), ("Requests", .right),
-            ("Input tokens", .right), ("Cached tokens", .right), ("Cache hit", .right), ("TTFT p50 (ms)", .right),
+            ("Input tokens", .right), ("Cached tokens", .right), ("Cache hit", .right), ("Ideal", .right),
+            ("TTFT p50 (ms)", .right),
         ])
         for summary in groupsWithTurns {
             for turn in summary.turns {
@@ -158,12 +159,33 @@ public enum SummaryMarkdown {
                     tokens(turn.usage.inputTokens),
                     tokens(turn.usage.cachedInputTokens),
                     percent(turn.usage.cacheHitRatio),
+                    percent(turn.idealRatio),
                     milliseconds(turn.ttftP50Ms),
                 ])
             }
         }
-        return heading + "Multi-turn cases only: the share of each turn's input the backend served from its cache.\n\n"
-            + table.text
+        return heading + "Multi-turn cases only: the share of each turn's input the backend served from its cache, "
+            + "and the ideal: the share of the request, in characters, that repeats the conversation's previous request "
+            + "exactly from its start (what a prompt cache could serve).\n\n"
+            + table.text + brokenPrefixes(results)
+    }
+
+    /// The turns furthest below their ideal ratio, with the segment that broke the prefix.
+    private static func brokenPrefixes(_ results: [RequestResult], limit: Int = 5) -> String {
+        var rows: [(gap: Double, cells: [String])] = []
+        for result in results where result.status == .pass || result.status == .fail {
+            guard let prefix = result.prefix, let ideal = prefix.idealRatio else { continue }
+            let measured = result.usage.cacheHitRatio
+            let gap = ideal - (measured ?? 0)
+            guard prefix.brokenSegment != nil || (measured != nil && gap > 0.2) else { continue }
+            rows.append((gap, [result.key, String(result.turn), percent(measured), percent(ideal),
+                               prefix.explanation ?? "prefix intact; the server did not reuse it"]))
+        }
+        guard !rows.isEmpty else { return "" }
+        var table = MarkdownTable([("Case run", .left), ("Turn", .right), ("Cache hit", .right), ("Ideal", .right),
+                                   ("What broke the prefix", .left)])
+        for row in rows.sorted(by: { $0.gap > $1.gap }).prefix(limit) { table.appendRow(row.cells) }
+        return "\nTurns furthest below their ideal (a changed segment, or a cache the server did not use):\n\n" + table.text
     }
 
     private static func errors(_ aggregate: RunAggregate) -> String {

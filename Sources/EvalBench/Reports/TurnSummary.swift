@@ -9,12 +9,16 @@ public struct TurnSummary: Sendable, Equatable {
     public var usage: UsageTotals
     /// Nearest-rank median TTFT over the successful requests at this turn.
     public var ttftP50Ms: Double?
+    /// Σ shared / Σ total prefix characters over the requests at this turn that have a
+    /// previous request: the ideal cache-hit ratio (characters, a proxy for tokens).
+    public var idealRatio: Double?
 
     /// The cache behaviour at `turn`.
-    public init(turn: Int, requests: Int, usage: UsageTotals, ttftP50Ms: Double?) {
+    public init(turn: Int, requests: Int, usage: UsageTotals, ttftP50Ms: Double?, idealRatio: Double? = nil) {
         self.turn = turn
         self.requests = requests
         self.usage = usage
         self.ttftP50Ms = ttftP50Ms
+        self.idealRatio = idealRatio
     }
 }

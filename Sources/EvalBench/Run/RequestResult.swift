@@ -38,6 +38,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
     public var costUSD: Double?
     /// Quota, fallback and session state, when the backend observed them.
     public var details: RequestDetails?
+    /// Turns after the first: how much of this request repeats the previous one of the same
+    /// conversation exactly (the ideal cache-hit ratio) and, when the prefix broke, where.
+    public var prefix: PrefixComparison?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -91,6 +94,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case timing, usage, attempts, assertions
         case costUSD = "cost_usd"
         case details
+        case prefix
     }
 
     /// The assertions that failed, by name.

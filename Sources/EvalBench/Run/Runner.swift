@@ -87,6 +87,7 @@ public struct Runner: Sendable {
         }
         let conversation = await backend.startConversation()
         var history: [ChatMessage] = []
+        var previousPrompt: CanonicalPrompt?
         let grader = Grader()
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
@@ -94,6 +95,9 @@ public struct Runner: Sendable {
             let request = ModelRequest(instructions: evalCase.instructions, messages: history,
                                        options: evalCase.options, reasoning: caseRun.reasoning,
                                        timeoutSeconds: timeouts[caseRun.backend] ?? timeoutSeconds, output: evalCase.output)
+            let canonical = CanonicalPrompt(request)
+            let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
+            previousPrompt = canonical
             await global.acquire()
             let (result, attempts) = await retryPolicy.run { await conversation.respond(to: request) }
             await global.release()
@@ -113,6 +117,7 @@ public struct Runner: Sendable {
                 recorded.assertions = verdicts
                 recorded.costUSD = pricing[caseRun.backend]?.costUSD(for: response.usage)
                 recorded.details = response.details
+                recorded.prefix = prefix
                 await record(recorded)
                 history.append(ChatMessage(role: .assistant, content: response.text))
             case let .failure(failure):
