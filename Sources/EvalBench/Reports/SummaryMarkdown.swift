@@ -167,7 +167,26 @@ public enum SummaryMarkdown {
         return heading + "Multi-turn cases only: the share of each turn's input the backend served from its cache, "
             + "and the ideal: the share of the request, in characters, that repeats the conversation's previous request "
             + "exactly from its start (what a prompt cache could serve).\n\n"
-            + table.text + brokenPrefixes(results)
+            + table.text + brokenPrefixes(results) + switches(results)
+    }
+
+    /// What each mid-conversation switch cost: the switched turn's cache hit and TTFT beside
+    /// the turn before it.
+    private static func switches(_ results: [RequestResult]) -> String {
+        let switched = results.filter { $0.switched != nil && $0.turn > 1 && ($0.status == .pass || $0.status == .fail) }
+        guard !switched.isEmpty else { return "" }
+        var byTurn: [String: RequestResult] = [:]
+        for result in results { byTurn["\(result.caseRunKey)#\(result.turn)"] = result }
+        var table = MarkdownTable([("Case run", .left), ("Turn", .right), ("Switched", .left), ("Backend", .left),
+                                   ("Cache hit", .right), ("Before", .right), ("TTFT (ms)", .right), ("Before (ms)", .right)])
+        for result in switched.sorted(by: { ($0.key, $0.turn) < ($1.key, $1.turn) }) {
+            let before = byTurn["\(result.caseRunKey)#\(result.turn - 1)"]
+            table.appendRow([result.key, String(result.turn), result.switched ?? "", result.backend,
+                             percent(result.usage.cacheHitRatio), percent(before?.usage.cacheHitRatio),
+                             milliseconds(result.timing?.ttftMs), milliseconds(before?.timing?.ttftMs)])
+        }
+        return "\nMid-conversation switches (a turn's own instructions, options, reasoning or backend) and what they cost:\n\n"
+            + table.text
     }
 
     /// The turns furthest below their ideal ratio, with the segment that broke the prefix.

@@ -48,6 +48,8 @@ public struct LoadedRun: Sendable {
     public var config: Config
     public var backendNames: [String]
     public var plan: RunPlan
+    /// Backends a turn switches to that the selection does not name: started too, not planned.
+    public var switchBackendNames: [String] = []
 }
 
 /// How a run ended.
@@ -84,6 +86,26 @@ public enum EvalRun {
                                           message: "two suites are both named '\(name)'",
                                           fix: "give each suite a distinct \"suite\" name; result keys start with it"))
         }
+        var switchNames: [String] = []
+        let configured = config.backends.map(\.name)
+        for suite in suites {
+            for (caseIndex, evalCase) in suite.cases.enumerated() {
+                for (turnIndex, turn) in evalCase.turns.enumerated() {
+                    guard let name = turn.switchTo?.backend else { continue }
+                    if !configured.contains(name) {
+                        let hint = suggestion(for: name, among: configured).map { "; did you mean '\($0)'?" } ?? ""
+                        diagnostics.append(Diagnostic(file: suite.file, location: turn.switchTo?.backendLocation,
+                                                      path: "$.cases[\(caseIndex)].turns[\(turnIndex)].backend",
+                                                      message: "turn \(turnIndex + 1) of case '\(evalCase.id)' switches to backend '\(name)', which the config does not define\(hint)",
+                                                      fix: "configured backends: \(configured.joined(separator: ", "))"))
+                    } else if !names.contains(name), !switchNames.contains(name) {
+                        switchNames.append(name)
+                    }
+                }
+            }
+        }
+        diagnostics += ConfigLoader.checkSelection(config, backends: switchNames, environment: request.environment)
+            .filter { !$0.message.hasPrefix("no backend named") }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
         let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
                                                       defaultReasoning: config.defaults.reasoning ?? [.none],
@@ -94,7 +116,7 @@ public enum EvalRun {
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
                                         fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
         }
-        return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan)
+        return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan, switchBackendNames: switchNames)
     }
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
@@ -134,11 +156,11 @@ public enum EvalRun {
                                      logDirectory: directory, defaultConcurrency: concurrency,
                                      backendConfigs: loaded.config.backends)
         var backends: [String: any Backend] = [:]
-        for name in loaded.backendNames {
+        for name in loaded.backendNames + loaded.switchBackendNames {
             guard let config = loaded.config.backend(named: name) else { continue }
             backends[name] = try BackendRegistry.make(config, context: context)
         }
-        let ordered = loaded.backendNames.compactMap { backends[$0] }
+        let ordered = (loaded.backendNames + loaded.switchBackendNames).compactMap { backends[$0] }
         onBackendsReady(ordered)
 
         var metadata = RunMetadata(
@@ -164,6 +186,7 @@ public enum EvalRun {
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
                             pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.pricing },
                             timeouts: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.timeoutSeconds },
+                            contextSizes: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.contextSize },
                             onEvent: onEvent)
         let finished = Set(existing.map(\.key))
         await runner.run(loaded.plan, availability: availability, finishedKeys: finished)

@@ -41,6 +41,10 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// Turns after the first: how much of this request repeats the previous one of the same
     /// conversation exactly (the ideal cache-hit ratio) and, when the prefix broke, where.
     public var prefix: PrefixComparison?
+    /// What this turn switched (`instructions, backend → review`), if it switched anything.
+    public var switched: String?
+    /// How this turn's `history` transform trimmed what it sent, if it did.
+    public var historyNote: String?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -94,7 +98,8 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case timing, usage, attempts, assertions
         case costUSD = "cost_usd"
         case details
-        case prefix
+        case prefix, switched
+        case historyNote = "history_note"
     }
 
     /// The assertions that failed, by name.

@@ -18,11 +18,13 @@ public struct Runner: Sendable {
     public var pricing: [String: Pricing]
     /// Per-backend request timeouts (config `timeoutSeconds`), replacing `timeoutSeconds`.
     public var timeouts: [String: Double]
+    /// Per-backend context windows (config `contextSize`), for `history.truncateToFit`.
+    public var contextSizes: [String: Int]
     public var onEvent: @Sendable (RunEvent) -> Void
 
     public init(backends: [String: any Backend], store: ResultStore, concurrency: Int,
                 timeoutSeconds: Double, retryPolicy: RetryPolicy, pricing: [String: Pricing] = [:],
-                timeouts: [String: Double] = [:], onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
+                timeouts: [String: Double] = [:], contextSizes: [String: Int] = [:], onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
         self.backends = backends
         self.store = store
         self.concurrency = concurrency
@@ -30,6 +32,7 @@ public struct Runner: Sendable {
         self.retryPolicy = retryPolicy
         self.pricing = pricing
         self.timeouts = timeouts
+        self.contextSizes = contextSizes
         self.onEvent = onEvent
     }
 
@@ -52,7 +55,7 @@ public struct Runner: Sendable {
                     group.addTask {
                         while let caseRun = await queue.next() {
                             if Task.isCancelled { break }
-                            await perform(caseRun, on: backend, availability: availability[name] ?? .available, global: global)
+                            await perform(caseRun, on: backend, availability: availability, global: global)
                         }
                     }
                 }
@@ -60,9 +63,10 @@ public struct Runner: Sendable {
         }
     }
 
-    private func perform(_ caseRun: PlannedCaseRun, on backend: any Backend, availability: Availability,
+    private func perform(_ caseRun: PlannedCaseRun, on backend: any Backend, availability all: [String: Availability],
                          global: AsyncSemaphore) async {
         let evalCase = caseRun.evalCase
+        let availability = all[caseRun.backend] ?? .available
         if case let .unsupported(reason) = backend.reasoningSupport(caseRun.reasoning) {
             for index in evalCase.turns.indices {
                 await record(skipped(caseRun, turn: index, model: backend.model, reason: reason))
@@ -85,16 +89,52 @@ public struct Runner: Sendable {
             }
             return
         }
-        let conversation = await backend.startConversation()
+        var current = (name: caseRun.backend, backend: backend)
+        var conversation = await backend.startConversation()
+        var level = caseRun.reasoning
+        var instructions = evalCase.instructions
+        var options = evalCase.options
         var history: [ChatMessage] = []
         var previousPrompt: CanonicalPrompt?
         let grader = Grader()
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
-            history.append(ChatMessage(role: .user, content: turn.prompt))
-            let request = ModelRequest(instructions: evalCase.instructions, messages: history,
-                                       options: evalCase.options, reasoning: caseRun.reasoning,
-                                       timeoutSeconds: timeouts[caseRun.backend] ?? timeoutSeconds, output: evalCase.output)
+            if let change = turn.switchTo {
+                if let text = change.instructions { instructions = text }
+                if let changed = change.options { options = changed.merged(over: options) }
+                if let changed = change.reasoning { level = changed }
+                if let name = change.backend, name != current.name {
+                    guard let next = backends[name] else {
+                        await fail(caseRun, from: index, model: current.backend.model,
+                                   BackendFailure(kind: .badRequest, message: "turn \(index + 1) switches to backend '\(name)', which this run did not start", attempts: 0))
+                        return
+                    }
+                    if case let .unavailable(reason) = all[name] ?? .available {
+                        await fail(caseRun, from: index, model: next.model, BackendFailure(kind: .unavailable, message: reason, attempts: 0))
+                        return
+                    }
+                    if case let .unavailableHere(reason) = all[name] ?? .available {
+                        await skip(caseRun, from: index, model: next.model, reason: "turn \(index + 1) switches to \(name), unavailable here: \(reason)")
+                        return
+                    }
+                    current = (name, next)
+                    conversation = await next.startConversation()
+                    // A new session shares nothing with the old one's cache.
+                    previousPrompt = nil
+                }
+                if case let .unsupported(reason) = current.backend.reasoningSupport(level) {
+                    await skip(caseRun, from: index, model: current.backend.model, reason: "turn \(index + 1): \(reason)")
+                    return
+                }
+            }
+            let prompt = ChatMessage(role: .user, content: turn.prompt)
+            let earlier = turn.history?.apply(to: history, prompt: prompt, instructions: instructions,
+                                              maxOutputTokens: options.maxOutputTokens,
+                                              contextSize: contextSizes[current.name]) ?? history
+            history.append(prompt)
+            let request = ModelRequest(instructions: instructions, messages: earlier + [prompt],
+                                       options: options, reasoning: level,
+                                       timeoutSeconds: timeouts[current.name] ?? timeoutSeconds, output: evalCase.output)
             let canonical = CanonicalPrompt(request)
             let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
             previousPrompt = canonical
@@ -106,7 +146,15 @@ public struct Runner: Sendable {
                 let input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
                                          ttftMs: response.timing.ttftMs, usage: response.usage)
                 let verdicts = grader.grade(turn.expect, input)
-                var recorded = base(caseRun, turn: index, model: response.model ?? backend.model)
+                var recorded = base(caseRun, turn: index, model: response.model ?? current.backend.model)
+                recorded.backend = current.name
+                recorded.reasoning = level
+                recorded.instructions = instructions
+                recorded.switched = turn.switchTo?.summary
+                if let kept = turn.history, request.messages.count - 1 < history.count - 1 {
+                    recorded.historyNote = "sent \(request.messages.count - 1) of \(history.count - 1) earlier messages"
+                        + (kept.truncateToFit ? " (truncated to fit)" : "")
+                }
                 recorded.status = verdicts.allSatisfy(\.passed) ? .pass : .fail
                 recorded.output = response.text
                 recorded.reasoningText = response.reasoningText
@@ -115,19 +163,38 @@ public struct Runner: Sendable {
                 recorded.usage = response.usage
                 recorded.attempts = attempts
                 recorded.assertions = verdicts
-                recorded.costUSD = pricing[caseRun.backend]?.costUSD(for: response.usage)
+                recorded.costUSD = pricing[current.name]?.costUSD(for: response.usage)
                 recorded.details = response.details
                 recorded.prefix = prefix
                 await record(recorded)
                 history.append(ChatMessage(role: .assistant, content: response.text))
             case let .failure(failure):
                 if failure.kind == .cancelled || Task.isCancelled { return }
-                await record(errored(caseRun, turn: index, model: backend.model, failure: failure))
+                var errored = errored(caseRun, turn: index, model: current.backend.model, failure: failure)
+                errored.backend = current.name
+                errored.reasoning = level
+                errored.switched = turn.switchTo?.summary
+                await record(errored)
                 for later in evalCase.turns.indices where later > index {
-                    await record(skipped(caseRun, turn: later, model: backend.model, reason: "turn \(index + 1) errored"))
+                    await record(skipped(caseRun, turn: later, model: current.backend.model, reason: "turn \(index + 1) errored"))
                 }
                 return
             }
+        }
+    }
+
+    /// Records turn `index` as failed with `failure` and the later turns as skipped.
+    private func fail(_ caseRun: PlannedCaseRun, from index: Int, model: String?, _ failure: BackendFailure) async {
+        await record(errored(caseRun, turn: index, model: model, failure: failure))
+        for later in caseRun.evalCase.turns.indices where later > index {
+            await record(skipped(caseRun, turn: later, model: model, reason: "turn \(index + 1) errored"))
+        }
+    }
+
+    /// Records turn `index` and the later turns as skipped for `reason`.
+    private func skip(_ caseRun: PlannedCaseRun, from index: Int, model: String?, reason: String) async {
+        for later in caseRun.evalCase.turns.indices where later >= index {
+            await record(skipped(caseRun, turn: later, model: model, reason: reason))
         }
     }
 

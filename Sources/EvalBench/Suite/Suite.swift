@@ -81,10 +81,79 @@ public struct Turn: Sendable, Codable, Equatable {
     /// The prompt after `{{name}}` templating.
     public var prompt: String
     public var expect: [Assertion]
+    /// A profile switch from this turn on: other instructions, options, level or backend.
+    public var switchTo: TurnSwitch?
+    /// How this turn trims the history it sends; later turns still see all of it.
+    public var history: HistoryTransform?
 
-    public init(prompt: String, expect: [Assertion] = []) {
+    public init(prompt: String, expect: [Assertion] = [], switchTo: TurnSwitch? = nil, history: HistoryTransform? = nil) {
         self.prompt = prompt
         self.expect = expect
+        self.switchTo = switchTo
+        self.history = history
+    }
+}
+
+/// What a turn changes for itself and the turns after it (a turn's `instructions`, `options`,
+/// `reasoning` and `backend` keys).
+public struct TurnSwitch: Sendable, Codable, Equatable {
+    public var instructions: String?
+    /// Merged over the options in force.
+    public var options: GenerationOptions?
+    public var reasoning: ReasoningLevel?
+    /// Another configured backend; the conversation continues there with its history.
+    public var backend: String?
+    /// Where `backend` was written, for the error when no such backend is configured.
+    public var backendLocation: SourceLocation?
+
+    public init(instructions: String? = nil, options: GenerationOptions? = nil, reasoning: ReasoningLevel? = nil,
+                backend: String? = nil, backendLocation: SourceLocation? = nil) {
+        self.instructions = instructions
+        self.options = options
+        self.reasoning = reasoning
+        self.backend = backend
+        self.backendLocation = backendLocation
+    }
+
+    /// `instructions, backend → review`, for reports.
+    public var summary: String {
+        var parts: [String] = []
+        if instructions != nil { parts.append("instructions") }
+        if options != nil { parts.append("options") }
+        if let reasoning { parts.append("reasoning → \(reasoning.rawValue)") }
+        if let backend { parts.append("backend → \(backend)") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// A turn's `history`: which earlier messages it sends.
+public struct HistoryTransform: Sendable, Codable, Equatable {
+    /// Send only the last N earlier messages (a user prompt and an answer are two).
+    public var keepLast: Int?
+    /// Drop the oldest earlier messages until the request's estimated input plus its output
+    /// limit fits the backend's `contextSize` (about 4 characters a token).
+    public var truncateToFit: Bool
+
+    public init(keepLast: Int? = nil, truncateToFit: Bool = false) {
+        self.keepLast = keepLast
+        self.truncateToFit = truncateToFit
+    }
+
+    /// `earlier` (the history before the new prompt) as this turn sends it.
+    public func apply(to earlier: [ChatMessage], prompt: ChatMessage, instructions: String?,
+                      maxOutputTokens: Int?, contextSize: Int?) -> [ChatMessage] {
+        var kept = earlier
+        if let keepLast { kept = Array(kept.suffix(max(0, keepLast))) }
+        if truncateToFit, let contextSize {
+            func estimate(_ messages: [ChatMessage]) -> Int {
+                let characters = (instructions?.count ?? 0) + messages.reduce(prompt.content.count) { $0 + $1.content.count }
+                return (characters + 3) / 4 + (maxOutputTokens ?? 0)
+            }
+            while !kept.isEmpty, estimate(kept) > contextSize { kept.removeFirst() }
+            // A history that starts with an answer reads oddly to most chat templates.
+            if kept.first?.role == .assistant { kept.removeFirst() }
+        }
+        return kept
     }
 }
 

@@ -49,7 +49,7 @@ private struct SuiteReader {
                             "repeat", "reasoning", "cases"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
                            "output", "expect"]
-    static let turnKeys = ["prompt", "expect"]
+    static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect"]
 
     /// What a case inherits from the suite.
     struct Defaults {
@@ -180,9 +180,38 @@ private struct SuiteReader {
             guard let prompt = reader.string("prompt", requiredFix: "add \"prompt\": \"...\" to the turn"),
                   let promptNode = reader["prompt"] else { continue }
             turns.append(Turn(prompt: render(prompt, at: promptNode, path: reader.path.key("prompt"), vars: vars),
-                              expect: expect))
+                              expect: expect, switchTo: readSwitch(reader, vars: vars),
+                              history: reader["history"].flatMap { readHistory($0, path: reader.path.key("history")) }))
         }
         return turns
+    }
+
+    /// A turn's `instructions`, `options`, `reasoning` and `backend`, if it has any.
+    private func readSwitch(_ reader: ObjectReader, vars: [String: String]) -> TurnSwitch? {
+        var change = TurnSwitch()
+        if let node = reader["instructions"], let text = reader.string("instructions") {
+            change.instructions = render(text, at: node, path: reader.path.key("instructions"), vars: vars)
+        }
+        if let node = reader["options"] { change.options = readOptions(node, path: reader.path.key("options")) }
+        if reader["reasoning"] != nil {
+            if reader["reasoning"]?.arrayValue != nil, let node = reader["reasoning"] {
+                reader.reportInvalid("reasoning", node, must: "one level (a turn runs at one level)")
+            } else {
+                change.reasoning = reader.reasoningLevels("reasoning")?.first
+            }
+        }
+        if let name = reader.string("backend") {
+            change.backend = name
+            change.backendLocation = reader["backend"]?.location
+        }
+        return change == TurnSwitch() ? nil : change
+    }
+
+    private func readHistory(_ node: JSONNode, path: JSONPath) -> HistoryTransform? {
+        guard let reader = ObjectReader(node, path: path, log: log, what: "'history'") else { return nil }
+        reader.rejectUnknownKeys(allowed: ["keepLast", "truncateToFit"])
+        return HistoryTransform(keepLast: reader.integer("keepLast", atLeast: 0),
+                                truncateToFit: reader.bool("truncateToFit") ?? false)
     }
 
     private func readOptions(_ node: JSONNode, path: JSONPath) -> GenerationOptions {
