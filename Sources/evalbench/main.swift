@@ -229,8 +229,18 @@ func printContextFit(_ loaded: LoadedRun) async {
         let counting = report.source == .counted ? "inputs counted by the model's tokenizer"
             : "inputs estimated (about \(TokenEstimate.charactersPerToken) characters a token)"
         print("context \(report.backend): \(window.tokens) tokens (\(window.origin)); \(counting); earlier answers and this answer at maxOutputTokens each")
+        for budget in report.budgets {
+            func share(_ tokens: Int) -> String {
+                String(format: "%.1f%%", Double(tokens) / Double(window.tokens) * 100)
+            }
+            var parts = ["instructions \(share(budget.instructions))"]
+            if budget.schema > 0 { parts.append("schema \(share(budget.schema))") }
+            parts += ["history \(share(budget.history))", "prompt \(share(budget.prompt))", "output \(share(budget.output))"]
+            print("budget \(report.backend): \(budget.suite)/\(budget.caseID) turn \(budget.turn): \(parts.joined(separator: " · ")) = \(share(budget.total)) of \(window.tokens)")
+        }
         for overflow in report.overflows {
-            var line = "context \(report.backend): does not fit: \(overflow.suite)/\(overflow.caseID) turn \(overflow.turn) needs \(overflow.totalTokens) tokens (input \(overflow.inputTokens) + output \(overflow.outputHeadroom)) > \(window.tokens)"
+            let outgrows = overflow.turn > 1 ? " (the conversation outgrows the window at turn \(overflow.turn))" : ""
+            var line = "context \(report.backend): does not fit\(outgrows): \(overflow.suite)/\(overflow.caseID) turn \(overflow.turn) needs \(overflow.totalTokens) tokens (input \(overflow.inputTokens) + output \(overflow.outputHeadroom)) > \(window.tokens)"
             if let larger = window.larger {
                 line += overflow.totalTokens > larger ? "; over \(larger) too" : "; fits \(larger)"
             }

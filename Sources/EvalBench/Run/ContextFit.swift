@@ -36,6 +36,25 @@ public struct ContextFitReport: Sendable, Equatable {
     public var casesChecked: Int
     /// The cases that do not fit, in suite order.
     public var overflows: [Overflow]
+    /// Every checked case's largest turn, split by part; empty when the window is unknown.
+    public var budgets: [Budget] = []
+
+    /// Where the tokens of a case's largest turn go.
+    public struct Budget: Sendable, Equatable {
+        public var suite: String
+        public var caseID: String
+        /// The turn that needs the most, counting from 1.
+        public var turn: Int
+        public var instructions: Int
+        /// The case's `output` schema, where it is sent in the request.
+        public var schema: Int
+        /// Earlier prompts, and earlier answers at `maxOutputTokens` each.
+        public var history: Int
+        public var prompt: Int
+        /// This answer's `maxOutputTokens`.
+        public var output: Int
+        public var total: Int { instructions + schema + history + prompt + output }
+    }
 
     /// One case whose largest turn needs more than the window.
     public struct Overflow: Sendable, Equatable {
@@ -72,11 +91,19 @@ public enum ContextFit {
                 continue
             }
             for (suite, evalCase) in cases {
-                let (need, counted) = await largestTurn(evalCase, counter: measuring)
+                let (turns, counted) = await turnNeeds(evalCase, counter: measuring)
                 if !counted { report.source = .estimated }
-                if need.totalTokens > window.tokens {
-                    report.overflows.append(ContextFitReport.Overflow(suite: suite, caseID: evalCase.id, turn: need.turn,
-                                                                      inputTokens: need.input, outputHeadroom: need.headroom))
+                if let largest = turns.max(by: { $0.total < $1.total }) {
+                    report.budgets.append(ContextFitReport.Budget(
+                        suite: suite, caseID: evalCase.id, turn: largest.turn, instructions: largest.instructions,
+                        schema: largest.schema, history: largest.history, prompt: largest.prompt, output: largest.output))
+                }
+                // The first turn that does not fit: a conversation can outgrow the window late.
+                if let first = turns.first(where: { $0.total > window.tokens }) {
+                    report.overflows.append(ContextFitReport.Overflow(
+                        suite: suite, caseID: evalCase.id, turn: first.turn,
+                        inputTokens: first.instructions + first.schema + first.earlierPrompts + first.prompt,
+                        outputHeadroom: first.earlierAnswers + first.output))
                 }
             }
             reports.append(report)
@@ -84,26 +111,39 @@ public enum ContextFit {
         return reports
     }
 
-    /// The turn of `evalCase` that needs the most tokens, and whether a tokenizer counted them.
-    static func largestTurn(_ evalCase: EvalCase, counter: (any ContextMeasuring)?) async -> (need: (turn: Int, input: Int, headroom: Int, totalTokens: Int), counted: Bool) {
-        var largest = (turn: 1, input: 0, headroom: 0, totalTokens: 0)
+    /// What each turn of `evalCase` needs, by part, and whether a tokenizer counted it all.
+    static func turnNeeds(_ evalCase: EvalCase, counter: (any ContextMeasuring)?) async -> (turns: [TurnNeed], counted: Bool) {
         var counted = true
-        let maxOutput = evalCase.options.maxOutputTokens ?? 0
-        for index in evalCase.turns.indices {
-            let prompts = evalCase.turns[...index].map { ChatMessage(role: .user, content: $0.prompt) }
-            let text = AppleTokenAccounting.inputText(instructions: evalCase.instructions, messages: prompts)
-            let input: Int
-            if let count = await counter?.countTokens(text) {
-                input = count
-            } else {
-                input = TokenEstimate.tokens(in: text)
-                counted = false
-            }
-            let headroom = maxOutput * (index + 1)
-            if input + headroom > largest.totalTokens {
-                largest = (index + 1, input, headroom, input + headroom)
-            }
+        func tokens(_ text: String?) async -> Int {
+            guard let text, !text.isEmpty else { return 0 }
+            if let count = await counter?.countTokens(text) { return count }
+            counted = false
+            return TokenEstimate.tokens(in: text)
         }
-        return (largest, counted)
+        let maxOutput = evalCase.options.maxOutputTokens ?? 0
+        let instructions = await tokens(evalCase.instructions)
+        let schema = await tokens(evalCase.output?.schemaText)
+        var turns: [TurnNeed] = []
+        var earlierPrompts = 0
+        for (index, turn) in evalCase.turns.enumerated() {
+            let prompt = await tokens(turn.prompt)
+            turns.append(TurnNeed(turn: index + 1, instructions: instructions, schema: schema, earlierPrompts: earlierPrompts,
+                                  earlierAnswers: maxOutput * index, prompt: prompt, output: maxOutput))
+            earlierPrompts += prompt
+        }
+        return (turns, counted)
+    }
+
+    /// One turn's need.
+    struct TurnNeed {
+        var turn: Int
+        var instructions: Int
+        var schema: Int
+        var earlierPrompts: Int
+        var earlierAnswers: Int
+        var prompt: Int
+        var output: Int
+        var history: Int { earlierPrompts + earlierAnswers }
+        var total: Int { instructions + schema + history + prompt + output }
     }
 }
