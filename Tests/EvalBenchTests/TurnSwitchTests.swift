@@ -123,3 +123,37 @@ extension LoopbackNetworkTests {
         }
     }
 }
+
+extension LoopbackNetworkTests {
+    @Test("prewarm: true sends the instructions ahead of the first, timed turn and tags the session; prewarm: false tags it cold")
+    func prewarmHTTP() async throws {
+        let server = FakeOpenAIServer { request in FakeOpenAIServer.Script(model: request.model ?? "m", steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        let directory = PackagePaths.temporaryDirectory("prewarm")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let suitePath = directory.appendingPathComponent("s.json").path
+        try Data(#"{"format": "evalbench.suite/1", "suite": "w", "instructions": "Shared prefix.", "options": {"maxOutputTokens": 16}, "cases": [{"id": "c", "turns": [{"prompt": "one"}, {"prompt": "two"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: suitePath))
+        let configPath = directory.appendingPathComponent("evalbench.json").path
+        try Data("""
+        { "backends": [ { "name": "warm", "kind": "openai", "model": "warm-model", "baseURL": "\(server.baseURL.absoluteString)/v1", "prewarm": true },
+                        { "name": "cold", "kind": "openai", "model": "cold-model", "baseURL": "\(server.baseURL.absoluteString)/v1", "prewarm": false } ] }
+        """.utf8).write(to: URL(fileURLWithPath: configPath))
+        let request = RunRequest(suitePaths: [suitePath], configPath: configPath,
+                                 outputDirectory: directory.appendingPathComponent("out").path)
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        func sessions(_ backend: String) -> [RequestDetails.SessionStart?] {
+            outcome.results.filter { $0.backend == backend }.sorted { $0.turn < $1.turn }.map { $0.details?.session }
+        }
+        #expect(sessions("warm") == [.prewarmed, .reused])
+        #expect(sessions("cold") == [.cold, .reused])
+        let warmRequests = server.requests.filter { $0.model == "warm-model" }
+        #expect(warmRequests.count == 3, "one prewarm request and two turns")
+        let prewarm = try #require(warmRequests.first)
+        #expect(prewarm.maxTokens == 1)
+        #expect(prewarm.messages.map(\.content) == ["Shared prefix.", ""])
+        #expect(server.requests.filter { $0.model == "cold-model" }.count == 2)
+        #expect(outcome.results.count == 4, "the prewarm request is not a result")
+    }
+}

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A llama.cpp `llama-server` that evalbench starts itself on a free loopback port, talks to
 /// as an OpenAI-compatible server, and stops when the run ends.
-public final class LlamaServerBackend: Backend, @unchecked Sendable {
+public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable {
     // @unchecked: the mutable state (`process`, `client`) is only touched under `lock`.
     public let name: String
     public let kind = "llama-server"
@@ -192,6 +192,11 @@ public final class LlamaServerBackend: Backend, @unchecked Sendable {
             }
             return mapping.reasoningSupport(level)
         }
+    }
+
+    public func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool {
+        guard let client = runningClient else { return false }
+        return await client.prewarm(instructions: instructions, options: options, timeoutSeconds: timeoutSeconds)
     }
 
     public var structuredOutputSupport: String {

@@ -130,6 +130,26 @@ public struct OpenAIBackend: Backend {
     }
 }
 
+/// A backend that can warm its cache for a conversation before the first, timed request.
+public protocol Prewarming: Sendable {
+    /// Sends the conversation's shared prefix (its instructions) so the server caches it;
+    /// true when the server answered.
+    func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool
+}
+
+extension OpenAIBackend: Prewarming {
+    /// A request with the instructions and an empty user message, one token of output: the
+    /// server evaluates (and llama.cpp caches) the prefix the first turn shares.
+    public func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool {
+        var warmOptions = options
+        warmOptions.maxOutputTokens = 1
+        let request = ModelRequest(instructions: instructions, messages: [ChatMessage(role: .user, content: "")],
+                                   options: warmOptions, timeoutSeconds: timeoutSeconds)
+        if case .success = await OpenAIConversation(backend: self).respond(to: request) { return true }
+        return false
+    }
+}
+
 /// OpenAI-compatible servers keep no session state: each request carries the whole history.
 struct OpenAIConversation: Conversation {
     let backend: OpenAIBackend

@@ -187,6 +187,9 @@ public enum EvalRun {
                             pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.pricing },
                             timeouts: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.timeoutSeconds },
                             contextSizes: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.contextSize },
+                            prewarm: loaded.config.backends.reduce(into: [:]) { table, backend in
+                                if ["openai", "llama-server"].contains(backend.kind) { table[backend.name] = backend.prewarm }
+                            },
                             onEvent: onEvent)
         let finished = Set(existing.map(\.key))
         await runner.run(loaded.plan, availability: availability, finishedKeys: finished)

@@ -20,11 +20,14 @@ public struct Runner: Sendable {
     public var timeouts: [String: Double]
     /// Per-backend context windows (config `contextSize`), for `history.truncateToFit`.
     public var contextSizes: [String: Int]
+    /// HTTP backends whose config sets `prewarm`: true prewarms each conversation before its
+    /// first turn; either way their results say how the session started (cold, prewarmed, reused).
+    public var prewarm: [String: Bool]
     public var onEvent: @Sendable (RunEvent) -> Void
 
     public init(backends: [String: any Backend], store: ResultStore, concurrency: Int,
                 timeoutSeconds: Double, retryPolicy: RetryPolicy, pricing: [String: Pricing] = [:],
-                timeouts: [String: Double] = [:], contextSizes: [String: Int] = [:], onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
+                timeouts: [String: Double] = [:], contextSizes: [String: Int] = [:], prewarm: [String: Bool] = [:], onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
         self.backends = backends
         self.store = store
         self.concurrency = concurrency
@@ -33,6 +36,7 @@ public struct Runner: Sendable {
         self.pricing = pricing
         self.timeouts = timeouts
         self.contextSizes = contextSizes
+        self.prewarm = prewarm
         self.onEvent = onEvent
     }
 
@@ -96,6 +100,15 @@ public struct Runner: Sendable {
         var options = evalCase.options
         var history: [ChatMessage] = []
         var previousPrompt: CanonicalPrompt?
+        var sessionStart: RequestDetails.SessionStart? = nil
+        if let warm = prewarm[caseRun.backend] {
+            sessionStart = .cold
+            if warm, let prewarming = backend as? any Prewarming,
+               await prewarming.prewarm(instructions: evalCase.turns.first?.switchTo?.instructions ?? evalCase.instructions,
+                                        options: evalCase.options, timeoutSeconds: timeouts[caseRun.backend] ?? timeoutSeconds) {
+                sessionStart = .prewarmed
+            }
+        }
         let grader = Grader()
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
@@ -165,6 +178,11 @@ public struct Runner: Sendable {
                 recorded.assertions = verdicts
                 recorded.costUSD = pricing[current.name]?.costUSD(for: response.usage)
                 recorded.details = response.details
+                if let start = sessionStart, recorded.details?.session == nil, current.name == caseRun.backend {
+                    var details = recorded.details ?? RequestDetails()
+                    details.session = index == 0 ? start : .reused
+                    recorded.details = details
+                }
                 recorded.prefix = prefix
                 await record(recorded)
                 history.append(ChatMessage(role: .assistant, content: response.text))

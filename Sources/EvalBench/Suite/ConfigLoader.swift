@@ -6,9 +6,9 @@ public enum ConfigLoader {
     /// The backend kinds and the keys each accepts besides `name` and `kind`.
     public static let keysByKind: KeyValuePairs<String, [String]> = [
         "openai": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
-                   "sendReasoningNone", "maxTokensField", "reasoning", "extraBody", "structuredOutput", "pricing"],
+                   "sendReasoningNone", "maxTokensField", "reasoning", "extraBody", "structuredOutput", "prewarm", "pricing"],
         "llama-server": ["model", "modelPath", "contextSize", "chatTemplateFile", "serverPath", "arguments",
-                         "concurrency", "timeoutSeconds", "sendReasoningNone", "reasoning", "extraBody", "structuredOutput", "pricing"],
+                         "concurrency", "timeoutSeconds", "sendReasoningNone", "reasoning", "extraBody", "structuredOutput", "prewarm", "pricing"],
         "anthropic": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
                       "promptCache", "reasoning", "extraBody", "structuredOutput", "pricing"],
         "gemini": ["model", "baseURL", "apiKeyEnv", "headers", "concurrency", "timeoutSeconds", "contextSize",
