@@ -12,7 +12,7 @@ struct TurnSwitchTests {
           "cases": [ { "id": "c", "turns": [
             { "prompt": "ideas" },
             { "prompt": "review them", "instructions": "Review strictly.", "options": { "temperature": 0.2 },
-              "reasoning": "deep", "backend": "reviewer", "history": { "keepLast": 2, "truncateToFit": true } } ] } ] }
+              "reasoning": "deep", "backend": "reviewer", "history": { "keepLast": 2, "truncateToFit": true, "dropReasoning": true } } ] } ] }
         """.utf8), file: "s.json")
         let turn = try #require(suite.cases.first?.turns.last)
         #expect(turn.switchTo?.instructions == "Review strictly.")
@@ -20,7 +20,7 @@ struct TurnSwitchTests {
         #expect(turn.switchTo?.reasoning == .deep)
         #expect(turn.switchTo?.backend == "reviewer")
         #expect(turn.switchTo?.summary == "instructions, options, reasoning → deep, backend → reviewer")
-        #expect(turn.history == HistoryTransform(keepLast: 2, truncateToFit: true))
+        #expect(turn.history == HistoryTransform(keepLast: 2, truncateToFit: true, dropReasoning: true))
         #expect(suite.cases.first?.turns.first?.switchTo == nil)
         do {
             _ = try SuiteLoader.load(data: Data(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "turns": [{"prompt": "p", "reasoning": ["none", "deep"], "history": {"keepFirst": 1}}]}]}"#.utf8), file: "s.json")
@@ -42,6 +42,11 @@ struct TurnSwitchTests {
         #expect(fitted.first?.role == .user, "a trimmed history starts with a user prompt")
         #expect(HistoryTransform(truncateToFit: true).apply(to: earlier, prompt: prompt, instructions: nil, maxOutputTokens: 8, contextSize: nil) == earlier,
                 "no context size: nothing to fit")
+        let thought = [ChatMessage(role: .user, content: "<think>user text stays</think> q"),
+                       ChatMessage(role: .assistant, content: "<think>\nstep 1\n</think>\n\nParis <thinking>aside</thinking>"),
+                       ChatMessage(role: .assistant, content: "Lyon <think>unclosed")]
+        let dropped = HistoryTransform(dropReasoning: true).apply(to: thought, prompt: prompt, instructions: nil, maxOutputTokens: nil, contextSize: nil)
+        #expect(dropped.map(\.content) == ["<think>user text stays</think> q", "Paris", "Lyon"])
     }
 }
 

@@ -133,16 +133,39 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
     /// Drop the oldest earlier messages until the request's estimated input plus its output
     /// limit fits the backend's `contextSize` (about 4 characters a token).
     public var truncateToFit: Bool
+    /// Remove `<think>…</think>` (and `<thinking>…</thinking>`) spans from earlier answers:
+    /// reasoning a server left in the answer text (no reasoning parser). Reasoning a server
+    /// streamed separately is never sent back.
+    public var dropReasoning: Bool
 
-    public init(keepLast: Int? = nil, truncateToFit: Bool = false) {
+    public init(keepLast: Int? = nil, truncateToFit: Bool = false, dropReasoning: Bool = false) {
         self.keepLast = keepLast
         self.truncateToFit = truncateToFit
+        self.dropReasoning = dropReasoning
+    }
+
+    /// `text` without its `<think>` and `<thinking>` spans (an unclosed one runs to the end).
+    static func withoutReasoning(_ text: String) -> String {
+        var result = text
+        for tag in ["think", "thinking"] {
+            while let open = result.range(of: "<\(tag)>") {
+                let close = result.range(of: "</\(tag)>", range: open.upperBound..<result.endIndex)
+                result.removeSubrange(open.lowerBound..<(close?.upperBound ?? result.endIndex))
+            }
+        }
+        return result.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `earlier` (the history before the new prompt) as this turn sends it.
     public func apply(to earlier: [ChatMessage], prompt: ChatMessage, instructions: String?,
                       maxOutputTokens: Int?, contextSize: Int?) -> [ChatMessage] {
         var kept = earlier
+        if dropReasoning {
+            kept = kept.map { message in
+                guard message.role == .assistant else { return message }
+                return ChatMessage(role: .assistant, content: Self.withoutReasoning(message.content))
+            }
+        }
         if let keepLast { kept = Array(kept.suffix(max(0, keepLast))) }
         if truncateToFit, let contextSize {
             func estimate(_ messages: [ChatMessage]) -> Int {

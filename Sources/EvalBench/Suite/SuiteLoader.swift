@@ -209,9 +209,10 @@ private struct SuiteReader {
 
     private func readHistory(_ node: JSONNode, path: JSONPath) -> HistoryTransform? {
         guard let reader = ObjectReader(node, path: path, log: log, what: "'history'") else { return nil }
-        reader.rejectUnknownKeys(allowed: ["keepLast", "truncateToFit"])
+        reader.rejectUnknownKeys(allowed: ["keepLast", "truncateToFit", "dropReasoning"])
         return HistoryTransform(keepLast: reader.integer("keepLast", atLeast: 0),
-                                truncateToFit: reader.bool("truncateToFit") ?? false)
+                                truncateToFit: reader.bool("truncateToFit") ?? false,
+                                dropReasoning: reader.bool("dropReasoning") ?? false)
     }
 
     private func readOptions(_ node: JSONNode, path: JSONPath) -> GenerationOptions {
