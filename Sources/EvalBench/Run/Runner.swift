@@ -77,6 +77,7 @@ public struct Runner: Sendable {
         let conversation = await backend.startConversation()
         var history: [ChatMessage] = []
         let grader = Grader()
+        var caseScore = WeightedScore()
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
             history.append(ChatMessage(role: .user, content: turn.prompt))
@@ -90,16 +91,20 @@ public struct Runner: Sendable {
             case let .success(response):
                 let input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
                                          ttftMs: response.timing.ttftMs, usage: response.usage)
-                let verdicts = grader.grade(turn.expect, input)
+                let grade = await grader.grade(turn.expect, input)
+                caseScore.add(grade.score)
                 var recorded = base(caseRun, turn: index, model: response.model ?? backend.model)
-                recorded.status = verdicts.allSatisfy(\.passed) ? .pass : .fail
+                recorded.status = grade.passes(threshold: evalCase.threshold) ? .pass : .fail
+                recorded.score = grade.score.value
+                recorded.threshold = evalCase.threshold
+                if index == evalCase.turns.count - 1 { recorded.caseScore = caseScore.value }
                 recorded.output = response.text
                 recorded.reasoningText = response.reasoningText
                 recorded.finishReason = response.finishReason
                 recorded.timing = response.timing
                 recorded.usage = response.usage
                 recorded.attempts = attempts
-                recorded.assertions = verdicts
+                recorded.assertions = grade.results
                 recorded.costUSD = pricing[caseRun.backend]?.costUSD(for: response.usage)
                 await record(recorded)
                 history.append(ChatMessage(role: .assistant, content: response.text))

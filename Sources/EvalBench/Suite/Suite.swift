@@ -38,16 +38,19 @@ public struct EvalCase: Sendable, Codable, Equatable {
     public var turns: [Turn]
     /// What the case checks, for reports.
     public var description: String?
+    /// The weighted score (0…1) the case needs to pass; without one, every assertion must pass.
+    public var threshold: Double?
 
     public init(id: String, tags: [String] = [], instructions: String? = nil,
                 options: GenerationOptions = GenerationOptions(), turns: [Turn],
-                description: String? = nil) {
+                description: String? = nil, threshold: Double? = nil) {
         self.id = id
         self.tags = tags
         self.instructions = instructions
         self.options = options
         self.turns = turns
         self.description = description
+        self.threshold = threshold
     }
 
     /// Whether the case is a conversation of more than one turn.
