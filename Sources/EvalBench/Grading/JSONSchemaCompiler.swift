@@ -18,7 +18,7 @@ struct SchemaCompiler {
     /// Common type names from programming languages, and the JSON Schema name.
     private static let typeAliases: [String: String] = [
         "int": "integer", "float": "number", "double": "number", "bool": "boolean", "str": "string",
-        "list": "array", "dict": "object", "map": "object", "none": "null",
+        "list": "array", "dict": "object", "map": "object", "obj": "object", "none": "null",
     ]
 
     init(source: JSONValue) {
