@@ -46,6 +46,25 @@ struct FakeServerRunTests {
         #expect(last.stream)
     }
 
+    @Test("a run records each turn's score, the case threshold and, on the last turn, the case's score")
+    func scores() async throws {
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content(#"{"label": "cat"}"#)]) }
+        try server.start()
+        defer { server.stop() }
+        let evalCase = EvalCase(id: "pets", turns: [
+            Turn(prompt: "one", expect: [Assertion(.json), Assertion(.contains("dog", ignoreCase: false))]),
+            Turn(prompt: "two", expect: [Assertion(.jsonPointer(JSONPointer(tokens: ["label"]), .equals(.string("cat"), ignoreCase: false)),
+                                                   name: "is-cat", weight: 2)]),
+        ], threshold: 0.7)
+        let results = try await run(server, cases: [evalCase])
+        #expect(results.map(\.score) == [0.5, 1])
+        #expect(results.map(\.status) == [.fail, .pass])
+        #expect(results.map(\.threshold) == [0.7, 0.7])
+        #expect(results.map(\.caseScore) == [nil, 0.75])
+        #expect(results[1].assertions.first?.metric == "is-cat")
+        #expect(RunAggregate(results).caseRuns.first?.status == .pass)
+    }
+
     @Test("a 429 with Retry-After is retried and then succeeds; attempts are recorded")
     func retryOnRateLimit() async throws {
         let server = FakeOpenAIServer(replies: [

@@ -3,18 +3,23 @@ import Foundation
 /// One check on a turn's answer or measurements, as written in a suite's `expect`.
 public struct Assertion: Sendable, Codable, Equatable {
     public var check: Check
-    /// A name for reports; defaults to a description of the check.
+    /// A name for reports; a named assertion is also a named metric, summarised per backend ×
+    /// reasoning × variant. Unnamed, it is described by its check.
     public var name: String?
-    /// Weight in a weighted score; 1 when absent.
+    /// Weight in a case's weighted score; 1 when absent.
     public var weight: Double?
+    /// `not: true`: the assertion passes when its check fails.
+    public var inverted: Bool
 
-    public init(_ check: Check, name: String? = nil, weight: Double? = nil) {
+    public init(_ check: Check, name: String? = nil, weight: Double? = nil, inverted: Bool = false) {
         self.check = check
         self.name = name
         self.weight = weight
+        self.inverted = inverted
     }
 
-    /// The assertion types of `evalbench.suite/1`.
+    /// The assertion types of `evalbench.suite/1`. A check that needs a model call (a judge,
+    /// an embedding similarity) is a case here like any other, evaluated by `Grader`'s async path.
     public enum Check: Sendable, Codable, Equatable {
         case contains(String, ignoreCase: Bool)
         case notContains(String, ignoreCase: Bool)
@@ -26,6 +31,24 @@ public struct Assertion: Sendable, Codable, Equatable {
         case maxTTFTMs(Double)
         case maxOutputTokens(Int)
         case minCacheHitRatio(Double)
+        /// The answer is one JSON value, optionally inside a Markdown code fence.
+        case json
+        /// The answer's JSON is valid against the schema.
+        case jsonSchema(JSONSchema)
+        /// A value the JSONPath selects meets the expectation.
+        case jsonPath(JSONPathQuery, JSONExpectation)
+        /// The value at the JSON pointer meets the expectation.
+        case jsonPointer(JSONPointer, JSONExpectation)
+        /// The answer contains every one of the values.
+        case containsAll([String], ignoreCase: Bool)
+        /// The answer contains at least one of the values.
+        case containsAny([String], ignoreCase: Bool)
+        /// The trimmed answer has between `min` and `max` characters (either bound optional).
+        case lengthBetween(min: Int?, max: Int?)
+        /// The normalised answer is one of `labels` and equals `expected`.
+        case label(expected: String, labels: [String])
+        /// At least `minRatio` of the values appear in the answer.
+        case keywords([String], minRatio: Double, ignoreCase: Bool)
     }
 
     /// The `type` string as written in suites.
@@ -41,6 +64,15 @@ public struct Assertion: Sendable, Codable, Equatable {
         case .maxTTFTMs: "maxTTFTMs"
         case .maxOutputTokens: "maxOutputTokens"
         case .minCacheHitRatio: "minCacheHitRatio"
+        case .json: "json"
+        case .jsonSchema: "jsonSchema"
+        case .jsonPath: "jsonPath"
+        case .jsonPointer: "jsonPointer"
+        case .containsAll: "containsAll"
+        case .containsAny: "containsAny"
+        case .lengthBetween: "lengthBetween"
+        case .label: "label"
+        case .keywords: "keywords"
         }
     }
 
@@ -48,5 +80,24 @@ public struct Assertion: Sendable, Codable, Equatable {
     public static let types = [
         "contains", "notContains", "equals", "startsWith", "regex", "notRegex",
         "maxLatencyMs", "maxTTFTMs", "maxOutputTokens", "minCacheHitRatio",
+        "json", "jsonSchema", "jsonPath", "jsonPointer", "containsAll", "containsAny",
+        "lengthBetween", "label", "keywords",
     ]
+
+    /// The weight in a weighted score.
+    public var effectiveWeight: Double { weight ?? 1 }
+}
+
+/// What a `jsonPath` or `jsonPointer` assertion expects of the value it finds.
+public enum JSONExpectation: Sendable, Codable, Equatable {
+    /// Only that there is a value.
+    case exists
+    /// The value equals this one (numbers by value; strings ignoring case when asked).
+    case equals(JSONValue, ignoreCase: Bool)
+    /// A string value contains this text, an array has this element, or an object has this key.
+    case contains(JSONValue, ignoreCase: Bool)
+    /// A string value matches this regular expression.
+    case matches(String, ignoreCase: Bool)
+    /// A number within `tolerance` of the target.
+    case approx(Double, tolerance: Double)
 }

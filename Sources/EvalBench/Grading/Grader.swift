@@ -15,71 +15,113 @@ public struct GradingInput: Sendable {
     }
 }
 
-/// Runs a turn's assertions. Patterns were checked at load time and are compiled per check.
+/// The verdicts on one turn and their weighted score.
+public struct TurnGrade: Sendable, Equatable {
+    /// Every assertion's verdict, in order.
+    public var results: [AssertionResult]
+    public var score: WeightedScore
+
+    public init(results: [AssertionResult]) {
+        self.results = results
+        self.score = WeightedScore(results)
+    }
+
+    /// Whether the turn passes: every assertion without a threshold, else the score reaches it.
+    public func passes(threshold: Double?) -> Bool {
+        score.passes(threshold: threshold)
+    }
+}
+
+/// What a check found, before `not` and naming: whether it holds, what it looked for, what
+/// came back, and for JSON checks where.
+public struct CheckOutcome: Sendable, Equatable {
+    public var holds: Bool
+    /// What the check looks for: `the answer to contain "Paris"`.
+    public var expected: String
+    /// What came back, cut to about 200 characters.
+    public var actual: String
+    /// The JSON pointer into the answer's JSON the verdict is about.
+    public var pointer: JSONPointer?
+    public var note: String?
+
+    public init(holds: Bool, expected: String, actual: String, pointer: JSONPointer? = nil, note: String? = nil) {
+        self.holds = holds
+        self.expected = expected
+        self.actual = actual
+        self.pointer = pointer
+        self.note = note
+    }
+}
+
+/// Runs a turn's assertions. Patterns and schemas were checked at load time.
+///
+/// Every check so far is computed from the input alone; one that calls a model (a judge,
+/// an embedding similarity) becomes a `Check` case with its own branch in `evaluate`, awaited,
+/// with what it needs held by the grader.
 public struct Grader: Sendable {
     public init() {}
 
-    /// Every assertion's verdict, in order.
-    public func grade(_ assertions: [Assertion], _ input: GradingInput) -> [AssertionResult] {
-        assertions.map { grade($0, input) }
+    /// Every assertion's verdict, in order, and the turn's weighted score.
+    public func grade(_ assertions: [Assertion], _ input: GradingInput) async -> TurnGrade {
+        var results: [AssertionResult] = []
+        for assertion in assertions { results.append(await grade(assertion, input)) }
+        return TurnGrade(results: results)
     }
 
-    public func grade(_ assertion: Assertion, _ input: GradingInput) -> AssertionResult {
-        let verdict = evaluate(assertion.check, input)
+    public func grade(_ assertion: Assertion, _ input: GradingInput) async -> AssertionResult {
+        let outcome = await evaluate(assertion.check, input)
+        let passed = outcome.holds != assertion.inverted
         return AssertionResult(
             type: assertion.type,
-            name: assertion.name ?? Self.describe(assertion.check),
-            passed: verdict == nil,
-            message: verdict
+            name: assertion.name ?? ((assertion.inverted ? "not " : "") + Self.describe(assertion.check)),
+            passed: passed,
+            message: passed ? nil : Self.explain(outcome, inverted: assertion.inverted),
+            metric: assertion.name,
+            weight: assertion.effectiveWeight,
+            inverted: assertion.inverted,
+            expected: assertion.inverted ? "not: " + outcome.expected : outcome.expected,
+            actual: outcome.actual,
+            pointer: outcome.pointer?.description,
+            note: outcome.note
         )
     }
 
-    /// nil when the check holds, else why not (expected versus actual).
-    private func evaluate(_ check: Assertion.Check, _ input: GradingInput) -> String? {
+    private func evaluate(_ check: Assertion.Check, _ input: GradingInput) async -> CheckOutcome {
         let output = input.output
         switch check {
-        case let .contains(value, ignoreCase):
-            return Self.find(value, in: output, ignoreCase) ? nil
-                : "expected the answer to contain \(Self.quote(value)); got \(Self.quote(output, limit: 200))"
-        case let .notContains(value, ignoreCase):
-            return Self.find(value, in: output, ignoreCase)
-                ? "expected the answer not to contain \(Self.quote(value)); got \(Self.quote(output, limit: 200))" : nil
-        case let .equals(value, ignoreCase):
-            let answer = output.trimmingCharacters(in: .whitespacesAndNewlines)
-            let equal = ignoreCase ? answer.caseInsensitiveCompare(value) == .orderedSame : answer == value
-            return equal ? nil : "expected the answer (trimmed) to equal \(Self.quote(value)); got \(Self.quote(answer, limit: 200))"
-        case let .startsWith(value, ignoreCase):
-            let answer = output.drop { $0.isWhitespace }
-            let prefix = answer.prefix(value.count)
-            let starts = ignoreCase ? String(prefix).caseInsensitiveCompare(value) == .orderedSame : String(prefix) == value
-            return starts ? nil : "expected the answer to start with \(Self.quote(value)); got \(Self.quote(String(answer), limit: 200))"
-        case let .regex(pattern, ignoreCase):
-            return Self.matches(pattern, output, ignoreCase) ? nil
-                : "expected a match for /\(pattern)/; got \(Self.quote(output, limit: 200))"
-        case let .notRegex(pattern, ignoreCase):
-            return Self.matches(pattern, output, ignoreCase)
-                ? "expected no match for /\(pattern)/; got \(Self.quote(output, limit: 200))" : nil
-        case let .maxLatencyMs(limit):
-            guard let latency = input.latencyMs else { return "latency was not measured" }
-            return latency <= limit ? nil : "expected latency <= \(Self.number(limit)) ms; got \(Self.number(latency)) ms"
-        case let .maxTTFTMs(limit):
-            guard let ttft = input.ttftMs else { return "time to first token was not measured (no token streamed)" }
-            return ttft <= limit ? nil : "expected TTFT <= \(Self.number(limit)) ms; got \(Self.number(ttft)) ms"
-        case let .maxOutputTokens(limit):
-            guard let tokens = input.usage.outputTokens else { return "the backend did not report output tokens" }
-            return tokens <= limit ? nil : "expected at most \(limit) output tokens; got \(tokens)"
-        case let .minCacheHitRatio(minimum):
-            guard let ratio = input.usage.cacheHitRatio else {
-                return "the backend did not report cached and total input tokens"
-            }
-            return ratio >= minimum ? nil
-                : "expected cache-hit ratio >= \(Self.number(minimum)); got \(Self.number(ratio)) (\(input.usage.cachedInputTokens ?? 0) of \(input.usage.inputTokens ?? 0) input tokens cached)"
+        case let .contains(value, ignoreCase): return TextChecks.contains(value, in: output, ignoreCase)
+        case let .notContains(value, ignoreCase): return TextChecks.notContains(value, in: output, ignoreCase)
+        case let .equals(value, ignoreCase): return TextChecks.equals(value, output, ignoreCase)
+        case let .startsWith(value, ignoreCase): return TextChecks.startsWith(value, output, ignoreCase)
+        case let .regex(pattern, ignoreCase): return TextChecks.regex(pattern, output, ignoreCase, negated: false)
+        case let .notRegex(pattern, ignoreCase): return TextChecks.regex(pattern, output, ignoreCase, negated: true)
+        case let .containsAll(values, ignoreCase): return TextChecks.containsAll(values, output, ignoreCase)
+        case let .containsAny(values, ignoreCase): return TextChecks.containsAny(values, output, ignoreCase)
+        case let .lengthBetween(minimum, maximum): return TextChecks.length(output, minimum, maximum)
+        case let .label(expected, labels): return TextChecks.label(output, expected: expected, labels: labels)
+        case let .keywords(values, minRatio, ignoreCase): return TextChecks.keywords(values, output, minRatio, ignoreCase)
+        case let .maxLatencyMs(limit): return MeasurementChecks.latency(input.latencyMs, limit)
+        case let .maxTTFTMs(limit): return MeasurementChecks.ttft(input.ttftMs, limit)
+        case let .maxOutputTokens(limit): return MeasurementChecks.outputTokens(input.usage, limit)
+        case let .minCacheHitRatio(minimum): return MeasurementChecks.cacheHitRatio(input.usage, minimum)
+        case .json: return JSONChecks.json(output)
+        case let .jsonSchema(schema): return JSONChecks.schema(schema, output)
+        case let .jsonPath(query, expectation): return JSONChecks.path(query, expectation, output)
+        case let .jsonPointer(pointer, expectation): return JSONChecks.pointer(pointer, expectation, output)
         }
+    }
+
+    /// `at /age: expected …; got …`, or for `not: true`, `expected the opposite of: …`.
+    static func explain(_ outcome: CheckOutcome, inverted: Bool) -> String {
+        let location = outcome.pointer.map { "at \($0.readable): " } ?? ""
+        let expected = inverted ? "the opposite of: \(outcome.expected) (not: true)" : outcome.expected
+        return "\(location)expected \(expected); got \(outcome.actual)"
     }
 
     /// A short description of a check, used as its name in reports.
     public static func describe(_ check: Assertion.Check) -> String {
         func flag(_ ignoreCase: Bool) -> String { ignoreCase ? " (ignoring case)" : "" }
+        func list(_ values: [String]) -> String { quote(values.joined(separator: ", "), limit: 40) }
         switch check {
         case let .contains(value, ignoreCase): return "contains \(quote(value, limit: 40))\(flag(ignoreCase))"
         case let .notContains(value, ignoreCase): return "notContains \(quote(value, limit: 40))\(flag(ignoreCase))"
@@ -91,21 +133,21 @@ public struct Grader: Sendable {
         case let .maxTTFTMs(limit): return "maxTTFTMs \(number(limit))"
         case let .maxOutputTokens(limit): return "maxOutputTokens \(limit)"
         case let .minCacheHitRatio(minimum): return "minCacheHitRatio \(number(minimum))"
+        case .json: return "json"
+        case .jsonSchema: return "jsonSchema"
+        case let .jsonPath(query, expectation): return "jsonPath \(query.description.prefix(40))\(JSONChecks.describe(expectation))"
+        case let .jsonPointer(pointer, expectation): return "jsonPointer \(pointer.description.prefix(40))\(JSONChecks.describe(expectation))"
+        case let .containsAll(values, ignoreCase): return "containsAll \(list(values))\(flag(ignoreCase))"
+        case let .containsAny(values, ignoreCase): return "containsAny \(list(values))\(flag(ignoreCase))"
+        case let .lengthBetween(minimum, maximum):
+            return "lengthBetween \(minimum.map(String.init) ?? "0") and \(maximum.map(String.init) ?? "∞")"
+        case let .label(expected, _): return "label \(quote(expected, limit: 40))"
+        case let .keywords(values, minRatio, _): return "keywords \(list(values)) ≥ \(number(minRatio * 100))%"
         }
     }
 
-    private static func find(_ value: String, in text: String, _ ignoreCase: Bool) -> Bool {
-        text.range(of: value, options: ignoreCase ? [.caseInsensitive] : []) != nil
-    }
-
-    private static func matches(_ pattern: String, _ text: String, _ ignoreCase: Bool) -> Bool {
-        // Patterns were compiled once at load time, so this cannot fail for a loaded suite;
-        // a pattern that does not compile never matches.
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: ignoreCase ? [.caseInsensitive] : []) else {
-            return false
-        }
-        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-    }
+    /// Longest answer excerpt in an explanation.
+    static let excerptLimit = 200
 
     static func quote(_ text: String, limit: Int = 80) -> String {
         let clipped = text.count > limit ? String(text.prefix(limit)) + "…" : text

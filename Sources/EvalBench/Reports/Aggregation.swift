@@ -48,6 +48,7 @@ private struct GroupAccumulator {
     var ttftsMs: [Double] = []
     var ttfasMs: [Double] = []
     var turns: [Int: TurnAccumulator] = [:]
+    var metricIndexByName: [String: Int] = [:]
 
     init(group: SummaryGroupKey) {
         summary = GroupSummary(group: group)
@@ -70,6 +71,19 @@ private struct GroupAccumulator {
         if succeeded, let ttfa = result.timing?.ttfaMs { ttfasMs.append(ttfa) }
         if result.turns > 1 {
             turns[result.turn, default: TurnAccumulator()].add(result, succeeded: succeeded)
+        }
+        for assertion in result.assertions {
+            guard let name = assertion.metric else { continue }
+            let index: Int
+            if let existing = metricIndexByName[name] {
+                index = existing
+            } else {
+                index = summary.metrics.count
+                metricIndexByName[name] = index
+                summary.metrics.append(NamedMetric(name: name))
+            }
+            summary.metrics[index].total += 1
+            if assertion.passed { summary.metrics[index].passed += 1 }
         }
     }
 

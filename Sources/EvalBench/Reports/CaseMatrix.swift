@@ -16,7 +16,7 @@ struct CaseMatrix {
         /// The verdict of the first run, shown when there are no repeats.
         var firstRunVerdict = ""
 
-        /// `pass`, `fail: <assertion>`, `error: <kind>` or `skipped`; with repeats `k/N pass`
+        /// `pass`, `fail: <assertion>` (`fail: score 0.50 < 0.75` under a threshold), `error: <kind>` or `skipped`; with repeats `k/N pass`
         /// over the runs that were not skipped; `—` when the case did not run in this group.
         var text: String {
             if runs == 0 { return "—" }
@@ -75,6 +75,10 @@ extension CaseMatrix.Cell {
         case .skipped: firstRunVerdict = "skipped"
         case .error: firstRunVerdict = caseRun.firstErrorKind.map { "error: \($0.rawValue)" } ?? "error"
         case .fail:
+            if let threshold = caseRun.requests.first?.threshold, let score = caseRun.score {
+                firstRunVerdict = "fail: score \(DecimalText.fixed(score, places: 2) ?? "n/a") < \(DecimalText.trimmed(threshold, maxPlaces: 4) ?? "n/a")"
+                return
+            }
             firstRunVerdict = caseRun.firstFailedAssertion.map {
                 "fail: " + MarkdownTable.truncate($0, to: Self.assertionNameLimit)
             } ?? "fail"

@@ -35,8 +35,16 @@ public struct CaseRun: Sendable, Equatable {
 
     /// `error` when any turn errored; else `fail` when any turn failed; else `skipped` when
     /// a turn was skipped; else `pass` when every turn 1...turns passed. A case run with a
-    /// turn missing from the results has not passed, so it is `fail`.
+    /// turn missing from the results has not passed, so it is `fail`. With a `threshold`, a
+    /// case run whose turns all ran passes when its weighted score over every turn's
+    /// assertions reaches it, whatever the single turns scored.
     public var status: RequestResult.Status {
+        if let threshold = requests.first?.threshold {
+            if requests.contains(where: { $0.status == .error }) { return .error }
+            if requests.contains(where: { $0.status == .skipped }) { return .skipped }
+            let complete = Set(requests.map(\.turn)).isSuperset(of: 1...max(turns, 1))
+            return complete && weightedScore.passes(threshold: threshold) ? .pass : .fail
+        }
         var failed = false
         var skipped = false
         var consecutiveTurns = 0
@@ -53,6 +61,16 @@ public struct CaseRun: Sendable, Equatable {
         if skipped { return .skipped }
         return consecutiveTurns >= turns ? .pass : .fail
     }
+
+    /// Σ weight · passed / Σ weight over the assertions of every turn.
+    public var weightedScore: WeightedScore {
+        var score = WeightedScore()
+        for request in requests { score.add(WeightedScore(request.assertions)) }
+        return score
+    }
+
+    /// The case run's score from 0 to 1; nil when it has no graded assertions.
+    public var score: Double? { weightedScore.value }
 
     /// The first errored turn's error kind, in turn order.
     public var firstErrorKind: ErrorKind? {

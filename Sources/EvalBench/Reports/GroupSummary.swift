@@ -47,6 +47,8 @@ public struct GroupSummary: Sendable, Equatable {
     public var firstErrorMessages: [ErrorKind: String] = [:]
     /// Per-turn cache behaviour of its multi-turn cases, by turn.
     public var turns: [TurnSummary] = []
+    /// The pass rate of each named assertion, in first-seen order.
+    public var metrics: [NamedMetric] = []
 
     /// Σ reasoning tokens / requests that reported them; nil when none did.
     public var reasoningTokensPerRequest: Double? {

@@ -22,6 +22,11 @@ public enum MetricDefinitions {
         repeat on one backend, reasoning level and variant). A case run that errored counts \
         against the pass rate; a skipped one is left out. A multi-turn case passes when every \
         turn passes and errors when any turn errors.
+        - **Score**: Σ weight · passed / Σ weight over a case's assertions (weight 1 unless \
+        given). A case with a `threshold` passes when its score over all its turns reaches the \
+        threshold; without one, when every assertion passes.
+        - **Named metrics**: each named assertion's passed / graded turns; errored and skipped \
+        requests grade nothing.
         - **[low–high]**: the 95% Wilson score interval of the pass rate.
         - **p50, p95**: nearest-rank percentiles (the value at rank ⌈p/100 · n⌉) over successful \
         requests, those that passed or failed; errored and skipped requests are left out.

@@ -5,6 +5,10 @@ import Foundation
 public enum SummaryMarkdown {
     /// Longest error message shown before it is cut.
     private static let messageLimit = 120
+    /// Longest assertion explanation shown before it is cut.
+    private static let explanationLimit = 300
+    /// Most failed assertions listed; the rest are counted, and all are in results.jsonl.
+    private static let failureLimit = 50
 
     /// The whole document for `input`, aggregated as `aggregate`.
     public static func render(_ input: ReportInput, aggregate: RunAggregate) -> String {
@@ -14,6 +18,8 @@ public enum SummaryMarkdown {
             backendNotes(input, aggregate: aggregate),
             reasoningLevels(input, aggregate: aggregate),
             cases(aggregate),
+            failures(aggregate),
+            namedMetrics(aggregate),
             cacheByTurn(aggregate, results: input.results),
             RequestDetailsSection.render(input.results),
             errors(aggregate),
@@ -139,6 +145,53 @@ public enum SummaryMarkdown {
             table.appendRow([label] + row.map(\.text))
         }
         return "## Cases\n\n" + table.text
+    }
+
+    /// Every failed assertion of the case runs that failed: where and why; nil when none failed.
+    private static func failures(_ aggregate: RunAggregate) -> String? {
+        var table = MarkdownTable([
+            ("Case", .left), ("Backend · reasoning · variant", .left), ("Repeat", .right), ("Turn", .right),
+            ("Assertion", .left), ("Explanation", .left),
+        ])
+        var listed = 0
+        var total = 0
+        for caseRun in aggregate.caseRuns where caseRun.status == .fail {
+            for request in caseRun.requests {
+                for assertion in request.failedAssertions {
+                    total += 1
+                    guard listed < failureLimit else { continue }
+                    listed += 1
+                    table.appendRow([
+                        "\(caseRun.suite)/\(caseRun.caseID)", caseRun.group.label, String(caseRun.repeatIndex),
+                        "\(request.turn)/\(request.turns)", assertion.name,
+                        MarkdownTable.truncate(assertion.message ?? "failed", to: explanationLimit),
+                    ])
+                }
+            }
+        }
+        guard total > 0 else { return nil }
+        let more = total > listed ? "\n\(total - listed) more failed assertions are in results.jsonl.\n" : ""
+        return "## Failures\n\nThe failed assertions of the case runs that failed: what was expected and what came back.\n\n"
+            + table.text + more
+    }
+
+    /// Each named assertion's pass rate per group; nil when no assertion is named.
+    private static func namedMetrics(_ aggregate: RunAggregate) -> String? {
+        var names: [String] = []
+        var seen: Set<String> = []
+        for summary in aggregate.groups {
+            for metric in summary.metrics where seen.insert(metric.name).inserted { names.append(metric.name) }
+        }
+        guard !names.isEmpty else { return nil }
+        var table = MarkdownTable([("Metric", .left)] + aggregate.groups.map { ($0.group.label, .right) })
+        for name in names {
+            table.appendRow([name] + aggregate.groups.map { summary in
+                guard let metric = summary.metrics.first(where: { $0.name == name }), let rate = metric.rate else { return "—" }
+                return "\(percentNumber(rate))% (\(metric.passed)/\(metric.total))"
+            })
+        }
+        return "## Named metrics\n\nEach named assertion's pass rate over the turns it graded; also in metrics.csv.\n\n"
+            + table.text
     }
 
     private static func cacheByTurn(_ aggregate: RunAggregate, results: [RequestResult]) -> String {

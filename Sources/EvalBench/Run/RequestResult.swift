@@ -45,6 +45,12 @@ public struct RequestResult: Sendable, Codable, Equatable {
     public var switched: String?
     /// How this turn's `history` transform trimmed what it sent, if it did.
     public var historyNote: String?
+    /// This turn's weighted score: Σ weight · passed / Σ weight over its assertions; nil when it has none.
+    public var score: Double?
+    /// The case's `threshold`, when it has one: the weighted score a case needs to pass.
+    public var threshold: Double?
+    /// On the last turn, the case's weighted score over the assertions of all its turns.
+    public var caseScore: Double?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -100,6 +106,8 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case details
         case prefix, switched
         case historyNote = "history_note"
+        case score, threshold
+        case caseScore = "case_score"
     }
 
     /// The assertions that failed, by name.
@@ -109,19 +117,65 @@ public struct RequestResult: Sendable, Codable, Equatable {
     public var caseRunKey: String { key }
 }
 
-/// The verdict of one assertion on one turn.
+/// The verdict of one assertion on one turn, with what it expected, what came back and where.
 public struct AssertionResult: Sendable, Codable, Equatable {
     public var type: String
     /// The assertion's name, or a description of it.
     public var name: String
     public var passed: Bool
-    /// Why it failed: expected versus actual; nil when it passed.
+    /// Why it failed, in one sentence: where, what was expected and what came back (cut to
+    /// about 200 characters); nil when it passed.
     public var message: String?
+    /// The assertion's own `name`, which makes it a named metric; nil when it has none.
+    public var metric: String?
+    /// Its weight in the case's weighted score.
+    public var weight: Double
+    /// Whether it was written with `not: true`, so that it passes when its check fails.
+    public var inverted: Bool
+    /// What the check looked for, in words: `the answer to contain "Paris"`.
+    public var expected: String?
+    /// What it found, cut to about 200 characters.
+    public var actual: String?
+    /// For JSON checks, the JSON pointer into the answer's JSON that the verdict is about.
+    public var pointer: String?
+    /// Something worth knowing even when it passed, such as JSON found inside a code fence.
+    public var note: String?
 
-    public init(type: String, name: String, passed: Bool, message: String? = nil) {
+    public init(type: String, name: String, passed: Bool, message: String? = nil, metric: String? = nil,
+                weight: Double = 1, inverted: Bool = false, expected: String? = nil, actual: String? = nil,
+                pointer: String? = nil, note: String? = nil) {
         self.type = type
         self.name = name
         self.passed = passed
         self.message = message
+        self.metric = metric
+        self.weight = weight
+        self.inverted = inverted
+        self.expected = expected
+        self.actual = actual
+        self.pointer = pointer
+        self.note = note
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, name, passed, message, metric, weight
+        case inverted = "not"
+        case expected, actual, pointer, note
+    }
+
+    /// Results written before weights and explanations were recorded read as weight 1.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(String.self, forKey: .type)
+        name = try container.decode(String.self, forKey: .name)
+        passed = try container.decode(Bool.self, forKey: .passed)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        metric = try container.decodeIfPresent(String.self, forKey: .metric)
+        weight = try container.decodeIfPresent(Double.self, forKey: .weight) ?? 1
+        inverted = try container.decodeIfPresent(Bool.self, forKey: .inverted) ?? false
+        expected = try container.decodeIfPresent(String.self, forKey: .expected)
+        actual = try container.decodeIfPresent(String.self, forKey: .actual)
+        pointer = try container.decodeIfPresent(String.self, forKey: .pointer)
+        note = try container.decodeIfPresent(String.self, forKey: .note)
     }
 }

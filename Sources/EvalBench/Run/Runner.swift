@@ -110,6 +110,7 @@ public struct Runner: Sendable {
             }
         }
         let grader = Grader()
+        var caseScore = WeightedScore()
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
             if let change = turn.switchTo {
@@ -158,7 +159,8 @@ public struct Runner: Sendable {
             case let .success(response):
                 let input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
                                          ttftMs: response.timing.ttftMs, usage: response.usage)
-                let verdicts = grader.grade(turn.expect, input)
+                let grade = await grader.grade(turn.expect, input)
+                caseScore.add(grade.score)
                 var recorded = base(caseRun, turn: index, model: response.model ?? current.backend.model)
                 recorded.backend = current.name
                 recorded.reasoning = level
@@ -168,14 +170,17 @@ public struct Runner: Sendable {
                     recorded.historyNote = "sent \(request.messages.count - 1) of \(history.count - 1) earlier messages"
                         + (kept.truncateToFit ? " (truncated to fit)" : "")
                 }
-                recorded.status = verdicts.allSatisfy(\.passed) ? .pass : .fail
+                recorded.status = grade.passes(threshold: evalCase.threshold) ? .pass : .fail
+                recorded.score = grade.score.value
+                recorded.threshold = evalCase.threshold
+                if index == evalCase.turns.count - 1 { recorded.caseScore = caseScore.value }
                 recorded.output = response.text
                 recorded.reasoningText = response.reasoningText
                 recorded.finishReason = response.finishReason
                 recorded.timing = response.timing
                 recorded.usage = response.usage
                 recorded.attempts = attempts
-                recorded.assertions = verdicts
+                recorded.assertions = grade.results
                 recorded.costUSD = pricing[current.name]?.costUSD(for: response.usage)
                 recorded.details = response.details
                 if let start = sessionStart, recorded.details?.session == nil, current.name == caseRun.backend {

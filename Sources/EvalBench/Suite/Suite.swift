@@ -40,10 +40,12 @@ public struct EvalCase: Sendable, Codable, Equatable {
     public var description: String?
     /// Structured output the case asks every turn's answer to follow, if any.
     public var output: StructuredOutput?
+    /// The weighted score (0…1) the case needs to pass; without one, every assertion must pass.
+    public var threshold: Double?
 
     public init(id: String, tags: [String] = [], instructions: String? = nil,
                 options: GenerationOptions = GenerationOptions(), turns: [Turn],
-                description: String? = nil, output: StructuredOutput? = nil) {
+                description: String? = nil, output: StructuredOutput? = nil, threshold: Double? = nil) {
         self.id = id
         self.tags = tags
         self.instructions = instructions
@@ -51,6 +53,7 @@ public struct EvalCase: Sendable, Codable, Equatable {
         self.turns = turns
         self.description = description
         self.output = output
+        self.threshold = threshold
     }
 
     /// Whether the case is a conversation of more than one turn.

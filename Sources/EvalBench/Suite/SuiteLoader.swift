@@ -48,7 +48,7 @@ private struct SuiteReader {
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
                             "repeat", "reasoning", "cases"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
-                           "output", "expect"]
+                           "output", "expect", "threshold"]
     static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect"]
 
     /// What a case inherits from the suite.
@@ -138,10 +138,12 @@ private struct SuiteReader {
         }
         let caseExpect = reader["expect"].map { assertions.readList($0, path: path.key("expect")) } ?? []
         if !turns.isEmpty { turns[turns.count - 1].expect += caseExpect }
+        let threshold = reader.number("threshold", must: "a number from 0 to 1", where: { (0...1).contains($0) })
         guard let id = reader["id"]?.stringValue, !turns.isEmpty else { return nil }
         let output = reader["output"].flatMap { readOutput($0, path: path.key("output")) }
         return EvalCase(id: id, tags: reader.strings("tags") ?? [], instructions: instructions,
-                        options: options, turns: turns, description: reader.string("description"), output: output)
+                        options: options, turns: turns, description: reader.string("description"), output: output,
+                        threshold: threshold)
     }
 
     /// `output: {"schema": {...}, "name": "..."}`.

@@ -1,0 +1,133 @@
+import Foundation
+
+/// The checks on the answer's text.
+enum TextChecks {
+    static func contains(_ value: String, in output: String, _ ignoreCase: Bool) -> CheckOutcome {
+        CheckOutcome(holds: find(value, in: output, ignoreCase),
+                     expected: "the answer to contain \(Grader.quote(value))\(flag(ignoreCase))", actual: excerpt(output))
+    }
+
+    static func notContains(_ value: String, in output: String, _ ignoreCase: Bool) -> CheckOutcome {
+        CheckOutcome(holds: !find(value, in: output, ignoreCase),
+                     expected: "the answer not to contain \(Grader.quote(value))\(flag(ignoreCase))", actual: excerpt(output))
+    }
+
+    static func equals(_ value: String, _ output: String, _ ignoreCase: Bool) -> CheckOutcome {
+        let answer = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let equal = ignoreCase ? answer.caseInsensitiveCompare(value) == .orderedSame : answer == value
+        return CheckOutcome(holds: equal, expected: "the answer (trimmed) to equal \(Grader.quote(value))\(flag(ignoreCase))",
+                            actual: excerpt(answer))
+    }
+
+    static func startsWith(_ value: String, _ output: String, _ ignoreCase: Bool) -> CheckOutcome {
+        let answer = String(output.drop { $0.isWhitespace })
+        let prefix = String(answer.prefix(value.count))
+        let starts = ignoreCase ? prefix.caseInsensitiveCompare(value) == .orderedSame : prefix == value
+        return CheckOutcome(holds: starts, expected: "the answer to start with \(Grader.quote(value))\(flag(ignoreCase))",
+                            actual: excerpt(answer))
+    }
+
+    static func regex(_ pattern: String, _ output: String, _ ignoreCase: Bool, negated: Bool) -> CheckOutcome {
+        let found = matches(pattern, output, ignoreCase)
+        return CheckOutcome(holds: found != negated,
+                            expected: "\(negated ? "no match" : "a match") for /\(pattern)/\(ignoreCase ? "i" : "")",
+                            actual: excerpt(output))
+    }
+
+    static func containsAll(_ values: [String], _ output: String, _ ignoreCase: Bool) -> CheckOutcome {
+        let missing = values.filter { !find($0, in: output, ignoreCase) }
+        let detail = missing.isEmpty ? "" : " (missing \(quoteList(missing)))"
+        return CheckOutcome(holds: missing.isEmpty, expected: "the answer to contain all of \(quoteList(values))\(flag(ignoreCase))",
+                            actual: excerpt(output) + detail)
+    }
+
+    static func containsAny(_ values: [String], _ output: String, _ ignoreCase: Bool) -> CheckOutcome {
+        let found = values.filter { find($0, in: output, ignoreCase) }
+        let detail = found.isEmpty ? " (none of them)" : " (found \(quoteList(found)))"
+        return CheckOutcome(holds: !found.isEmpty, expected: "the answer to contain one of \(quoteList(values))\(flag(ignoreCase))",
+                            actual: excerpt(output) + detail)
+    }
+
+    /// Length in characters (grapheme clusters) of the answer trimmed of surrounding whitespace.
+    static func length(_ output: String, _ minimum: Int?, _ maximum: Int?) -> CheckOutcome {
+        let answer = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let count = answer.count
+        let expected = switch (minimum, maximum) {
+        case let (low?, high?): "between \(low) and \(high) characters"
+        case let (low?, nil): "at least \(low) characters"
+        case let (nil, high?): "at most \(high) characters"
+        case (nil, nil): "any length"
+        }
+        let holds = count >= (minimum ?? 0) && count <= (maximum ?? .max)
+        return CheckOutcome(holds: holds, expected: "the answer (trimmed) to have \(expected)",
+                            actual: "\(count) characters: \(excerpt(answer))")
+    }
+
+    /// The classifier check: the normalised answer must be a known label, and the right one.
+    static func label(_ output: String, expected: String, labels: [String]) -> CheckOutcome {
+        let answer = LabelNormalizer.normalize(output)
+        let known = labels.map(LabelNormalizer.normalize)
+        let wanted = LabelNormalizer.normalize(expected)
+        let expectation = "the label \(Grader.quote(expected)) (labels: \(labels.joined(separator: ", ")))"
+        if answer == wanted {
+            return CheckOutcome(holds: true, expected: expectation, actual: "the label \(Grader.quote(answer))")
+        }
+        guard let index = known.firstIndex(of: answer) else {
+            return CheckOutcome(holds: false, expected: expectation,
+                                actual: "an unknown label: \(excerpt(output))" + (answer == output ? "" : ", normalised to \(Grader.quote(answer, limit: 60))"))
+        }
+        return CheckOutcome(holds: false, expected: expectation,
+                            actual: "the wrong known label \(Grader.quote(labels[index]))")
+    }
+
+    static func keywords(_ values: [String], _ output: String, _ minRatio: Double, _ ignoreCase: Bool) -> CheckOutcome {
+        let missing = values.filter { !find($0, in: output, ignoreCase) }
+        let present = values.count - missing.count
+        let ratio = Double(present) / Double(values.count)
+        let needed = Int((minRatio * Double(values.count) - 1e-9).rounded(.up))
+        return CheckOutcome(
+            holds: present >= needed,
+            expected: "at least \(percent(minRatio)) of the keywords \(quoteList(values))\(flag(ignoreCase)) (\(needed) of \(values.count))",
+            actual: "\(present) of \(values.count) (\(percent(ratio)))" + (missing.isEmpty ? "" : ", missing \(quoteList(missing))")
+                + " in \(excerpt(output))")
+    }
+
+    static func find(_ value: String, in text: String, _ ignoreCase: Bool) -> Bool {
+        text.range(of: value, options: ignoreCase ? [.caseInsensitive] : []) != nil
+    }
+
+    static func matches(_ pattern: String, _ text: String, _ ignoreCase: Bool) -> Bool {
+        // Patterns were compiled once at load time, so this cannot fail for a loaded suite;
+        // a pattern that does not compile never matches.
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: ignoreCase ? [.caseInsensitive] : []) else {
+            return false
+        }
+        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+
+    static func excerpt(_ text: String) -> String {
+        Grader.quote(text, limit: Grader.excerptLimit)
+    }
+
+    private static func flag(_ ignoreCase: Bool) -> String {
+        ignoreCase ? " (ignoring case)" : ""
+    }
+
+    private static func quoteList(_ values: [String]) -> String {
+        let shown = values.prefix(10).map { Grader.quote($0, limit: 40) }.joined(separator: ", ")
+        return values.count > 10 ? shown + " and \(values.count - 10) more" : shown
+    }
+
+    private static func percent(_ ratio: Double) -> String {
+        Grader.number((ratio * 1000).rounded() / 10) + "%"
+    }
+}
+
+/// How a classifier's answer and its labels are compared: trimmed, case-folded, with
+/// surrounding punctuation, symbols and quotes removed (`"Positive."` and `**positive**` are `positive`).
+public enum LabelNormalizer {
+    public static func normalize(_ text: String) -> String {
+        let strip = CharacterSet.whitespacesAndNewlines.union(.punctuationCharacters).union(.symbols)
+        return text.trimmingCharacters(in: strip).folding(options: [.caseInsensitive], locale: nil)
+    }
+}

@@ -1,0 +1,39 @@
+/// The weighted share of assertions that passed: Σ weight · passed / Σ weight.
+public struct WeightedScore: Sendable, Equatable {
+    /// Σ weight over the assertions that passed.
+    public private(set) var earned: Double = 0
+    /// Σ weight over all of them.
+    public private(set) var total: Double = 0
+    /// How many failed, for the rule without a threshold (every assertion passes).
+    public private(set) var failures = 0
+
+    public init() {}
+
+    /// The score of `results`.
+    public init(_ results: [AssertionResult]) {
+        for result in results { add(result) }
+    }
+
+    public mutating func add(_ result: AssertionResult) {
+        total += result.weight
+        if result.passed { earned += result.weight } else { failures += 1 }
+    }
+
+    public mutating func add(_ other: WeightedScore) {
+        earned += other.earned
+        total += other.total
+        failures += other.failures
+    }
+
+    /// earned / total; nil when there were no assertions.
+    public var value: Double? { total > 0 ? earned / total : nil }
+
+    /// Without a threshold, whether every assertion passed; with one, whether the score
+    /// reaches it. Nothing to check passes.
+    public func passes(threshold: Double?) -> Bool {
+        guard let threshold else { return failures == 0 }
+        guard total > 0 else { return true }
+        // Weights such as 0.1 are not exact in binary: 0.3 of 0.1 + 0.2 must still pass 0.3.
+        return earned >= threshold * total - 1e-9 * total
+    }
+}

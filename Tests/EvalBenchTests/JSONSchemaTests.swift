@@ -1,0 +1,261 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+private func value(_ text: String) -> JSONValue {
+    // Test tables are written by hand; a typo in one should fail loudly here.
+    JSONValue(try! JSONDocument(data: Data(text.utf8), file: "test").root)
+}
+
+/// One schema and instance, and the first violation expected: nil when the instance is valid.
+struct SchemaCase: Sendable, CustomTestStringConvertible {
+    var schema: String
+    var instance: String
+    var pointer: String?
+    var rule: String?
+
+    init(_ schema: String, _ instance: String, fails rule: String? = nil, at pointer: String? = nil) {
+        self.schema = schema
+        self.instance = instance
+        self.rule = rule
+        self.pointer = rule == nil ? nil : (pointer ?? "")
+    }
+
+    var testDescription: String { "\(schema) ← \(instance)" + (rule.map { " fails \($0)" } ?? " is valid") }
+}
+
+private let validationTable: [SchemaCase] = [
+    // type
+    SchemaCase(##"{"type": "string"}"##, ##""x""##),
+    SchemaCase(##"{"type": "string"}"##, "1", fails: "type"),
+    SchemaCase(##"{"type": "integer"}"##, "3.0"),
+    SchemaCase(##"{"type": "integer"}"##, "3.5", fails: "type"),
+    SchemaCase(##"{"type": "number"}"##, "3"),
+    SchemaCase(##"{"type": ["string", "null"]}"##, "null"),
+    SchemaCase(##"{"type": ["string", "null"]}"##, "false", fails: "type"),
+    SchemaCase(##"{"type": "array"}"##, "{}", fails: "type"),
+    SchemaCase(##"{"type": "object"}"##, "[]", fails: "type"),
+    SchemaCase(##"{"type": "boolean"}"##, "true"),
+    // properties, required, additionalProperties, min/maxProperties
+    SchemaCase(##"{"properties": {"a": {"type": "string"}}}"##, ##"{"a": 1}"##, fails: "type", at: "/a"),
+    SchemaCase(##"{"properties": {"a": {"type": "string"}}}"##, ##"{"b": 1}"##),
+    SchemaCase(##"{"required": ["a"]}"##, ##"{"a": null}"##),
+    SchemaCase(##"{"required": ["a"]}"##, ##"{"b": 1}"##, fails: "required"),
+    SchemaCase(##"{"properties": {"a": {}}, "additionalProperties": false}"##, ##"{"a": 1}"##),
+    SchemaCase(##"{"properties": {"a": {}}, "additionalProperties": false}"##, ##"{"a": 1, "b/c": 2}"##, fails: "additionalProperties", at: "/b~1c"),
+    SchemaCase(##"{"additionalProperties": {"type": "integer"}}"##, ##"{"n": 2.5}"##, fails: "type", at: "/n"),
+    SchemaCase(##"{"minProperties": 2}"##, ##"{"a": 1}"##, fails: "minProperties"),
+    SchemaCase(##"{"maxProperties": 1}"##, ##"{"a": 1, "b": 2}"##, fails: "maxProperties"),
+    // enum, const
+    SchemaCase(##"{"enum": ["cat", "dog", 1]}"##, "1.0"),
+    SchemaCase(##"{"enum": ["cat", "dog"]}"##, ##""cow""##, fails: "enum"),
+    SchemaCase(##"{"const": {"a": [1, 2]}}"##, ##"{"a": [1, 2]}"##),
+    SchemaCase(##"{"const": null}"##, "0", fails: "const"),
+    // items, prefixItems, minItems, maxItems, uniqueItems
+    SchemaCase(##"{"items": {"type": "integer"}}"##, "[1, 2, 3]"),
+    SchemaCase(##"{"items": {"type": "integer"}}"##, ##"[1, "2"]"##, fails: "type", at: "/1"),
+    SchemaCase(##"{"prefixItems": [{"type": "string"}, {"type": "integer"}]}"##, ##"["a", 1, true]"##),
+    SchemaCase(##"{"prefixItems": [{"type": "string"}, {"type": "integer"}]}"##, ##"["a", "b"]"##, fails: "type", at: "/1"),
+    SchemaCase(##"{"prefixItems": [{"type": "string"}], "items": false}"##, ##"["a", 1]"##, fails: "items", at: "/1"),
+    SchemaCase(##"{"minItems": 2}"##, "[1]", fails: "minItems"),
+    SchemaCase(##"{"maxItems": 2}"##, "[1, 2]"),
+    SchemaCase(##"{"maxItems": 2}"##, "[1, 2, 3]", fails: "maxItems"),
+    SchemaCase(##"{"uniqueItems": true}"##, ##"[1, {"a": 1}, {"a": 1}]"##, fails: "uniqueItems", at: "/2"),
+    // numeric bounds, multipleOf
+    SchemaCase(##"{"minimum": 0}"##, "0"),
+    SchemaCase(##"{"minimum": 0}"##, "-0.5", fails: "minimum"),
+    SchemaCase(##"{"maximum": 10}"##, "10.5", fails: "maximum"),
+    SchemaCase(##"{"exclusiveMinimum": 0}"##, "0", fails: "exclusiveMinimum"),
+    SchemaCase(##"{"exclusiveMinimum": 0}"##, "0.001"),
+    SchemaCase(##"{"exclusiveMaximum": 1}"##, "1", fails: "exclusiveMaximum"),
+    SchemaCase(##"{"multipleOf": 0.01}"##, "19.99"),
+    SchemaCase(##"{"multipleOf": 3}"##, "10", fails: "multipleOf"),
+    SchemaCase(##"{"minimum": 5}"##, ##""3""##),
+    // strings
+    SchemaCase(##"{"minLength": 2}"##, ##""é""##, fails: "minLength"),
+    SchemaCase(##"{"maxLength": 1}"##, ##""é""##),
+    SchemaCase(##"{"maxLength": 1}"##, ##""e\u0301""##, fails: "maxLength"),
+    SchemaCase(##"{"maxLength": 2}"##, ##""😀😀""##),
+    SchemaCase(##"{"pattern": "^[A-Z]{3}$"}"##, ##""EUR""##),
+    SchemaCase(##"{"pattern": "^[A-Z]{3}$"}"##, ##""euro""##, fails: "pattern"),
+    SchemaCase(##"{"pattern": "b"}"##, ##""abc""##),
+    // formats
+    SchemaCase(##"{"format": "date"}"##, ##""2024-02-29""##),
+    SchemaCase(##"{"format": "date"}"##, ##""2023-02-29""##, fails: "format"),
+    SchemaCase(##"{"format": "date"}"##, ##""2024-2-1""##, fails: "format"),
+    SchemaCase(##"{"format": "date-time"}"##, ##""2026-01-31T23:59:60.25+05:30""##),
+    SchemaCase(##"{"format": "date-time"}"##, ##""2026-01-31T24:00:00Z""##, fails: "format"),
+    SchemaCase(##"{"format": "date-time"}"##, ##""2026-01-31""##, fails: "format"),
+    SchemaCase(##"{"format": "email"}"##, ##""ada.lovelace+x@example.co.uk""##),
+    SchemaCase(##"{"format": "email"}"##, ##""ada@""##, fails: "format"),
+    SchemaCase(##"{"format": "uri"}"##, ##""https://example.com/a?b=c#d""##),
+    SchemaCase(##"{"format": "uri"}"##, ##""example.com/a b""##, fails: "format"),
+    SchemaCase(##"{"format": "uuid"}"##, ##""123e4567-e89b-12d3-a456-426614174000""##),
+    // combinators
+    SchemaCase(##"{"anyOf": [{"type": "string"}, {"minimum": 2}]}"##, "3"),
+    SchemaCase(##"{"anyOf": [{"type": "string"}, {"type": "boolean"}]}"##, "3", fails: "anyOf"),
+    SchemaCase(##"{"oneOf": [{"type": "integer"}, {"minimum": 2}]}"##, "1"),
+    SchemaCase(##"{"oneOf": [{"type": "integer"}, {"minimum": 2}]}"##, "3", fails: "oneOf"),
+    SchemaCase(##"{"oneOf": [{"type": "string"}, {"type": "null"}]}"##, "3", fails: "oneOf"),
+    SchemaCase(##"{"allOf": [{"type": "integer"}, {"minimum": 2}]}"##, "1", fails: "minimum"),
+    SchemaCase(##"{"not": {"type": "null"}}"##, "0"),
+    SchemaCase(##"{"not": {"type": "null"}}"##, "null", fails: "not"),
+    // $ref and $defs, with recursion
+    SchemaCase(##"{"$defs": {"age": {"type": "integer", "minimum": 0}}, "properties": {"age": {"$ref": "#/$defs/age"}}}"##,
+               ##"{"age": -1}"##, fails: "minimum", at: "/age"),
+    SchemaCase(##"{"$defs": {"node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["name"]}}, "$ref": "#/$defs/node"}"##,
+               ##"{"name": "root", "children": [{"name": "a", "children": [{"children": []}]}]}"##, fails: "required", at: "/children/0/children/0"),
+    SchemaCase(##"{"type": "array", "items": {"$ref": "#"}}"##, "[[[]], []]"),
+    SchemaCase(##"{"$defs": {"loop": {"$ref": "#/$defs/loop"}}, "$ref": "#/$defs/loop"}"##, "1", fails: "$ref"),
+    // boolean schemas
+    SchemaCase("true", ##"{"anything": 1}"##),
+    SchemaCase("false", "1", fails: "false"),
+]
+
+/// One invalid schema and its first problem: where in the schema and a part of the message.
+struct SchemaProblemCase: Sendable, CustomTestStringConvertible {
+    var schema: String
+    var pointer: String
+    var message: String
+    var testDescription: String { schema }
+}
+
+private let problemTable: [SchemaProblemCase] = [
+    .init(schema: ##"{"type": "int"}"##, pointer: "/type", message: "unknown type name 'int'; did you mean 'integer'?"),
+    .init(schema: ##"{"type": "strng"}"##, pointer: "/type", message: "did you mean 'string'?"),
+    .init(schema: ##""string""##, pointer: "", message: "a schema must be an object or a boolean, found a string"),
+    .init(schema: ##"{"properties": {"a": 3}}"##, pointer: "/properties/a", message: "a schema must be an object or a boolean"),
+    .init(schema: ##"{"$ref": "#/$defs/missing", "$defs": {"other": {}}}"##, pointer: "/$ref", message: ##"'$ref' "#/$defs/missing" does not resolve"##),
+    .init(schema: ##"{"$ref": "other.json#/x"}"##, pointer: "/$ref", message: "is not a local reference"),
+    .init(schema: ##"{"pattern": "(abc"}"##, pointer: "/pattern", message: "the pattern '(abc' is not a valid regular expression"),
+    .init(schema: ##"{"minLength": 5, "maxLength": 2}"##, pointer: "/minLength", message: "'minLength' (5) is greater than 'maxLength' (2)"),
+    .init(schema: ##"{"minimum": 5, "maximum": 2.5}"##, pointer: "/minimum", message: "'minimum' (5) is greater than 'maximum' (2.5)"),
+    .init(schema: ##"{"minItems": 3, "maxItems": 1}"##, pointer: "/minItems", message: "greater than 'maxItems'"),
+    .init(schema: ##"{"exclusiveMinimum": true}"##, pointer: "/exclusiveMinimum", message: "must be a number in draft 2020-12"),
+    .init(schema: ##"{"items": [{"type": "string"}]}"##, pointer: "/items", message: "'prefixItems' in draft 2020-12"),
+    .init(schema: ##"{"multipleOf": 0}"##, pointer: "/multipleOf", message: "greater than 0"),
+    .init(schema: ##"{"minLength": -1}"##, pointer: "/minLength", message: "a whole number of at least 0"),
+    .init(schema: ##"{"format": "datetime"}"##, pointer: "/format", message: "unsupported format 'datetime'; did you mean 'date-time'?"),
+    .init(schema: ##"{"requird": ["a"]}"##, pointer: "/requird", message: "unsupported schema keyword 'requird'; did you mean 'required'?"),
+    .init(schema: ##"{"definitions": {}}"##, pointer: "/definitions", message: "unsupported schema keyword 'definitions'"),
+    .init(schema: ##"{"required": "a"}"##, pointer: "/required", message: "must be an array of property names"),
+    .init(schema: ##"{"enum": []}"##, pointer: "/enum", message: "non-empty array"),
+    .init(schema: ##"{"anyOf": {}}"##, pointer: "/anyOf", message: "must be a non-empty array of schemas"),
+    .init(schema: ##"{"properties": {"a": {}}, "required": ["b"], "additionalProperties": false}"##, pointer: "/required",
+          message: "required property 'b' is not in 'properties'"),
+]
+
+@Suite("JSON Schema")
+struct JSONSchemaTests {
+    @Test("Each keyword accepts and rejects as draft 2020-12 says, naming the failing pointer and rule", arguments: validationTable)
+    func validation(_ example: SchemaCase) throws {
+        let schema = try JSONSchema(validating: value(example.schema))
+        let violations = schema.validate(value(example.instance))
+        if let rule = example.rule {
+            let first = try #require(violations.first, "expected a '\(rule)' violation")
+            #expect(first.rule == rule)
+            #expect(first.pointer.description == example.pointer)
+            #expect(!first.message.isEmpty)
+        } else {
+            #expect(violations.isEmpty, "\(violations)")
+        }
+    }
+
+    @Test("An invalid schema is refused with the problem's location in the schema", arguments: problemTable)
+    func problems(_ example: SchemaProblemCase) throws {
+        do {
+            _ = try JSONSchema(validating: value(example.schema))
+            Issue.record("the schema was accepted")
+        } catch {
+            let first = try #require(error.problems.first)
+            #expect(first.pointer.description == example.pointer)
+            #expect(first.message.contains(example.message), "\(first.message)")
+        }
+    }
+
+    @Test("Every problem of a schema is reported, not only the first")
+    func everyProblem() {
+        #expect(throws: JSONSchemaError.self) { try JSONSchema(validating: value(##"{"type": "int", "minimum": "0", "nope": 1}"##)) }
+        do {
+            _ = try JSONSchema(validating: value(##"{"type": "int", "minimum": "0", "nope": 1}"##))
+        } catch {
+            #expect(error.problems.map(\.pointer.description) == ["/minimum", "/nope", "/type"])
+        }
+    }
+
+    @Test("Violation messages say what was expected and what was found")
+    func messages() throws {
+        let schema = try JSONSchema(validating: value(##"{"type": "object", "required": ["label"], "properties": {"score": {"type": "integer"}}}"##))
+        let violations = schema.validate(value(##"{"score": 0.5}"##))
+        #expect(violations.map(\.description) == [
+            "at the root: required: missing required property 'label'",
+            "at /score: type: expected integer, found a number 0.5",
+        ])
+        #expect(violations[1].schemaPointer.description == "/properties/score/type")
+    }
+
+    @Test("A schema survives a Codable round trip and compares by its source")
+    func codable() throws {
+        let schema = try JSONSchema(validating: value(##"{"type": "array", "items": {"$ref": "#"}}"##))
+        let decoded = try JSONDecoder().decode(JSONSchema.self, from: JSONEncoder().encode(schema))
+        #expect(decoded == schema)
+        #expect(decoded.validate(value(##"[[], [1]]"##)).first?.pointer.description == "/1/0")
+    }
+}
+
+@Suite("JSONPath and JSON pointers")
+struct JSONPathPointerTests {
+    private let document = value(##"{"store": {"books": [{"title": "A", "tags": ["x"]}, {"title": "B"}], "first name": "Ada"}}"##)
+
+    @Test("JSONPath selects by name, quoted name, index, negative index and wildcard, with pointers",
+          arguments: [
+              ("$", [""]),
+              ("$.store.books[0].title", ["/store/books/0/title"]),
+              ("$['store'][\"first name\"]", ["/store/first name"]),
+              ("$.store.books[-1]", ["/store/books/1"]),
+              ("$.store.books[*].title", ["/store/books/0/title", "/store/books/1/title"]),
+              ("$.store.*", ["/store/books", "/store/first name"]),
+              ("$.store.books[5]", []),
+          ])
+    func select(_ path: String, _ pointers: [String]) throws {
+        let query = try JSONPathQuery(parsing: path)
+        #expect(query.select(in: document).map(\.pointer.description) == pointers)
+    }
+
+    @Test("A JSONPath that cannot parse says why and where",
+          arguments: [
+              ("store.books", "a JSONPath starts with '$'", 1),
+              ("$..title", "recursive descent '..' is not supported", 3),
+              ("$.books[0", "expected ']'", 10),
+              ("$.books[?(@.x)]", "filter expressions '[?...]' are not supported", 9),
+              ("$.books[0:2]", "slices and unions are not supported", 10),
+              ("$.books['x]", "the quoted name is not closed", 12),
+              ("$.1st", "'1' cannot start a member name after '.'", 3),
+              ("$ books", "expected '.' or '[' but found ' '", 2),
+          ])
+    func pathSyntax(_ path: String, _ message: String, _ offset: Int) {
+        #expect(throws: JSONPathSyntaxError.self) { try JSONPathQuery(parsing: path) }
+        do {
+            _ = try JSONPathQuery(parsing: path)
+        } catch {
+            #expect(error.message == message)
+            #expect(error.offset == offset)
+        }
+    }
+
+    @Test("JSON pointers unescape ~1 and ~0, and refuse other escapes and a missing slash")
+    func pointerSyntax() throws {
+        #expect(try JSONPointer(parsing: "/a~1b/~0").tokens == ["a/b", "~"])
+        #expect(try JSONPointer(parsing: "").tokens == [])
+        #expect(try JSONPointer(parsing: "/").tokens == [""])
+        #expect(throws: JSONPointerSyntaxError.self) { try JSONPointer(parsing: "/a~2") }
+        do {
+            _ = try JSONPointer(parsing: "$.a.b")
+        } catch {
+            #expect(error.fix.contains("\"/a/b\""))
+        }
+        let pointer = try JSONPointer(parsing: "/store/books/01")
+        #expect(pointer.resolve(in: document) == .missing(at: JSONPointer(tokens: ["store", "books"]),
+                                                          reason: "/store/books is an array, and '01' is not an index"))
+    }
+}
