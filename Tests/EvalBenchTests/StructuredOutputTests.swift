@@ -44,6 +44,10 @@ struct StructuredOutputTests {
         #expect(problems(#"{}"#).map(\.message) == ["missing required key 'schema'"])
         #expect(problems(#"{"schema": {}, "name": "a b"}"#).first?.message.contains("may contain only letters") == true)
         #expect(problems(#"{"schem": {}}"#).map(\.message).contains("unknown key 'schem'; did you mean 'schema'?"))
+        let invalid = problems(#"{"schema": {"type": "strng"}}"#)
+        #expect(invalid.count == 1)
+        #expect(invalid.first?.message.hasPrefix("invalid schema:") == true, "\(invalid)")
+        #expect(invalid.first?.path == "$.cases[0].output.schema.type")
     }
 
     @Test("openai and llama-server send response_format json_schema, strict; nothing without a schema")

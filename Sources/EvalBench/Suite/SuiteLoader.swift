@@ -164,6 +164,8 @@ private struct SuiteReader {
             reader.reportInvalid("schema", schemaNode, must: "a JSON Schema object")
             return nil
         }
+        // The same checks as a jsonSchema assertion's: an invalid schema stops the run before a request.
+        guard SchemaReader(log: log).read(schemaNode, path: path.key("schema")) != nil else { return nil }
         return StructuredOutput(schema: JSONValue(schemaNode), name: name ?? "answer", schemaText: schemaNode.compactJSON)
     }
 

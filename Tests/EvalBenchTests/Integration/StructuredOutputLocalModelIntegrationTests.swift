@@ -26,6 +26,11 @@ struct StructuredOutputLocalModelIntegrationTests {
             #expect(Set(object.keys) == ["label"], "\(result.caseID): additionalProperties is false: \(output)")
             let label = try #require(object["label"] as? String, "\(result.caseID): \(output)")
             #expect(["cat", "dog", "cow", "duck"].contains(label), "\(result.caseID): \(label) is not in the enum")
+            // evalbench's own validator agrees with llama.cpp's grammar.
+            let schema = try JSONSchema(validating: try #require(loaded.suites.first?.cases.first { $0.id == result.caseID }?.output?.schema))
+            let answer = JSONValue(try JSONDocument(data: Data(output.utf8), file: "answer").root)
+            #expect(schema.validate(answer).isEmpty, "\(result.caseID): \(schema.validate(answer))")
+            #expect(result.assertions.first { $0.name == "follows the schema" }?.passed == true)
         }
         #expect(outcome.results.first { $0.caseID == "meow" }?.status == .pass, "Gemma 3 270M names the cat")
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
