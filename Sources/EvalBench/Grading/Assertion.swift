@@ -49,6 +49,11 @@ public struct Assertion: Sendable, Codable, Equatable {
         case label(expected: String, labels: [String])
         /// At least `minRatio` of the values appear in the answer.
         case keywords([String], minRatio: Double, ignoreCase: Bool)
+        /// Another configured backend grades the answer against `rubric`; passes when its
+        /// verdict passes and, with `minScore`, its score reaches it.
+        case judge(ModelGrader, rubric: String, minScore: Double?)
+        /// Embedding cosine similarity of the answer and `value` is at least `threshold`.
+        case similar(ModelGrader, value: String, threshold: Double)
     }
 
     /// The `type` string as written in suites.
@@ -73,6 +78,8 @@ public struct Assertion: Sendable, Codable, Equatable {
         case .lengthBetween: "lengthBetween"
         case .label: "label"
         case .keywords: "keywords"
+        case .judge: "judge"
+        case .similar: "similar"
         }
     }
 
@@ -81,11 +88,25 @@ public struct Assertion: Sendable, Codable, Equatable {
         "contains", "notContains", "equals", "startsWith", "regex", "notRegex",
         "maxLatencyMs", "maxTTFTMs", "maxOutputTokens", "minCacheHitRatio",
         "json", "jsonSchema", "jsonPath", "jsonPointer", "containsAll", "containsAny",
-        "lengthBetween", "label", "keywords",
+        "lengthBetween", "label", "keywords", "judge", "similar",
     ]
 
     /// The weight in a weighted score.
     public var effectiveWeight: Double { weight ?? 1 }
+}
+
+/// The backend a model-graded assertion calls, and where the suite named it.
+public struct ModelGrader: Sendable, Codable, Equatable {
+    public var backend: String
+    public var location: SourceLocation?
+    /// The JSON path of the `backend` key, for diagnostics.
+    public var path: String?
+
+    public init(backend: String, location: SourceLocation? = nil, path: String? = nil) {
+        self.backend = backend
+        self.location = location
+        self.path = path
+    }
 }
 
 /// What a `jsonPath` or `jsonPointer` assertion expects of the value it finds.

@@ -6,12 +6,15 @@ public struct GradingInput: Sendable {
     public var latencyMs: Double?
     public var ttftMs: Double?
     public var usage: Usage
+    /// The prompt the answer replies to, for a judge.
+    public var prompt: String?
 
-    public init(output: String, latencyMs: Double?, ttftMs: Double?, usage: Usage) {
+    public init(output: String, latencyMs: Double?, ttftMs: Double?, usage: Usage, prompt: String? = nil) {
         self.output = output
         self.latencyMs = latencyMs
         self.ttftMs = ttftMs
         self.usage = usage
+        self.prompt = prompt
     }
 }
 
@@ -43,13 +46,17 @@ public struct CheckOutcome: Sendable, Equatable {
     /// The JSON pointer into the answer's JSON the verdict is about.
     public var pointer: JSONPointer?
     public var note: String?
+    /// The grading call a model-graded check made.
+    public var judge: JudgeCall?
 
-    public init(holds: Bool, expected: String, actual: String, pointer: JSONPointer? = nil, note: String? = nil) {
+    public init(holds: Bool, expected: String, actual: String, pointer: JSONPointer? = nil, note: String? = nil,
+                judge: JudgeCall? = nil) {
         self.holds = holds
         self.expected = expected
         self.actual = actual
         self.pointer = pointer
         self.note = note
+        self.judge = judge
     }
 }
 
@@ -59,7 +66,15 @@ public struct CheckOutcome: Sendable, Equatable {
 /// an embedding similarity) becomes a `Check` case with its own branch in `evaluate`, awaited,
 /// with what it needs held by the grader.
 public struct Grader: Sendable {
-    public init() {}
+    /// The backends model-graded checks may call, by name.
+    public var models: [String: any Backend]
+    /// The timeout of each grading call.
+    public var timeoutSeconds: Double
+
+    public init(models: [String: any Backend] = [:], timeoutSeconds: Double = 120) {
+        self.models = models
+        self.timeoutSeconds = timeoutSeconds
+    }
 
     /// Every assertion's verdict, in order, and the turn's weighted score.
     public func grade(_ assertions: [Assertion], _ input: GradingInput) async -> TurnGrade {
@@ -82,7 +97,8 @@ public struct Grader: Sendable {
             expected: assertion.inverted ? "not: " + outcome.expected : outcome.expected,
             actual: outcome.actual,
             pointer: outcome.pointer?.description,
-            note: outcome.note
+            note: outcome.note,
+            judge: outcome.judge
         )
     }
 
@@ -108,6 +124,63 @@ public struct Grader: Sendable {
         case let .jsonSchema(schema): return JSONChecks.schema(schema, output)
         case let .jsonPath(query, expectation): return JSONChecks.path(query, expectation, output)
         case let .jsonPointer(pointer, expectation): return JSONChecks.pointer(pointer, expectation, output)
+        case let .judge(grader, rubric, minScore): return await judge(grader.backend, rubric, minScore, input)
+        case let .similar(grader, value, threshold): return await similar(grader.backend, value, threshold, output)
+        }
+    }
+
+    /// Asks the judge backend for a reason-first verdict; its call is recorded on the result.
+    private func judge(_ name: String, _ rubric: String, _ minScore: Double?, _ input: GradingInput) async -> CheckOutcome {
+        let expected = "the judge \(name) to pass the answer" + (minScore.map { " with a score of at least \(Self.number($0))" } ?? "")
+            + " against the rubric \(Self.quote(rubric, limit: 80))"
+        guard let backend = models[name] else {
+            return CheckOutcome(holds: false, expected: expected, actual: "no judge: backend '\(name)' is not running")
+        }
+        let request = JudgePrompt.request(question: input.prompt ?? "", answer: input.output, rubric: rubric,
+                                          timeoutSeconds: timeoutSeconds)
+        let conversation = await backend.startConversation()
+        switch await conversation.respond(to: request) {
+        case let .failure(failure):
+            let call = JudgeCall(backend: name, model: backend.model, latencyMs: failure.timing?.latencyMs,
+                                 ttftMs: failure.timing?.ttftMs, error: failure.description)
+            return CheckOutcome(holds: false, expected: expected, actual: "the judge call failed: \(failure.description)", judge: call)
+        case let .success(response):
+            var call = JudgeCall(backend: name, model: response.model ?? backend.model, latencyMs: response.timing.latencyMs,
+                                 ttftMs: response.timing.ttftMs, usage: response.usage)
+            switch JudgePrompt.parse(response.text) {
+            case let .failure(problem):
+                call.error = problem.message
+                return CheckOutcome(holds: false, expected: expected, actual: problem.message, judge: call)
+            case let .success(verdict):
+                call.verdict = verdict
+                let holds = verdict.pass && (minScore.map { verdict.score >= $0 } ?? true)
+                return CheckOutcome(holds: holds, expected: expected,
+                                    actual: "\(verdict.pass ? "pass" : "fail"), score \(Self.number(verdict.score)): \(Self.quote(verdict.reason, limit: Self.excerptLimit))",
+                                    note: "judge \(name): \(verdict.reason)", judge: call)
+            }
+        }
+    }
+
+    /// Cosine similarity of the answer's and the reference's embeddings.
+    private func similar(_ name: String, _ reference: String, _ threshold: Double, _ output: String) async -> CheckOutcome {
+        let expected = "an embedding similarity of at least \(Self.number(threshold)) to \(Self.quote(reference, limit: 80))"
+        guard let backend = models[name] as? any EmbeddingBackend else {
+            return CheckOutcome(holds: false, expected: expected,
+                                actual: "backend '\(name)' is not running or serves no embeddings")
+        }
+        let stopwatch = Stopwatch()
+        switch await backend.embed([output, reference], timeoutSeconds: timeoutSeconds) {
+        case let .failure(failure):
+            return CheckOutcome(holds: false, expected: expected, actual: "the embeddings call failed: \(failure.description)",
+                                judge: JudgeCall(backend: name, latencyMs: stopwatch.ms(), error: failure.description))
+        case let .success(vectors):
+            let call = JudgeCall(backend: name, latencyMs: stopwatch.ms())
+            guard let similarity = cosineSimilarity(vectors[0], vectors[1]) else {
+                return CheckOutcome(holds: false, expected: expected, actual: "an empty embedding", judge: call)
+            }
+            let text = String(format: "%.4f", similarity)
+            return CheckOutcome(holds: similarity >= threshold, expected: expected,
+                                actual: "cosine similarity \(text)", note: "similarity \(text)", judge: call)
         }
     }
 
@@ -143,6 +216,8 @@ public struct Grader: Sendable {
             return "lengthBetween \(minimum.map(String.init) ?? "0") and \(maximum.map(String.init) ?? "∞")"
         case let .label(expected, _): return "label \(quote(expected, limit: 40))"
         case let .keywords(values, minRatio, _): return "keywords \(list(values)) ≥ \(number(minRatio * 100))%"
+        case let .judge(grader, rubric, _): return "judge \(grader.backend): \(quote(rubric, limit: 40))"
+        case let .similar(grader, value, threshold): return "similar \(quote(value, limit: 40)) ≥ \(number(threshold)) (\(grader.backend))"
         }
     }
 

@@ -20,6 +20,7 @@ public enum SummaryMarkdown {
             cases(aggregate),
             failures(aggregate),
             namedMetrics(aggregate),
+            gradingCalls(input.results),
             cacheByTurn(aggregate, results: input.results),
             RequestDetailsSection.render(input.results),
             errors(aggregate),
@@ -173,6 +174,37 @@ public enum SummaryMarkdown {
         let more = total > listed ? "\n\(total - listed) more failed assertions are in results.jsonl.\n" : ""
         return "## Failures\n\nThe failed assertions of the case runs that failed: what was expected and what came back.\n\n"
             + table.text + more
+    }
+
+    /// The calls judge and similar assertions made, per grading backend: their own latency and
+    /// tokens, kept out of the graded backends' figures. Nil when there were none.
+    private static func gradingCalls(_ results: [RequestResult]) -> String? {
+        var order: [String] = []
+        var calls: [String: [(type: String, call: JudgeCall)]] = [:]
+        for result in results {
+            for assertion in result.assertions {
+                guard let call = assertion.judge else { continue }
+                if calls[call.backend] == nil { order.append(call.backend) }
+                calls[call.backend, default: []].append((assertion.type, call))
+            }
+        }
+        guard !order.isEmpty else { return nil }
+        var table = MarkdownTable([("Grading backend", .left), ("Kind of call", .left), ("Calls", .right), ("Failed calls", .right),
+                                   ("Verdicts passing", .right), ("Latency p50 (ms)", .right), ("Input tokens", .right),
+                                   ("Output tokens", .right)])
+        for backend in order {
+            let list = calls[backend]!
+            var usage = UsageTotals()
+            for entry in list { usage.add(entry.call.usage) }
+            let verdicts = list.compactMap(\.call.verdict)
+            let kinds = Set(list.map(\.type)).sorted().joined(separator: ", ")
+            table.appendRow([backend, kinds, String(list.count), String(list.filter { $0.call.error != nil }.count),
+                             verdicts.isEmpty ? "n/a" : "\(verdicts.filter(\.pass).count)/\(verdicts.count)",
+                             milliseconds(percentile(50, of: list.compactMap(\.call.latencyMs).sorted())),
+                             tokens(usage.inputTokens), tokens(usage.outputTokens)])
+        }
+        return "## Grading calls\n\nThe judge and embedding calls that judge and similar assertions made, with their own "
+            + "latency and tokens; none of it is counted in the graded backends' figures.\n\n" + table.text
     }
 
     /// Each named assertion's pass rate per group; nil when no assertion is named.

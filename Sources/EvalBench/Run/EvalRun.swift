@@ -48,7 +48,8 @@ public struct LoadedRun: Sendable {
     public var config: Config
     public var backendNames: [String]
     public var plan: RunPlan
-    /// Backends a turn switches to that the selection does not name: started too, not planned.
+    /// Backends a turn switches to, or a judge or similar assertion calls, that the selection
+    /// does not name: started too, not planned.
     public var switchBackendNames: [String] = []
 }
 
@@ -91,6 +92,23 @@ public enum EvalRun {
         for suite in suites {
             for (caseIndex, evalCase) in suite.cases.enumerated() {
                 for (turnIndex, turn) in evalCase.turns.enumerated() {
+                    // Backends a judge or similar assertion calls.
+                    for assertion in turn.expect {
+                        let grader: ModelGrader
+                        switch assertion.check {
+                        case let .judge(model, _, _), let .similar(model, _, _): grader = model
+                        default: continue
+                        }
+                        if !configured.contains(grader.backend) {
+                            let hint = suggestion(for: grader.backend, among: configured).map { "; did you mean '\($0)'?" } ?? ""
+                            diagnostics.append(Diagnostic(file: suite.file, location: grader.location,
+                                                          path: grader.path ?? "$.cases[\(caseIndex)]",
+                                                          message: "the \(assertion.type) assertion names backend '\(grader.backend)', which the config does not define\(hint)",
+                                                          fix: "configured backends: \(configured.joined(separator: ", "))"))
+                        } else if !names.contains(grader.backend), !switchNames.contains(grader.backend) {
+                            switchNames.append(grader.backend)
+                        }
+                    }
                     guard let name = turn.switchTo?.backend else { continue }
                     if !configured.contains(name) {
                         let hint = suggestion(for: name, among: configured).map { "; did you mean '\($0)'?" } ?? ""

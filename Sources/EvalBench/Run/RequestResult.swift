@@ -141,9 +141,14 @@ public struct AssertionResult: Sendable, Codable, Equatable {
     /// Something worth knowing even when it passed, such as JSON found inside a code fence.
     public var note: String?
 
+    /// A model-graded assertion's call (judge or embeddings), with its own timing and tokens:
+    /// they are the grader's, never added to the graded request's figures.
+    public var judge: JudgeCall?
+
     public init(type: String, name: String, passed: Bool, message: String? = nil, metric: String? = nil,
                 weight: Double = 1, inverted: Bool = false, expected: String? = nil, actual: String? = nil,
-                pointer: String? = nil, note: String? = nil) {
+                pointer: String? = nil, note: String? = nil, judge: JudgeCall? = nil) {
+        self.judge = judge
         self.type = type
         self.name = name
         self.passed = passed
@@ -160,7 +165,7 @@ public struct AssertionResult: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case type, name, passed, message, metric, weight
         case inverted = "not"
-        case expected, actual, pointer, note
+        case expected, actual, pointer, note, judge
     }
 
     /// Results written before weights and explanations were recorded read as weight 1.
@@ -177,5 +182,6 @@ public struct AssertionResult: Sendable, Codable, Equatable {
         actual = try container.decodeIfPresent(String.self, forKey: .actual)
         pointer = try container.decodeIfPresent(String.self, forKey: .pointer)
         note = try container.decodeIfPresent(String.self, forKey: .note)
+        judge = try container.decodeIfPresent(JudgeCall.self, forKey: .judge)
     }
 }

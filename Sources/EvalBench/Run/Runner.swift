@@ -109,7 +109,7 @@ public struct Runner: Sendable {
                 sessionStart = .prewarmed
             }
         }
-        let grader = Grader()
+        let grader = Grader(models: backends, timeoutSeconds: timeoutSeconds)
         var caseScore = WeightedScore()
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
@@ -158,7 +158,7 @@ public struct Runner: Sendable {
             switch result {
             case let .success(response):
                 let input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
-                                         ttftMs: response.timing.ttftMs, usage: response.usage)
+                                         ttftMs: response.timing.ttftMs, usage: response.usage, prompt: turn.prompt)
                 let grade = await grader.grade(turn.expect, input)
                 caseScore.add(grade.score)
                 var recorded = base(caseRun, turn: index, model: response.model ?? current.backend.model)

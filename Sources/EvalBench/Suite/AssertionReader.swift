@@ -26,6 +26,8 @@ struct AssertionReader {
         fields["lengthBetween"] = ["min", "max"]
         fields["label"] = ["labels", "value"]
         fields["keywords"] = ["values", "minRatio", "ignoreCase"]
+        fields["judge"] = ["backend", "rubric", "minScore"]
+        fields["similar"] = ["backend", "value", "threshold"]
         return fields
     }()
 
@@ -109,6 +111,19 @@ struct AssertionReader {
                                          must: "a number from 0 to 1", where: { (0...1).contains($0) })
             guard let values, let minRatio else { return nil }
             return .keywords(values, minRatio: minRatio, ignoreCase: ignoreCase)
+        case "judge":
+            let backend = reader.string("backend", requiredFix: "add \"backend\": the configured backend that grades, e.g. \"claude\"")
+            let rubric = renderedString("rubric", reader, requiredFix: "add \"rubric\": what a good answer does")
+            let minScore = reader.number("minScore", must: "a number from 0 to 1", where: { (0...1).contains($0) })
+            guard let backend, let rubric else { return nil }
+            return .judge(ModelGrader(backend: backend, location: reader["backend"]?.location, path: reader.path.key("backend").description), rubric: rubric, minScore: minScore)
+        case "similar":
+            let backend = reader.string("backend", requiredFix: "add \"backend\": a configured backend with /v1/embeddings (openai, or llama-server started with --embeddings)")
+            let text = renderedString("value", reader, requiredFix: "add \"value\": the reference answer")
+            let threshold = reader.number("threshold", requiredFix: "add \"threshold\": the least cosine similarity, e.g. 0.85",
+                                          must: "a number from -1 to 1", where: { (-1...1).contains($0) })
+            guard let backend, let text, let threshold else { return nil }
+            return .similar(ModelGrader(backend: backend, location: reader["backend"]?.location, path: reader.path.key("backend").description), value: text, threshold: threshold)
         case "lengthBetween":
             return readLength(reader)
         case "label":
