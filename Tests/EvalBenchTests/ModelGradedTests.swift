@@ -117,3 +117,16 @@ extension LoopbackNetworkTests {
         }
     }
 }
+
+@Test("named metrics also appear in summary.csv, as metric:<name> columns after the fixed ones")
+func namedMetricColumns() throws {
+    var first = fixtureResult(caseID: "a", status: .pass, latencyMs: 10, ttftMs: 5)
+    first.assertions = [AssertionResult(type: "json", name: "valid-json", passed: true, metric: "valid-json"),
+                        AssertionResult(type: "judge", name: "judged", passed: false, metric: "judged")]
+    var second = fixtureResult(caseID: "b", status: .pass, latencyMs: 10, ttftMs: 5)
+    second.assertions = [AssertionResult(type: "json", name: "valid-json", passed: false, metric: "valid-json")]
+    let csv = SummaryCSV.render(RunAggregate([first, second]).groups)
+    let lines = csv.split(whereSeparator: \.isNewline)
+    #expect(lines.first?.hasSuffix(",cost_usd,metric:valid-json,metric:judged") == true, "\(csv)")
+    #expect(lines.last?.hasSuffix(",0.5000,0.0000") == true, "valid-json 1/2, judged 0/1: \(csv)")
+}

@@ -9,10 +9,20 @@ public enum SummaryCSV {
     ]
 
     /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
-    /// 6, tokens as integers, and an empty cell for anything not reported.
+    /// 6, tokens as integers, and an empty cell for anything not reported. After the fixed
+    /// columns, one `metric:<name>` column per named assertion holds its pass rate in that
+    /// group (empty where the group never graded it); metrics.csv has the counts.
     public static func render(_ groups: [GroupSummary]) -> String {
-        var csv = CSVWriter(header: columns)
+        var names: [String] = []
+        var seen: Set<String> = []
         for summary in groups {
+            for metric in summary.metrics where seen.insert(metric.name).inserted { names.append(metric.name) }
+        }
+        var csv = CSVWriter(header: columns + names.map { "metric:" + $0 })
+        for summary in groups {
+            let metricCells: [CSVCell] = names.map { name in
+                .fixed(summary.metrics.first { $0.name == name }?.rate, places: 4)
+            }
             csv.append([
                 .text(summary.group.backend),
                 .text(summary.model),
@@ -36,7 +46,7 @@ public enum SummaryCSV {
                 .integer(summary.usage.reasoningTokens),
                 .fixed(summary.usage.cacheHitRatio, places: 4),
                 .trimmed(summary.costUSD, maxPlaces: 6),
-            ])
+            ] + metricCells)
         }
         return csv.text
     }
