@@ -16,6 +16,11 @@ final class DiagnosticLog {
         if !diagnostics.contains(diagnostic) { diagnostics.append(diagnostic) }
     }
 
+    /// Adds a diagnostic made elsewhere (another file's, or one given more context).
+    func append(_ diagnostic: Diagnostic) {
+        if !diagnostics.contains(diagnostic) { diagnostics.append(diagnostic) }
+    }
+
     /// Throws every diagnostic so far, in source order, when there is at least one.
     func throwIfAny() throws(LoadError) {
         guard !diagnostics.isEmpty else { return }

@@ -46,7 +46,7 @@ private struct SuiteReader {
     let log: DiagnosticLog
 
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
-                            "repeat", "reasoning", "cases"]
+                            "repeat", "reasoning", "cases", "dataset"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
                            "output", "expect", "threshold"]
     static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect"]
@@ -78,15 +78,23 @@ private struct SuiteReader {
         if let node = top["options"] { defaults.options = readOptions(node, path: top.path.key("options")) }
         if let node = top["vars"] { defaults.vars = readVars(node, path: top.path.key("vars")) }
 
+        var firstUse: [String: SourceLocation] = [:]
+        defer {
+            if let node = top["dataset"] {
+                readDataset(node, path: top.path.key("dataset"), file: suite.file, defaults: defaults,
+                            into: &suite, firstUse: &firstUse)
+            }
+        }
         guard let casesNode = top["cases"] else {
-            top.reportMissing("cases", fix: "add \"cases\": [ { \"id\": \"first\", \"prompt\": \"...\" } ]")
+            if top["dataset"] == nil {
+                top.reportMissing("cases", fix: "add \"cases\": [ { \"id\": \"first\", \"prompt\": \"...\" } ], or a \"dataset\"")
+            }
             return
         }
         guard let elements = casesNode.arrayValue, !elements.isEmpty else {
             top.reportInvalid("cases", casesNode, must: "a non-empty array of cases")
             return
         }
-        var firstUse: [String: SourceLocation] = [:]
         for (index, element) in elements.enumerated() {
             let path = top.path.key("cases").index(index)
             guard let reader = ObjectReader(element, path: path, log: log, what: "a case") else { continue }
@@ -104,7 +112,87 @@ private struct SuiteReader {
         }
     }
 
+    /// `dataset: {"path": "cases.jsonl" | "cases.csv", "case": {…}}`: one case per row, the
+    /// row's values as {{variables}} in the case template (over the suite's vars). The id is
+    /// the template's `id` rendered with the row, else the row's `id` column, else `row-N`.
+    private func readDataset(_ node: JSONNode, path: JSONPath, file: String, defaults: Defaults,
+                             into suite: inout Suite, firstUse: inout [String: SourceLocation]) {
+        guard let reader = ObjectReader(node, path: path, log: log, what: "'dataset'") else { return }
+        reader.rejectUnknownKeys(allowed: ["path", "case"])
+        guard let relative = reader.string("path", requiredFix: "add \"path\": a .jsonl or .csv file, relative to the suite") else { return }
+        guard let template = reader["case"] else {
+            reader.reportMissing("case", fix: "add \"case\": a case whose strings use the columns, e.g. {\"prompt\": \"{{question}}\", \"expect\": [{\"type\": \"contains\", \"value\": \"{{answer}}\"}]}")
+            return
+        }
+        guard template.members != nil else {
+            reader.reportInvalid("case", template, must: "a case object")
+            return
+        }
+        let datasetPath = relative.hasPrefix("/") ? relative
+            : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(relative).path
+        guard let data = FileManager.default.contents(atPath: datasetPath) else {
+            log.error("the dataset file \(relative) cannot be read", at: reader["path"]?.location, path: path.key("path"),
+                      fix: "the path is relative to the suite file (\(datasetPath))")
+            return
+        }
+        let (rows, problems) = DatasetReader.rows(data, file: datasetPath)
+        problems.forEach(log.append)
+        if rows.isEmpty, problems.isEmpty {
+            log.error("the dataset file \(relative) has no rows", at: reader["path"]?.location, path: path.key("path"),
+                      fix: "add one case per line (JSONL) or per row under a header (CSV)")
+        }
+        let templateID = (template.members?.first { $0.key == "id" }?.value).flatMap(\.stringValue)
+        var rowsWithProblems = 0
+        for (index, row) in rows.enumerated() {
+            var rowDefaults = defaults
+            rowDefaults.vars.merge(row.values) { _, column in column }
+            let rowLog = DiagnosticLog(file: log.file)
+            let rowReader = SuiteReader(log: rowLog)
+            let caseReader = ObjectReader(template, path: path.key("case"), log: rowLog, what: "a case")!
+            let id: String
+            if let templateID {
+                id = rowReader.render(templateID, at: template, path: path.key("case").key("id"), vars: rowDefaults.vars)
+            } else {
+                id = row.values["id"] ?? "row-\(index + 1)"
+            }
+            var evalCase = rowReader.readCase(caseReader, defaults: rowDefaults, requireID: false)
+            if !ObjectReader.isResultKeyName(id) {
+                rowLog.error("the case id '\(id)' may contain only letters, digits, '.', '_' and '-'", at: template.location,
+                             path: path.key("case").key("id"), fix: "give the template an \"id\" such as \"q-{{id}}\", or clean the column")
+                evalCase = nil
+            } else if let first = firstUse[id] {
+                rowLog.error("duplicate case id '\(id)'; it is first used at line \(first.line)", at: template.location,
+                             path: path.key("case").key("id"), fix: "make the template's \"id\" unique per row, e.g. \"q-{{id}}\"")
+                evalCase = nil
+            } else {
+                firstUse[id] = template.location
+            }
+            if !rowLog.diagnostics.isEmpty {
+                rowsWithProblems += 1
+                // One row's problems in full; the same template problems in every row would only repeat.
+                guard rowsWithProblems <= 3 else { continue }
+                for var diagnostic in rowLog.diagnostics {
+                    diagnostic.message += " (dataset row \(index + 1), \(relative):\(row.line))"
+                    log.append(diagnostic)
+                }
+                continue
+            }
+            if var evalCase {
+                evalCase.id = id
+                suite.cases.append(evalCase)
+            }
+        }
+        if rowsWithProblems > 3, let location = reader["path"]?.location {
+            log.error("\(rowsWithProblems - 3) more dataset rows have problems", at: location, path: path.key("path"),
+                      fix: "fix the rows above first; the rest are likely the same")
+        }
+    }
+
     private func readCase(_ reader: ObjectReader, defaults: Defaults) -> EvalCase? {
+        readCase(reader, defaults: defaults, requireID: true)
+    }
+
+    private func readCase(_ reader: ObjectReader, defaults: Defaults, requireID: Bool) -> EvalCase? {
         reader.rejectUnknownKeys(allowed: Self.caseKeys)
         let path = reader.path
         var vars = defaults.vars
@@ -139,7 +227,7 @@ private struct SuiteReader {
         let caseExpect = reader["expect"].map { assertions.readList($0, path: path.key("expect")) } ?? []
         if !turns.isEmpty { turns[turns.count - 1].expect += caseExpect }
         let threshold = reader.number("threshold", must: "a number from 0 to 1", where: { (0...1).contains($0) })
-        guard let id = reader["id"]?.stringValue, !turns.isEmpty else { return nil }
+        guard let id = reader["id"]?.stringValue ?? (requireID ? nil : ""), !turns.isEmpty else { return nil }
         let output = reader["output"].flatMap { readOutput($0, path: path.key("output")) }
         return EvalCase(id: id, tags: reader.strings("tags") ?? [], instructions: instructions,
                         options: options, turns: turns, description: reader.string("description"), output: output,
