@@ -10,9 +10,9 @@ struct Arguments {
     /// Options that take a value, per command.
     static let valueOptions: [String: Set<String>] = [
         "run": ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume",
-                "--case", "--tag", "--min-pass-rate"],
+                "--case", "--tag", "--min-pass-rate", "--variant"],
         "validate": ["--config", "--backend"],
-        "plan": ["--config", "--backend", "--reasoning", "--repeat", "--case", "--tag"],
+        "plan": ["--config", "--backend", "--reasoning", "--repeat", "--case", "--tag", "--variant"],
         "backends": ["--config"],
         "report": [],
     ]

@@ -52,7 +52,7 @@ func printLoadError(_ error: Error) -> Never {
 
 func runRequest(_ arguments: Arguments) throws -> RunRequest {
     guard !arguments.positional.isEmpty else { throw Arguments.UsageError(description: "\(arguments.command) needs at least one SUITE file") }
-    return RunRequest(
+    var request = RunRequest(
         suitePaths: arguments.positional, configPath: arguments.value("--config"),
         backends: arguments.list("--backend"), reasoning: try arguments.reasoningLevels(),
         repeatCount: try arguments.int("--repeat", minimum: 1), concurrency: try arguments.int("--concurrency", minimum: 1),
@@ -60,6 +60,8 @@ func runRequest(_ arguments: Arguments) throws -> RunRequest {
         caseIDs: arguments.list("--case"), tags: arguments.list("--tag"),
         gate: Gate(minPassRate: try arguments.fraction("--min-pass-rate")),
         arguments: Array(CommandLine.arguments.dropFirst()))
+    request.variants = arguments.list("--variant")
+    return request
 }
 
 /// Cancels the run on the first Ctrl-C (finished results and reports are kept) and stops

@@ -17,6 +17,7 @@ public enum SummaryMarkdown {
             headline(aggregate),
             backendNotes(input, aggregate: aggregate),
             reasoningLevels(input, aggregate: aggregate),
+            variantComparison(input.results, aggregate: aggregate),
             cases(aggregate),
             failures(aggregate),
             namedMetrics(aggregate),
@@ -131,6 +132,60 @@ public enum SummaryMarkdown {
             + "medians over successful requests, tokens per request over the requests that reported them, "
             + "pass-rate differences in percentage points. A level a backend cannot honour is skipped, with its reason.\n\n"
             + table.text
+    }
+
+    /// Prompt variants side by side per backend and level: pass rate, what the instructions
+    /// cost in tokens, latency, and the cases whose verdict differs between variants. Nil when
+    /// the run has one variant.
+    private static func variantComparison(_ results: [RequestResult], aggregate: RunAggregate) -> String? {
+        let variants = Set(aggregate.groups.map(\.group.variant))
+        guard variants.count > 1 else { return nil }
+        var instructionTokens: [SummaryGroupKey: (sum: Int, count: Int)] = [:]
+        for result in results where result.status == .pass || result.status == .fail {
+            let key = SummaryGroupKey(result)
+            let tokens = TokenEstimate.tokens(in: result.instructions ?? "")
+            instructionTokens[key, default: (0, 0)].sum += tokens
+            instructionTokens[key, default: (0, 0)].count += 1
+        }
+        var table = MarkdownTable([
+            ("Backend · reasoning", .left), ("Variant", .left), ("Pass rate [95% CI]", .right), ("Passed", .right),
+            ("Instruction tokens/request (est.)", .right), ("Input tokens/request", .right),
+            ("Latency p50 (ms)", .right), ("TTFT p50 (ms)", .right),
+        ])
+        for summary in aggregate.groups.sorted(by: { ($0.group.backend, $0.group.reasoning, $0.group.variant) < ($1.group.backend, $1.group.reasoning, $1.group.variant) }) {
+            let instructions = instructionTokens[summary.group].map { $0.count > 0 ? Double($0.sum) / Double($0.count) : 0 }
+            let requests = summary.requestsReportingOutput
+            let inputPerRequest = summary.usage.inputTokens.flatMap { requests > 0 ? Double($0) / Double(requests) : nil }
+            table.appendRow([
+                "\(summary.group.backend) · \(summary.group.reasoning.rawValue)", summary.group.variant, passRate(summary),
+                "\(summary.passed)/\(summary.cases)",
+                instructions.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
+                inputPerRequest.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
+                milliseconds(summary.latencyP50Ms), milliseconds(summary.ttftP50Ms),
+            ])
+        }
+        // Cases whose verdict differs between variants on the same backend, level and repeat.
+        var verdicts: [String: [String: RequestResult.Status]] = [:]
+        var order: [String] = []
+        for caseRun in aggregate.caseRuns {
+            let slot = "\(caseRun.suite)/\(caseRun.caseID) on \(caseRun.group.backend) · \(caseRun.group.reasoning.rawValue) (repeat \(caseRun.repeatIndex))"
+            if verdicts[slot] == nil { order.append(slot) }
+            verdicts[slot, default: [:]][caseRun.group.variant] = caseRun.status
+        }
+        let names = variants.sorted()
+        var flips = MarkdownTable([("Case", .left)] + names.map { ($0, .left) })
+        var flipped = 0
+        for slot in order {
+            let byVariant = verdicts[slot]!
+            guard Set(byVariant.values).count > 1 else { continue }
+            flipped += 1
+            flips.appendRow([slot] + names.map { byVariant[$0]?.rawValue ?? "—" })
+        }
+        return "## Variants\n\nEach prompt variant per backend and level. Instruction tokens are estimated "
+            + "(about \(TokenEstimate.charactersPerToken) characters a token); input tokens are as the backend reported them.\n\n"
+            + table.text
+            + (flipped == 0 ? "\nNo case changed its verdict between variants.\n"
+                            : "\nCases whose verdict differs between variants (\(flipped)):\n\n" + flips.text)
     }
 
     /// `+12.5`, `-3.0`, `+0.0`.

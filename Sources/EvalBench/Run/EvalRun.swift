@@ -17,6 +17,8 @@ public struct RunRequest: Sendable {
     public var resumeDirectory: String?
     public var caseIDs: [String]
     public var tags: [String]
+    /// `--variant`: only these prompt variants; empty means all.
+    public var variants: [String] = []
     public var gate: Gate
     public var arguments: [String]
     public var environment: [String: String]
@@ -124,11 +126,17 @@ public enum EvalRun {
         }
         diagnostics += ConfigLoader.checkSelection(config, backends: switchNames, environment: request.environment)
             .filter { !$0.message.hasPrefix("no backend named") }
+        let variantNames = Set(suites.flatMap { $0.variants.isEmpty ? [Planner.defaultVariant] : $0.variants.map(\.name) })
+        for name in request.variants where !variantNames.contains(name) {
+            let hint = suggestion(for: name, among: variantNames.sorted()).map { "; did you mean '\($0)'?" } ?? ""
+            diagnostics.append(Diagnostic(file: request.suitePaths.first ?? "suite", message: "no variant named '\(name)'\(hint)",
+                                          fix: "variants: \(variantNames.sorted().joined(separator: ", "))"))
+        }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
         let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
                                                       defaultReasoning: config.defaults.reasoning ?? [.none],
                                                       repeatCount: request.repeatCount,
-                                                      caseIDs: request.caseIDs, tags: request.tags))
+                                                      caseIDs: request.caseIDs, tags: request.tags, variants: request.variants))
         if plan.caseRuns.isEmpty {
             throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",

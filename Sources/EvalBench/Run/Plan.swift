@@ -35,9 +35,12 @@ public struct PlanSelection: Sendable, Equatable {
     public var caseIDs: [String]
     /// Only cases with at least one of these tags; empty means all.
     public var tags: [String]
+    /// Only these prompt variants (`--variant`); empty means all.
+    public var variants: [String] = []
 
     public init(backends: [String], reasoning: [ReasoningLevel]? = nil, defaultReasoning: [ReasoningLevel] = [.none],
-                repeatCount: Int? = nil, caseIDs: [String] = [], tags: [String] = []) {
+                repeatCount: Int? = nil, caseIDs: [String] = [], tags: [String] = [], variants: [String] = []) {
+        self.variants = variants
         self.backends = backends
         self.reasoning = reasoning
         self.defaultReasoning = defaultReasoning
@@ -57,14 +60,18 @@ public enum Planner {
             let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
             let levels = selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning
             for evalCase in suite.cases where selects(evalCase, in: suite, selection) {
-                for backend in selection.backends {
-                    for level in levels {
-                        for index in 1...repeats {
-                            let key = [suite.name, evalCase.id, defaultVariant, backend, level.rawValue, String(index)]
-                                .joined(separator: "/")
-                            runs.append(PlannedCaseRun(key: key, suite: suite.name, evalCase: evalCase,
-                                                       variant: defaultVariant, backend: backend,
-                                                       reasoning: level, repeatIndex: index))
+                let variants = suite.variants.isEmpty ? [PromptVariant(name: defaultVariant)] : suite.variants
+                for variant in variants where selection.variants.isEmpty || selection.variants.contains(variant.name) {
+                    let variantCase = variant.applied(to: evalCase)
+                    for backend in selection.backends {
+                        for level in levels {
+                            for index in 1...repeats {
+                                let key = [suite.name, evalCase.id, variant.name, backend, level.rawValue, String(index)]
+                                    .joined(separator: "/")
+                                runs.append(PlannedCaseRun(key: key, suite: suite.name, evalCase: variantCase,
+                                                           variant: variant.name, backend: backend,
+                                                           reasoning: level, repeatIndex: index))
+                            }
                         }
                     }
                 }

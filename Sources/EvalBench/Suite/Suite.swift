@@ -13,6 +13,8 @@ public struct Suite: Sendable, Codable, Equatable {
     public var description: String?
     /// The reasoning levels the suite runs at unless the command line says otherwise.
     public var reasoning: [ReasoningLevel]?
+    /// Prompt variants: each is an axis value of the matrix; none means one variant, `default`.
+    public var variants: [PromptVariant] = []
 
     public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
                 description: String? = nil, reasoning: [ReasoningLevel]? = nil) {
@@ -58,6 +60,44 @@ public struct EvalCase: Sendable, Codable, Equatable {
 
     /// Whether the case is a conversation of more than one turn.
     public var isMultiTurn: Bool { turns.count > 1 }
+}
+
+/// One prompt variant of a suite: a name and what it overrides in every case.
+public struct PromptVariant: Sendable, Codable, Equatable {
+    public var name: String
+    /// Replaces each case's instructions.
+    public var instructions: String?
+    /// Wraps each turn's prompt: `{{prompt}}` stands for the prompt as written.
+    public var promptTemplate: String?
+    /// Merged over each case's options.
+    public var options: GenerationOptions?
+    /// Replaces each case's structured output.
+    public var output: StructuredOutput?
+
+    public init(name: String, instructions: String? = nil, promptTemplate: String? = nil,
+                options: GenerationOptions? = nil, output: StructuredOutput? = nil) {
+        self.name = name
+        self.instructions = instructions
+        self.promptTemplate = promptTemplate
+        self.options = options
+        self.output = output
+    }
+
+    /// `evalCase` as this variant sends it.
+    public func applied(to evalCase: EvalCase) -> EvalCase {
+        var result = evalCase
+        if let instructions { result.instructions = instructions }
+        if let options { result.options = options.merged(over: evalCase.options) }
+        if let output { result.output = output }
+        if let promptTemplate {
+            result.turns = evalCase.turns.map { turn in
+                var turn = turn
+                turn.prompt = promptTemplate.replacingOccurrences(of: "{{prompt}}", with: turn.prompt)
+                return turn
+            }
+        }
+        return result
+    }
 }
 
 /// A case's `output`: the JSON Schema its answers must follow. Each backend kind sends it in

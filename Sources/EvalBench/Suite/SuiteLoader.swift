@@ -46,7 +46,7 @@ private struct SuiteReader {
     let log: DiagnosticLog
 
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
-                            "repeat", "reasoning", "cases", "dataset"]
+                            "repeat", "reasoning", "variants", "cases", "dataset"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
                            "output", "expect", "threshold"]
     static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect"]
@@ -77,6 +77,7 @@ private struct SuiteReader {
         }
         if let node = top["options"] { defaults.options = readOptions(node, path: top.path.key("options")) }
         if let node = top["vars"] { defaults.vars = readVars(node, path: top.path.key("vars")) }
+        if let node = top["variants"] { suite.variants = readVariants(node, path: top.path.key("variants"), vars: defaults.vars) }
 
         var firstUse: [String: SourceLocation] = [:]
         defer {
@@ -110,6 +111,48 @@ private struct SuiteReader {
             }
             if let evalCase = readCase(reader, defaults: defaults) { suite.cases.append(evalCase) }
         }
+    }
+
+    /// `variants: [{"name", "instructions", "prompt" (a template around {{prompt}}), "options", "output"}]`.
+    private func readVariants(_ node: JSONNode, path: JSONPath, vars: [String: String]) -> [PromptVariant] {
+        guard let elements = node.arrayValue, !elements.isEmpty else {
+            log.error("'variants' must be a non-empty array of variants, found \(node.kindDescription)", at: node.location, path: path,
+                      fix: "write \"variants\": [ { \"name\": \"short\", \"instructions\": \"...\" } ]")
+            return []
+        }
+        var variants: [PromptVariant] = []
+        var firstUse: [String: SourceLocation] = [:]
+        // {{prompt}} stands for each turn's prompt; it is filled in per case, not here.
+        var templateVars = vars
+        templateVars["prompt"] = "{{prompt}}"
+        for (index, element) in elements.enumerated() {
+            guard let reader = ObjectReader(element, path: path.index(index), log: log, what: "a variant") else { continue }
+            reader.rejectUnknownKeys(allowed: ["name", "description", "instructions", "prompt", "options", "output"])
+            _ = reader.string("description")
+            guard let name = reader.resultKeyName("name", what: "variant name", requiredFix: "add \"name\": e.g. \"short-instructions\""),
+                  let nameNode = reader["name"] else { continue }
+            if let first = firstUse[name] {
+                log.error("duplicate variant name '\(name)'; it is first used at line \(first.line)", at: nameNode.location,
+                          path: reader.path.key("name"), fix: "give each variant a unique name")
+                continue
+            }
+            firstUse[name] = nameNode.location
+            var variant = PromptVariant(name: name)
+            if let text = reader.string("instructions"), let node = reader["instructions"] {
+                variant.instructions = render(text, at: node, path: reader.path.key("instructions"), vars: vars)
+            }
+            if let text = reader.string("prompt"), let node = reader["prompt"] {
+                if !text.contains("{{prompt}}") {
+                    log.error("the variant's prompt template has no {{prompt}}", at: node.location, path: reader.path.key("prompt"),
+                              fix: "write where each case's prompt goes, e.g. \"{{prompt}}\\nAnswer in one word.\"")
+                }
+                variant.promptTemplate = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
+            }
+            if let node = reader["options"] { variant.options = readOptions(node, path: reader.path.key("options")) }
+            if let node = reader["output"] { variant.output = readOutput(node, path: reader.path.key("output")) }
+            variants.append(variant)
+        }
+        return variants
     }
 
     /// `dataset: {"path": "cases.jsonl" | "cases.csv", "case": {…}}`: one case per row, the
