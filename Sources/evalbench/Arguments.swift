@@ -15,10 +15,11 @@ struct Arguments {
         "plan": ["--config", "--backend", "--reasoning", "--repeat", "--case", "--tag", "--variant"],
         "backends": ["--config"],
         "report": [],
+        "cache": [],
     ]
     static let flagOptions: [String: Set<String>] = [
-        "run": ["--no-progress"],
-        "validate": [], "plan": [], "backends": ["--no-start"], "report": [],
+        "run": ["--no-progress", "--cache", "--no-cache"],
+        "validate": [], "plan": [], "backends": ["--no-start"], "report": [], "cache": [],
     ]
 
     struct UsageError: Error, CustomStringConvertible {

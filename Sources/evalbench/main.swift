@@ -21,11 +21,12 @@ usage: evalbench <command> [options]
 
   run SUITE... [--config FILE] [--backend NAME]... [--reasoning LEVELS] [--repeat N]
                [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
-               [--min-pass-rate X] [--no-progress]
+               [--min-pass-rate X] [--variant NAME]... [--cache | --no-cache] [--no-progress]
   validate SUITE... [--config FILE]   load and check, send nothing
   plan SUITE... [--config FILE] [...] the expanded matrix and the context-fit pre-flight, send nothing
   backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
   report DIR                          rewrite a run's reports from its results.jsonl
+  cache clear                         remove evalbench's stored responses (--cache)
 
 Exit codes: 0 success and every gate held; 1 a gate failed; 2 usage, suite or config
 error; 3 infrastructure (a backend unavailable); 130 interrupted (finished results kept).
@@ -61,6 +62,12 @@ func runRequest(_ arguments: Arguments) throws -> RunRequest {
         gate: Gate(minPassRate: try arguments.fraction("--min-pass-rate")),
         arguments: Array(CommandLine.arguments.dropFirst()))
     request.variants = arguments.list("--variant")
+    if arguments.flags.contains("--cache") && arguments.flags.contains("--no-cache") {
+        throw Arguments.UsageError(description: "--cache and --no-cache contradict each other; give one")
+    }
+    if arguments.flags.contains("--cache") {
+        request.cacheDirectory = ResponseCache.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+    }
     return request
 }
 
@@ -303,6 +310,15 @@ func commandBackends(_ arguments: Arguments) async -> Int32 {
     return unavailable ? ExitCode.infrastructure : ExitCode.success
 }
 
+/// `evalbench cache clear`: removes evalbench's stored responses.
+func commandCache(_ arguments: Arguments) async -> Int32 {
+    guard arguments.positional == ["clear"] else { fail("usage: evalbench cache clear") }
+    let cache = ResponseCache(directory: ResponseCache.defaultDirectory(environment: ProcessInfo.processInfo.environment))
+    let removed = await cache.clear()
+    print("evalbench: removed \(removed) cached responses from \(cache.directory.path)")
+    return ExitCode.success
+}
+
 func commandReport(_ arguments: Arguments) -> Int32 {
     guard let path = arguments.positional.first else { fail("report needs a run directory") }
     let directory = URL(fileURLWithPath: path)
@@ -339,6 +355,7 @@ case "validate": code = commandValidate(parsed)
 case "plan": code = await commandPlan(parsed)
 case "backends": code = await commandBackends(parsed)
 case "report": code = commandReport(parsed)
+case "cache": code = await commandCache(parsed)
 default: fail("unknown command '\(parsed.command)'\n\n\(usageText)")
 }
 exit(code)

@@ -65,7 +65,9 @@ private struct GroupAccumulator {
             if summary.firstErrorMessages[kind] == nil { summary.firstErrorMessages[kind] = result.errorMessage }
         }
         // A fallback's answer was graded, but its timings are another backend's.
+        // Answers from a fallback backend or evalbench's response cache are graded but not timed here.
         let succeeded = (result.status == .pass || result.status == .fail) && result.details?.fallback == nil
+            && result.cached != true
         if succeeded, let latency = result.timing?.latencyMs { latenciesMs.append(latency) }
         if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
         if succeeded, let ttfa = result.timing?.ttfaMs { ttfasMs.append(ttfa) }

@@ -38,8 +38,16 @@ public enum SummaryMarkdown {
             Run from \(dates.string(from: input.startedAt)) to \(dates.string(from: input.endedAt)) \
             (\(duration(input.endedAt.timeIntervalSince(input.startedAt)))): \(input.results.count) requests, \
             \(aggregate.caseRuns.count) case runs, \(aggregate.groups.count) backend × reasoning × variant.
-
+            \(cachedNote(input.results))
             """
+    }
+
+    /// Says how many answers came from evalbench's response cache, if any did.
+    private static func cachedNote(_ results: [RequestResult]) -> String {
+        let cached = results.filter { $0.cached == true }.count
+        guard cached > 0 else { return "" }
+        return "\n\(cached) of \(results.count) answers came from evalbench's response cache (`--cache`): graded again, "
+            + "and left out of the latency and TTFT figures (their timings are the original requests').\n"
     }
 
     private static func headline(_ aggregate: RunAggregate) -> String {

@@ -19,6 +19,8 @@ public struct RunRequest: Sendable {
     public var tags: [String]
     /// `--variant`: only these prompt variants; empty means all.
     public var variants: [String] = []
+    /// `--cache`: answer repeated requests from evalbench's response cache in this directory.
+    public var cacheDirectory: URL?
     public var gate: Gate
     public var arguments: [String]
     public var environment: [String: String]
@@ -207,7 +209,7 @@ public enum EvalRun {
             for await (name, answer) in group { availability[name] = answer }
         }
 
-        let runner = Runner(backends: backends, store: store, concurrency: concurrency,
+        var runner = Runner(backends: backends, store: store, concurrency: concurrency,
                             timeoutSeconds: loaded.config.defaults.timeoutSeconds,
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
                             pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.pricing },
@@ -217,6 +219,12 @@ public enum EvalRun {
                                 if ["openai", "llama-server"].contains(backend.kind) { table[backend.name] = backend.prewarm }
                             },
                             onEvent: onEvent)
+        if let directory = request.cacheDirectory {
+            runner.cache = ResponseCache(directory: directory)
+            runner.cacheIdentities = loaded.config.backends.reduce(into: [:]) { table, backend in
+                table[backend.name] = ResponseCacheIdentity.of(backend)
+            }
+        }
         let finished = Set(existing.map(\.key))
         await runner.run(loaded.plan, availability: availability, finishedKeys: finished)
         for backend in ordered { await backend.shutdown() }

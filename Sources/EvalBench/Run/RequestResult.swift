@@ -41,6 +41,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// Turns after the first: how much of this request repeats the previous one of the same
     /// conversation exactly (the ideal cache-hit ratio) and, when the prefix broke, where.
     public var prefix: PrefixComparison?
+    /// True when the answer came from evalbench's response cache (`--cache`): graded again,
+    /// its timing is the original request's, and it is left out of latency statistics.
+    public var cached: Bool?
     /// What this turn switched (`instructions, backend → review`), if it switched anything.
     public var switched: String?
     /// How this turn's `history` transform trimmed what it sent, if it did.
@@ -104,7 +107,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case timing, usage, attempts, assertions
         case costUSD = "cost_usd"
         case details
-        case prefix, switched
+        case prefix, switched, cached
         case historyNote = "history_note"
         case score, threshold
         case caseScore = "case_score"

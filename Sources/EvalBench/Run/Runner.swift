@@ -23,6 +23,9 @@ public struct Runner: Sendable {
     /// HTTP backends whose config sets `prewarm`: true prewarms each conversation before its
     /// first turn; either way their results say how the session started (cold, prewarmed, reused).
     public var prewarm: [String: Bool]
+    /// evalbench's response cache, when `--cache` is on, and each backend's identity for its keys.
+    public var cache: ResponseCache?
+    public var cacheIdentities: [String: String] = [:]
     public var onEvent: @Sendable (RunEvent) -> Void
 
     public init(backends: [String: any Backend], store: ResultStore, concurrency: Int,
@@ -152,9 +155,20 @@ public struct Runner: Sendable {
             let canonical = CanonicalPrompt(request)
             let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
             previousPrompt = canonical
-            await global.acquire()
-            let (result, attempts) = await retryPolicy.run { await conversation.respond(to: request) }
-            await global.release()
+            let cacheKey = cache.map { _ in
+                ResponseCache.key(backend: cacheIdentities[current.name] ?? current.name, request: request, repeatIndex: caseRun.repeatIndex)
+            }
+            var fromCache = false
+            let result: Result<ModelResponse, BackendFailure>
+            let attempts: Int
+            if let cache, let cacheKey, let hit = await cache.lookup(cacheKey) {
+                (result, attempts, fromCache) = (.success(hit), 0, true)
+            } else {
+                await global.acquire()
+                (result, attempts) = await retryPolicy.run { await conversation.respond(to: request) }
+                await global.release()
+                if let cache, let cacheKey, case let .success(response) = result { await cache.store(response, key: cacheKey) }
+            }
             switch result {
             case let .success(response):
                 let input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
@@ -189,6 +203,7 @@ public struct Runner: Sendable {
                     recorded.details = details
                 }
                 recorded.prefix = prefix
+                recorded.cached = fromCache ? true : nil
                 await record(recorded)
                 history.append(ChatMessage(role: .assistant, content: response.text))
             case let .failure(failure):

@@ -112,6 +112,32 @@ struct CommandLineTests {
         #expect(plan.stdout.contains(#"reasoning fake/deep: reasoning_effort: "high""#))
     }
 
+    @Test("run --cache answers a repeated run from the cache, and cache clear empties it")
+    func cacheCommand() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-cache")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
+        let environment = ["EVALBENCH_CACHE": directory.appendingPathComponent("cache").path]
+        let first = try runToEnd(["run", "s.json", "--cache", "--out", "one", "--no-progress"], in: directory, environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try runToEnd(["run", "s.json", "--cache", "--out", "two", "--no-progress"], in: directory, environment: environment)
+        #expect(second.status == 0)
+        #expect(server.requests.count == 1, "the second run was answered from the cache")
+        let summary = try String(contentsOf: directory.appendingPathComponent("two/summary.md"), encoding: .utf8)
+        #expect(summary.contains("1 of 1 answers came from evalbench's response cache"))
+        let both = try runToEnd(["run", "s.json", "--cache", "--no-cache"], in: directory, environment: environment)
+        #expect(both.status == 2)
+        let clear = try runToEnd(["cache", "clear"], in: directory, environment: environment)
+        #expect(clear.status == 0)
+        #expect(clear.stdout.contains("removed 1 cached responses"))
+        _ = try runToEnd(["run", "s.json", "--cache", "--out", "three", "--no-progress"], in: directory, environment: environment)
+        #expect(server.requests.count == 2, "after clear, the request goes out again")
+    }
+
     @Test("an unset API key variable and an unknown backend exit 2 without naming any secret")
     func configErrors() throws {
         let directory = PackagePaths.temporaryDirectory("cli-config")

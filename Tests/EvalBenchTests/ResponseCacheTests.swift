@@ -1,0 +1,86 @@
+import EvalBenchTestSupport
+import Foundation
+import Testing
+@testable import EvalBench
+
+@Suite("evalbench's response cache: keys")
+struct ResponseCacheKeyTests {
+    @Test("a changed prompt, option, level, schema or repeat misses; the same request on an identical backend hits")
+    func keys() {
+        let request = ModelRequest(instructions: "I", messages: [ChatMessage(role: .user, content: "q")],
+                                   options: GenerationOptions(temperature: 0, maxOutputTokens: 8))
+        let backend = ResponseCacheIdentity.of(BackendConfig(name: "a", kind: "openai", model: "m", baseURL: "http://x/v1"))
+        let renamed = ResponseCacheIdentity.of(BackendConfig(name: "b", kind: "openai", model: "m", baseURL: "http://x/v1",
+                                                             concurrency: 8, pricing: Pricing(inputPerMTok: 1)))
+        let base = ResponseCache.key(backend: backend, request: request, repeatIndex: 1)
+        #expect(ResponseCache.key(backend: renamed, request: request, repeatIndex: 1) == base, "names, prices and limits do not change answers")
+        var changed = request
+        changed.messages[0].content = "q?"
+        #expect(ResponseCache.key(backend: backend, request: changed, repeatIndex: 1) != base)
+        changed = request
+        changed.options.temperature = 0.7
+        #expect(ResponseCache.key(backend: backend, request: changed, repeatIndex: 1) != base)
+        changed = request
+        changed.reasoning = .deep
+        #expect(ResponseCache.key(backend: backend, request: changed, repeatIndex: 1) != base)
+        changed = request
+        changed.output = StructuredOutput(schema: .object(["type": .string("object")]))
+        #expect(ResponseCache.key(backend: backend, request: changed, repeatIndex: 1) != base)
+        #expect(ResponseCache.key(backend: backend, request: request, repeatIndex: 2) != base, "repeats stay independent samples")
+        let otherModel = ResponseCacheIdentity.of(BackendConfig(name: "a", kind: "openai", model: "m2", baseURL: "http://x/v1"))
+        #expect(ResponseCache.key(backend: otherModel, request: request, repeatIndex: 1) != base)
+    }
+}
+
+extension LoopbackNetworkTests {
+    @Test("re-running an unchanged suite with --cache sends nothing, grades the same, flags every result cached and leaves them out of latency percentiles; errors are not cached")
+    func cachedRerun() async throws {
+        let server = FakeOpenAIServer { request in
+            let question = request.messages.last?.content ?? ""
+            if question.contains("fail") { return FakeOpenAIServer.Script(fault: .openAIError(status: 400, message: "bad", type: "invalid_request_error", code: nil)) }
+            return FakeOpenAIServer.Script(steps: [.content(question.contains("France") ? "Paris" : "Rome", afterMs: 5)],
+                                           usage: .init(promptTokens: 10, completionTokens: 1))
+        }
+        try server.start()
+        defer { server.stop() }
+        let directory = PackagePaths.temporaryDirectory("response-cache")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let suitePath = directory.appendingPathComponent("s.json").path
+        func writeSuite(_ second: String) throws {
+            try Data("""
+            { "format": "evalbench.suite/1", "suite": "c", "repeat": 2,
+              "cases": [ { "id": "france", "prompt": "France?", "expect": [ { "type": "contains", "value": "Paris" } ] },
+                         { "id": "second", "prompt": "\(second)", "expect": [ { "type": "contains", "value": "Paris" } ] },
+                         { "id": "broken", "prompt": "please fail" } ] }
+            """.utf8).write(to: URL(fileURLWithPath: suitePath))
+        }
+        try writeSuite("Italy?")
+        let configPath = directory.appendingPathComponent("evalbench.json").path
+        try Data(#"{"backends": [{"name": "fake", "kind": "openai", "model": "m", "baseURL": "\#(server.baseURL.absoluteString)/v1"}], "defaults": {"retries": 0}}"#.utf8)
+            .write(to: URL(fileURLWithPath: configPath))
+        func run(_ name: String) async throws -> RunOutcome {
+            var request = RunRequest(suitePaths: [suitePath], configPath: configPath,
+                                     outputDirectory: directory.appendingPathComponent(name).path)
+            request.cacheDirectory = directory.appendingPathComponent("cache")
+            return try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        }
+        let first = try await run("first")
+        #expect(server.requests.count == 6, "3 cases × 2 repeats, each repeat its own request")
+        #expect(first.results.allSatisfy { $0.cached == nil })
+        let second = try await run("second")
+        #expect(server.requests.count == 8, "only the two errored requests went out again")
+        let ok = second.results.filter { $0.caseID != "broken" }
+        #expect(ok.allSatisfy { $0.cached == true })
+        let before: [String] = first.results.filter { $0.caseID != "broken" }.map { "\($0.key) \($0.status.rawValue)" }.sorted()
+        let after: [String] = ok.map { "\($0.key) \($0.status.rawValue)" }.sorted()
+        #expect(after == before, "the same verdicts")
+        let broken: [RequestResult] = second.results.filter { $0.caseID == "broken" }
+        #expect(broken.allSatisfy { result in result.status == .error && result.cached == nil })
+        let group = try #require(RunAggregate(second.results).groups.first)
+        #expect(group.latencyP50Ms == nil && group.ttftP50Ms == nil, "cached answers are not timed again")
+
+        try writeSuite("France, again?")
+        _ = try await run("third")
+        #expect(server.requests.count == 12, "the changed prompt (×2 repeats) and the errors miss")
+    }
+}
