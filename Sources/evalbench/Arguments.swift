@@ -18,7 +18,7 @@ struct Arguments {
         "cache": [],
     ]
     static let flagOptions: [String: Set<String>] = [
-        "run": ["--no-progress", "--cache", "--no-cache"],
+        "run": ["--no-progress", "--cache", "--no-cache", "--watch"],
         "validate": [], "plan": [], "backends": ["--no-start"], "report": [], "cache": [],
     ]
 

@@ -21,7 +21,7 @@ usage: evalbench <command> [options]
 
   run SUITE... [--config FILE] [--backend NAME]... [--reasoning LEVELS] [--repeat N]
                [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
-               [--min-pass-rate X] [--variant NAME]... [--cache | --no-cache] [--no-progress]
+               [--min-pass-rate X] [--variant NAME]... [--cache | --no-cache] [--watch] [--no-progress]
   validate SUITE... [--config FILE]   load and check, send nothing
   plan SUITE... [--config FILE] [...] the expanded matrix and the context-fit pre-flight, send nothing
   backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
@@ -110,6 +110,7 @@ final class Interrupts: @unchecked Sendable {
 }
 
 func commandRun(_ arguments: Arguments) async -> Int32 {
+    if arguments.flags.contains("--watch") { return await commandWatch(arguments) }
     let request: RunRequest
     let loaded: LoadedRun
     do {
@@ -155,6 +156,74 @@ func commandRun(_ arguments: Arguments) async -> Int32 {
     case nil:
         return ExitCode.interrupted
     }
+}
+
+/// `run --watch`: runs, then re-runs whenever a suite, its dataset or the config changes.
+/// The response cache is on (unless --no-cache), so only changed requests reach a model; each
+/// iteration rewrites the report and prints what flipped since the previous one.
+func commandWatch(_ arguments: Arguments) async -> Int32 {
+    // Each line goes out at once, also into a pipe (print buffers until exit there).
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    var request: RunRequest
+    do {
+        request = try runRequest(arguments)
+    } catch {
+        fail("\(error)\n\n\(usageText)")
+    }
+    if !arguments.flags.contains("--no-cache"), request.cacheDirectory == nil {
+        request.cacheDirectory = ResponseCache.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+    }
+    if request.outputDirectory == nil {
+        let name = request.suitePaths.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }.joined(separator: "+")
+        request.outputDirectory = "reports/\(name)-watch"
+    }
+    let interrupts = Interrupts()
+    interrupts.install()
+    var previous: [RequestResult]?
+    var watcher = FileWatcher(paths: [])
+    var iteration = 0
+    while !interrupts.wasInterrupted {
+        iteration += 1
+        var watched = request.suitePaths + [request.configPath ?? "evalbench.json"]
+        do {
+            let loaded = try EvalRun.load(request)
+            watched += loaded.suites.compactMap(\.datasetFile)
+            let box = OutcomeBox()
+            let task = Task {
+                do {
+                    box.set(.success(try await EvalRun.execute(loaded, request, transport: URLSessionStreamTransport(),
+                                                               onBackendsReady: { interrupts.watch($0) })))
+                } catch {
+                    box.set(.failure(error))
+                }
+            }
+            interrupts.watch(task)
+            await task.value
+            if case let .success(outcome) = box.get() {
+                say("evalbench: watch iteration \(iteration): \(outcome.results.count) results; report \(outcome.outputDirectory.appendingPathComponent("summary.md").path)")
+                if let previous {
+                    for line in WatchDiff.lines(previous: previous, current: outcome.results) { say("  \(line)") }
+                }
+                previous = outcome.results
+            } else if case let .failure(error) = box.get() {
+                say("evalbench: watch iteration \(iteration) stopped: \(error)")
+            }
+        } catch let error as LoadError {
+            for diagnostic in error.diagnostics { say(diagnostic.description) }
+            say("evalbench: fix the problems above; watching for changes")
+        } catch {
+            say("evalbench: \(error)")
+        }
+        watcher = FileWatcher(paths: Array(Set(watched)).sorted())
+        say("evalbench: watching \(watcher.paths.joined(separator: ", ")) (Ctrl-C stops)")
+        var changed: [String] = []
+        while changed.isEmpty, !interrupts.wasInterrupted {
+            try? await Task.sleep(nanoseconds: 500_000_000)
+            changed = watcher.changes()
+        }
+        if !changed.isEmpty { say("evalbench: changed: \(changed.joined(separator: ", "))") }
+    }
+    return ExitCode.interrupted
 }
 
 final class OutcomeBox: @unchecked Sendable {

@@ -15,6 +15,8 @@ public struct Suite: Sendable, Codable, Equatable {
     public var reasoning: [ReasoningLevel]?
     /// Prompt variants: each is an axis value of the matrix; none means one variant, `default`.
     public var variants: [PromptVariant] = []
+    /// The dataset file its cases came from, if any (watched by `run --watch`).
+    public var datasetFile: String?
 
     public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
                 description: String? = nil, reasoning: [ReasoningLevel]? = nil) {

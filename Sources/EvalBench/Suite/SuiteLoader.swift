@@ -178,6 +178,7 @@ private struct SuiteReader {
                       fix: "the path is relative to the suite file (\(datasetPath))")
             return
         }
+        suite.datasetFile = datasetPath
         let (rows, problems) = DatasetReader.rows(data, file: datasetPath)
         problems.forEach(log.append)
         if rows.isEmpty, problems.isEmpty {

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Polls files for changes by modification date and size: `evalbench run --watch` re-runs
+/// when a suite, its dataset or the config changes. A test drives it by calling `changes()`.
+public struct FileWatcher: Sendable {
+    public var paths: [String]
+    private var stamps: [String: String]
+
+    public init(paths: [String]) {
+        self.paths = paths
+        stamps = Self.stamps(of: paths)
+    }
+
+    /// The paths that changed (or appeared, or went) since the last call, and remembers now.
+    public mutating func changes() -> [String] {
+        let now = Self.stamps(of: paths)
+        let changed = paths.filter { now[$0] != stamps[$0] }
+        stamps = now
+        return changed
+    }
+
+    private static func stamps(of paths: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for path in paths {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { continue }
+            let date = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            // The content's hash too: two saves within one second keep the same date.
+            let digest = FileManager.default.contents(atPath: path).map(SHA256.hex) ?? ""
+            result[path] = "\(date) \(size) \(digest)"
+        }
+        return result
+    }
+}
+
+/// What changed between two iterations of a watched run, for the terminal.
+public enum WatchDiff {
+    /// One line per request whose verdict flipped, plus token and latency changes overall.
+    public static func lines(previous: [RequestResult], current: [RequestResult]) -> [String] {
+        let before = Dictionary(previous.map { ("\($0.key)#\($0.turn)", $0) }, uniquingKeysWith: { _, last in last })
+        var lines: [String] = []
+        var sent = 0
+        for result in current.sorted(by: { ($0.key, $0.turn) < ($1.key, $1.turn) }) {
+            if result.cached != true, result.status == .pass || result.status == .fail || result.status == .error { sent += 1 }
+            guard let old = before["\(result.key)#\(result.turn)"] else {
+                lines.append("new   \(result.key) turn \(result.turn): \(result.status.rawValue)")
+                continue
+            }
+            if old.status != result.status {
+                lines.append("flip  \(result.key) turn \(result.turn): \(old.status.rawValue) → \(result.status.rawValue)")
+            }
+        }
+        func total(_ results: [RequestResult], _ figure: (Usage) -> Int?) -> Int {
+            results.compactMap { figure($0.usage) }.reduce(0, +)
+        }
+        let inputBefore = total(previous) { $0.inputTokens }, inputNow = total(current) { $0.inputTokens }
+        let outputBefore = total(previous) { $0.outputTokens }, outputNow = total(current) { $0.outputTokens }
+        lines.append("tokens: input \(inputBefore) → \(inputNow) (\(signed(inputNow - inputBefore))), output \(outputBefore) → \(outputNow) (\(signed(outputNow - outputBefore)))")
+        let fresh = current.filter { $0.cached != true }.compactMap { $0.timing?.latencyMs }.sorted()
+        if let median = percentile(50, of: fresh) {
+            lines.append("requests sent: \(sent), latency p50 of the new answers \(String(format: "%.1f", median)) ms")
+        } else {
+            lines.append("requests sent: \(sent) (every answer came from the cache)")
+        }
+        if !lines.contains(where: { $0.hasPrefix("flip") || $0.hasPrefix("new") }) { lines.insert("no verdict changed", at: 0) }
+        return lines
+    }
+
+    private static func signed(_ value: Int) -> String { value >= 0 ? "+\(value)" : "\(value)" }
+}
