@@ -232,11 +232,13 @@ public struct Runner: Sendable {
 
     private func base(_ caseRun: PlannedCaseRun, turn index: Int, model: String?) -> RequestResult {
         let evalCase = caseRun.evalCase
-        return RequestResult(
+        var result = RequestResult(
             key: caseRun.key, suite: caseRun.suite, caseID: evalCase.id, turn: index + 1,
             turns: evalCase.turns.count, variant: caseRun.variant, backend: caseRun.backend, model: model,
             reasoning: caseRun.reasoning, repeatIndex: caseRun.repeatIndex, tags: evalCase.tags,
             status: .skipped, instructions: evalCase.instructions, prompt: evalCase.turns[index].prompt)
+        result.slo = caseRun.slo
+        return result
     }
 
     private func skipped(_ caseRun: PlannedCaseRun, turn index: Int, model: String?, reason: String) -> RequestResult {

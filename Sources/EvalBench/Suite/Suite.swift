@@ -13,9 +13,16 @@ public struct Suite: Sendable, Codable, Equatable {
     public var description: String?
     /// The reasoning levels the suite runs at unless the command line says otherwise.
     public var reasoning: [ReasoningLevel]?
+    /// Latency targets that goodput counts against; nil when the suite declares none.
+    public var slo: ServiceLevel?
+    /// The suite's own pass-rate and error-rate gates; nil when it declares none.
+    public var gates: SuiteGates?
 
     public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
-                description: String? = nil, reasoning: [ReasoningLevel]? = nil) {
+                description: String? = nil, reasoning: [ReasoningLevel]? = nil,
+                slo: ServiceLevel? = nil, gates: SuiteGates? = nil) {
+        self.slo = slo
+        self.gates = gates
         self.name = name
         self.file = file
         self.cases = cases
