@@ -148,7 +148,9 @@ public struct Runner: Sendable {
             history.append(prompt)
             let request = ModelRequest(instructions: instructions, messages: earlier + [prompt],
                                        options: options, reasoning: level,
-                                       timeoutSeconds: timeouts[current.name] ?? timeoutSeconds, output: evalCase.output)
+                                       timeoutSeconds: timeouts[current.name] ?? timeoutSeconds, output: evalCase.output,
+                                       origin: RequestOrigin(suite: caseRun.suite, caseID: evalCase.id, variant: caseRun.variant,
+                                                             reasoning: level, repeatIndex: caseRun.repeatIndex, turn: index + 1))
             let canonical = CanonicalPrompt(request)
             let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
             previousPrompt = canonical
@@ -183,6 +185,7 @@ public struct Runner: Sendable {
                 recorded.assertions = grade.results
                 recorded.costUSD = pricing[current.name]?.costUSD(for: response.usage)
                 recorded.details = response.details
+                if response.replayed { recorded.replayed = true }
                 if let start = sessionStart, recorded.details?.session == nil, current.name == caseRun.backend {
                     var details = recorded.details ?? RequestDetails()
                     details.session = index == 0 ? start : .reused
