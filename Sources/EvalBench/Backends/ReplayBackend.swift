@@ -40,12 +40,31 @@ public struct ReplayBackend: Backend {
     public let concurrency: Int
     /// The earlier run's directory.
     public let directory: URL
+    /// The recorded requests by origin, read once when the backend is made.
+    private let answers: [RequestOrigin: RequestResult]
+    /// Why results.jsonl could not be read, when it could not.
+    private let readFailure: String?
 
     public init(name: String, model: String?, directory: URL, concurrency: Int) {
         self.name = name
         self.model = model
         self.directory = directory
         self.concurrency = concurrency
+        let url = directory.appendingPathComponent("results.jsonl")
+        do {
+            var answers: [RequestOrigin: RequestResult] = [:]
+            for result in try ResultStore.read(url) {
+                let origin = RequestOrigin(suite: result.suite, caseID: result.caseID, variant: result.variant,
+                                           reasoning: result.reasoning, repeatIndex: result.repeatIndex, turn: result.turn)
+                // With --resume a key can appear twice; the later line is the one that counts.
+                answers[origin] = result
+            }
+            self.answers = answers
+            readFailure = nil
+        } catch {
+            answers = [:]
+            readFailure = "cannot read \(url.path): \(error)"
+        }
     }
 
     static let make: BackendFactory = { config, context in
@@ -57,15 +76,8 @@ public struct ReplayBackend: Backend {
                              concurrency: config.concurrency ?? context.defaultConcurrency)
     }
 
-    private var resultsURL: URL { directory.appendingPathComponent("results.jsonl") }
-
     public func prepare() async -> Availability {
-        do {
-            _ = try ResultStore.read(resultsURL)
-            return .available
-        } catch {
-            return .unavailable("cannot read \(resultsURL.path): \(error)")
-        }
+        readFailure.map { .unavailable($0) } ?? .available
     }
 
     public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
@@ -75,15 +87,7 @@ public struct ReplayBackend: Backend {
     public var structuredOutputSupport: String { "as recorded" }
 
     public func startConversation() async -> any Conversation {
-        let recorded = (try? ResultStore.read(resultsURL)) ?? []
-        var answers: [RequestOrigin: RequestResult] = [:]
-        for result in recorded {
-            let origin = RequestOrigin(suite: result.suite, caseID: result.caseID, variant: result.variant,
-                                       reasoning: result.reasoning, repeatIndex: result.repeatIndex, turn: result.turn)
-            // With --resume a key can appear twice; the later line is the one that counts.
-            answers[origin] = result
-        }
-        return Replaying(answers: answers, source: resultsURL.path)
+        Replaying(answers: answers, source: directory.appendingPathComponent("results.jsonl").path)
     }
 
     public func shutdown() async {}
