@@ -265,5 +265,22 @@ struct CIOutputTests {
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         let appended = try String(contentsOf: stepSummary, encoding: .utf8)
         #expect(appended == "earlier step\n" + summary + "\n")
+
+        // The same suite with its own gates and no flags: 1 of 3 passes and 1 of 3 errors.
+        func gated(_ gates: String) async throws -> Gate.Verdict {
+            let path = try writeSuite(directory, name: "gated", body: """
+            { "format": "evalbench.suite/1", "suite": "ci", "gates": \(gates), "cases": [
+              { "id": "capital", "prompt": "capital?", "expect": [ { "type": "contains", "value": "Paris" } ] },
+              { "id": "wrong", "prompt": "other?", "expect": [ { "type": "contains", "value": "Rome" } ] },
+              { "id": "boom", "prompt": "boom" } ] }
+            """)
+            let gatedRequest = RunRequest(suitePaths: [path], configPath: configPath,
+                                          outputDirectory: directory.appendingPathComponent("gated-\(UUID().uuidString)").path,
+                                          environment: [:])
+            return try await EvalRun.execute(try EvalRun.load(gatedRequest), gatedRequest, transport: URLSessionStreamTransport()).verdict
+        }
+        #expect(try await gated(#"{"minPassRate": 0.3, "maxErrorRate": 0.4}"#).exitCode == 0)
+        #expect(try await gated(#"{"minPassRate": 0.5, "maxErrorRate": 0.4}"#).exitCode == 1)
+        #expect(try await gated(#"{"minPassRate": 0.3, "maxErrorRate": 0.3}"#).exitCode == 3)
     }
 }
