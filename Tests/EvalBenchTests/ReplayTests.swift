@@ -78,6 +78,8 @@ struct ReplayTests {
         #expect(replayed.allSatisfy { $0.replayed == true && $0.backend == "replayed" && $0.output == "Paris" })
         #expect(replayed.map(\.status) == [.pass, .fail, .pass, .fail], "the new assertion wants Rome")
         #expect(replayed[1].failedAssertions.first?.type == "contains")
+        #expect(replayed[1].replayedFrom == first.appendingPathComponent("results.jsonl").standardizedFileURL.path
+                + " (geo/capital/default/live/none/1 turn 2)", "\(replayed[1].replayedFrom ?? "")")
         let original = live.results.sorted { ($0.repeatIndex, $0.turn) < ($1.repeatIndex, $1.turn) }
         #expect(replayed.map(\.usage) == original.map(\.usage), "usage is copied from the recording")
         #expect(replayed.map { $0.timing?.endMs } == original.map { $0.timing?.endMs }, "the recorded timing is kept for the record")

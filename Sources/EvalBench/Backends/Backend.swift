@@ -114,13 +114,14 @@ public struct ModelResponse: Sendable, Equatable {
     public var model: String?
     /// Quota, fallback and session state, for backends that observe them.
     public var details: RequestDetails?
-    /// True when the answer was replayed from an earlier run rather than generated now.
-    public var replayed: Bool
+    /// Where a replayed answer came from (`results.jsonl` path and the recorded key); nil when
+    /// the answer was generated now.
+    public var replayedFrom: String?
 
     public init(text: String, reasoningText: String? = nil, timing: RequestTiming, usage: Usage,
                 finishReason: String? = nil, model: String? = nil, details: RequestDetails? = nil,
-                replayed: Bool = false) {
-        self.replayed = replayed
+                replayedFrom: String? = nil) {
+        self.replayedFrom = replayedFrom
         self.text = text
         self.reasoningText = reasoningText
         self.timing = timing

@@ -113,7 +113,8 @@ public struct ReplayBackend: Backend {
             let timing = recorded.timing ?? RequestTiming(startedAt: Date())
             return .success(ModelResponse(text: output, reasoningText: recorded.reasoningText, timing: timing,
                                           usage: recorded.usage, finishReason: recorded.finishReason,
-                                          model: recorded.model, details: recorded.details, replayed: true))
+                                          model: recorded.model, details: recorded.details,
+                                          replayedFrom: "\(source) (\(recorded.key) turn \(recorded.turn))"))
         }
     }
 }

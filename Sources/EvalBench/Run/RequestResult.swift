@@ -56,6 +56,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// True when the answer came from an earlier run's results (a `replay` backend): graded as
     /// usual, but its timing is the earlier run's and stays out of latency statistics.
     public var replayed: Bool?
+    /// For a replayed result: the results.jsonl its answer, usage and timing were copied from,
+    /// and the key it was recorded under.
+    public var replayedFrom: String?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -114,6 +117,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case score, threshold
         case caseScore = "case_score"
         case slo, replayed
+        case replayedFrom = "replayed_from"
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.

@@ -185,7 +185,10 @@ public struct Runner: Sendable {
                 recorded.assertions = grade.results
                 recorded.costUSD = pricing[current.name]?.costUSD(for: response.usage)
                 recorded.details = response.details
-                if response.replayed { recorded.replayed = true }
+                if let source = response.replayedFrom {
+                    recorded.replayed = true
+                    recorded.replayedFrom = source
+                }
                 if let start = sessionStart, recorded.details?.session == nil, current.name == caseRun.backend {
                     var details = recorded.details ?? RequestDetails()
                     details.session = index == 0 ? start : .reused
