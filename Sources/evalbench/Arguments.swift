@@ -10,7 +10,8 @@ struct Arguments {
     /// Options that take a value, per command.
     static let valueOptions: [String: Set<String>] = [
         "run": ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume",
-                "--case", "--tag", "--min-pass-rate", "--variant"],
+                "--case", "--tag", "--min-pass-rate", "--variant",
+                "--max-error-rate"],
         "validate": ["--config", "--backend"],
         "plan": ["--config", "--backend", "--reasoning", "--repeat", "--case", "--tag", "--variant"],
         "backends": ["--config"],

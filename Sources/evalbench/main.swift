@@ -21,7 +21,8 @@ usage: evalbench <command> [options]
 
   run SUITE... [--config FILE] [--backend NAME]... [--reasoning LEVELS] [--repeat N]
                [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
-               [--min-pass-rate X] [--variant NAME]... [--cache | --no-cache] [--watch] [--no-progress]
+               [--min-pass-rate X] [--max-error-rate X] [--variant NAME]... [--cache | --no-cache]
+               [--watch] [--no-progress]
   validate SUITE... [--config FILE]   load and check, send nothing
   plan SUITE... [--config FILE] [...] the expanded matrix and the context-fit pre-flight, send nothing
   backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
@@ -59,7 +60,8 @@ func runRequest(_ arguments: Arguments) throws -> RunRequest {
         repeatCount: try arguments.int("--repeat", minimum: 1), concurrency: try arguments.int("--concurrency", minimum: 1),
         outputDirectory: arguments.value("--out"), resumeDirectory: arguments.value("--resume"),
         caseIDs: arguments.list("--case"), tags: arguments.list("--tag"),
-        gate: Gate(minPassRate: try arguments.fraction("--min-pass-rate")),
+        gate: Gate(minPassRate: try arguments.fraction("--min-pass-rate"),
+                   maxErrorRate: try arguments.fraction("--max-error-rate")),
         arguments: Array(CommandLine.arguments.dropFirst()))
     request.variants = arguments.list("--variant")
     if arguments.flags.contains("--cache") && arguments.flags.contains("--no-cache") {

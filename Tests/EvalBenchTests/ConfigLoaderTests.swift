@@ -137,7 +137,7 @@ struct ConfigLoaderTests {
 
     @Test("An unknown backend name in the selection gets a did-you-mean and the configured names")
     func unknownSelectedBackend() throws {
-        let config = try load(#"{"backends": [{"name": "claude", "kind": "anthropic", "model": "m"}, {"name": "local", "kind": "replay"}]}"#)
+        let config = try load(#"{"backends": [{"name": "claude", "kind": "anthropic", "model": "m"}, {"name": "local", "kind": "apple-system"}]}"#)
         let found = ConfigLoader.checkSelection(config, backends: ["claud"], environment: [:])
         #expect(found.map(\.message) == ["no backend named 'claud'; did you mean 'claude'?"])
         #expect(found[0].fix == "configured backends: claude, local")
@@ -145,13 +145,13 @@ struct ConfigLoaderTests {
 
     @Test("An empty selection means defaults.backends, whose names are checked at load")
     func defaultsBackends() throws {
-        let found = problems(#"{"backends": [{"name": "local", "kind": "replay"}], "defaults": {"backends": ["locla"], "retries": -1}}"#)
+        let found = problems(#"{"backends": [{"name": "local", "kind": "apple-system"}], "defaults": {"backends": ["locla"], "retries": -1}}"#)
         #expect(found.map(\.message) == ["no backend named 'locla'; did you mean 'local'?",
                                          "'retries' must be a whole number of at least 0, found -1"])
         #expect(found[0].path == "$.defaults.backends[0]")
         let config = try load("""
         {"backends": [{"name": "a", "kind": "anthropic", "model": "m", "apiKeyEnv": "A_KEY"},
-                      {"name": "b", "kind": "replay"}], "defaults": {"backends": ["b"]}}
+                      {"name": "b", "kind": "apple-system"}], "defaults": {"backends": ["b"]}}
         """)
         #expect(ConfigLoader.checkSelection(config, backends: [], environment: [:]).isEmpty)
     }
@@ -159,7 +159,7 @@ struct ConfigLoaderTests {
     @Test("Duplicate backend names, bad types and a missing backends list are all reported at once")
     func severalAtOnce() throws {
         let found = problems("""
-        {"backends": [{"name": "x", "kind": "replay", "concurrency": 0},
+        {"backends": [{"name": "x", "kind": "apple-system", "concurrency": 0},
                       {"name": "x", "kind": "apple-pcc", "timeoutSeconds": "60"}],
          "defaults": {"concurrency": 2.5}}
         """)

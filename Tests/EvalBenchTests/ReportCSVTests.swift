@@ -8,10 +8,11 @@ func resultsCSVHeader() {
     #expect(firstLine == "suite,case,turn,variant,backend,model,reasoning,repeat,status,error_kind,latency_ms,ttft_ms,ttfa_ms,tpot_ms,output_tps,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd,failed_assertions")
 }
 
-@Test("summary.csv starts with exactly the header of DESIGN.md")
+@Test("summary.csv starts with exactly the header of DESIGN.md, then the percentile and goodput columns")
 func summaryCSVHeader() {
     let firstLine = SummaryCSV.render([]).components(separatedBy: "\r\n")[0]
-    #expect(firstLine == "backend,model,reasoning,variant,cases,passed,failed,errors,skipped,pass_rate,pass_rate_low,pass_rate_high,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd")
+    #expect(firstLine == "backend,model,reasoning,variant,cases,passed,failed,errors,skipped,pass_rate,pass_rate_low,pass_rate_high,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd"
+             + ",latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput")
 }
 
 @Test("A results.csv row formats times, ratios, cost and failed assertions, and leaves unreported cells empty")
@@ -37,5 +38,5 @@ func summaryCSVRow() {
         fixtureResult(caseID: "b", status: .error, errorKind: .timeout),
     ]
     let lines = SummaryCSV.render(RunAggregate(results).groups).components(separatedBy: "\r\n")
-    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,10,,,,,")
+    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,10,,,,,,100.00,100.00,10.00,10.00,")
 }

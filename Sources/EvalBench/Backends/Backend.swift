@@ -83,9 +83,14 @@ public struct ModelRequest: Sendable, Equatable {
     public var timeoutSeconds: Double
     /// The JSON Schema the answer must follow, if the case has one.
     public var output: StructuredOutput?
+    /// Which request of the run this is (suite, case, variant, level, repeat, turn); a replay
+    /// backend answers by it, others ignore it.
+    public var origin: RequestOrigin?
 
     public init(instructions: String?, messages: [ChatMessage], options: GenerationOptions,
-                reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120, output: StructuredOutput? = nil) {
+                reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120, output: StructuredOutput? = nil,
+                origin: RequestOrigin? = nil) {
+        self.origin = origin
         self.instructions = instructions
         self.messages = messages
         self.options = options
@@ -109,9 +114,14 @@ public struct ModelResponse: Sendable, Equatable {
     public var model: String?
     /// Quota, fallback and session state, for backends that observe them.
     public var details: RequestDetails?
+    /// Where a replayed answer came from (`results.jsonl` path and the recorded key); nil when
+    /// the answer was generated now.
+    public var replayedFrom: String?
 
     public init(text: String, reasoningText: String? = nil, timing: RequestTiming, usage: Usage,
-                finishReason: String? = nil, model: String? = nil, details: RequestDetails? = nil) {
+                finishReason: String? = nil, model: String? = nil, details: RequestDetails? = nil,
+                replayedFrom: String? = nil) {
+        self.replayedFrom = replayedFrom
         self.text = text
         self.reasoningText = reasoningText
         self.timing = timing

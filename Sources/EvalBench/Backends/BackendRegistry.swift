@@ -39,6 +39,7 @@ public enum BackendRegistry {
         "llama-server": LlamaServerBackend.make,
         "apple-system": AppleBackend.makeOnDevice,
         "apple-pcc": AppleBackend.makePrivateCloudCompute,
+        "replay": ReplayBackend.make,
     ]
 
     /// Every kind the loader accepts, implemented or not.

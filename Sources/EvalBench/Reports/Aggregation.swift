@@ -5,6 +5,8 @@ public struct RunAggregate: Sendable {
     public private(set) var caseRuns: [CaseRun] = []
     /// One summary per backend × reasoning × variant, in first-seen order.
     public private(set) var groups: [GroupSummary] = []
+    /// Each case's repeats per backend × reasoning × variant, in first-seen order.
+    public private(set) var repeats: [CaseRepeats] = []
 
     /// Aggregates `results`, which may come in any order (turns and case runs interleaved).
     public init(_ results: [RequestResult]) {
@@ -36,6 +38,25 @@ public struct RunAggregate: Sendable {
         for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
             accumulators[groupIndex].count(caseRun.status)
         }
+        var repeatIndexByKey: [String: Int] = [:]
+        for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
+            let key = [caseRun.suite, caseRun.caseID, caseRun.group.label].joined(separator: "\u{1F}")
+            let index: Int
+            if let existing = repeatIndexByKey[key] {
+                index = existing
+            } else {
+                index = repeats.count
+                repeatIndexByKey[key] = index
+                repeats.append(CaseRepeats(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group))
+                accumulators[groupIndex].repeatIndices.append(index)
+            }
+            repeats[index].count(caseRun.status)
+        }
+        for index in accumulators.indices {
+            let ran = accumulators[index].repeatIndices.map { repeats[$0] }.filter { $0.ran > 0 }
+            accumulators[index].summary.distinctCases = ran.count
+            accumulators[index].summary.casesPassingEveryRepeat = ran.filter(\.passedEveryRepeat).count
+        }
         groups = accumulators.map { $0.finished() }
     }
 }
@@ -49,6 +70,8 @@ private struct GroupAccumulator {
     var ttfasMs: [Double] = []
     var turns: [Int: TurnAccumulator] = [:]
     var metricIndexByName: [String: Int] = [:]
+    /// Indices into the aggregate's `repeats` of this group's cases.
+    var repeatIndices: [Int] = []
 
     init(group: SummaryGroupKey) {
         summary = GroupSummary(group: group)
@@ -65,9 +88,14 @@ private struct GroupAccumulator {
             if summary.firstErrorMessages[kind] == nil { summary.firstErrorMessages[kind] = result.errorMessage }
         }
         // A fallback's answer was graded, but its timings are another backend's.
-        // Answers from a fallback backend or evalbench's response cache are graded but not timed here.
-        let succeeded = (result.status == .pass || result.status == .fail) && result.details?.fallback == nil
+        // So are a replayed answer's: the earlier run measured them.
+        let succeeded = (result.status == .pass || result.status == .fail) && result.hasOwnTiming
             && result.cached != true
+        if result.replayed == true { summary.replayedRequests += 1 }
+        if let slo = result.slo, result.status != .skipped, result.hasOwnTiming {
+            summary.sloRequests += 1
+            if result.status != .error, slo.isMet(by: result.timing) { summary.goodRequests += 1 }
+        }
         if succeeded, let latency = result.timing?.latencyMs { latenciesMs.append(latency) }
         if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
         if succeeded, let ttfa = result.timing?.ttfaMs { ttfasMs.append(ttfa) }
@@ -111,9 +139,13 @@ private struct GroupAccumulator {
         let latencies = latenciesMs.sorted()
         let ttfts = ttftsMs.sorted()
         summary.latencyP50Ms = percentile(50, of: latencies)
+        summary.latencyP90Ms = percentile(90, of: latencies)
         summary.latencyP95Ms = percentile(95, of: latencies)
+        summary.latencyP99Ms = percentile(99, of: latencies)
         summary.ttftP50Ms = percentile(50, of: ttfts)
+        summary.ttftP90Ms = percentile(90, of: ttfts)
         summary.ttftP95Ms = percentile(95, of: ttfts)
+        summary.ttftP99Ms = percentile(99, of: ttfts)
         let ttfas = ttfasMs.sorted()
         summary.ttfaP50Ms = percentile(50, of: ttfas)
         summary.ttfaP95Ms = percentile(95, of: ttfas)

@@ -29,6 +29,20 @@ public struct GroupSummary: Sendable, Equatable {
     public var ttftP50Ms: Double?
     /// Nearest-rank 95th-percentile TTFT over the successful requests.
     public var ttftP95Ms: Double?
+    /// Nearest-rank 90th and 99th percentiles of latency and TTFT over the successful requests.
+    public var latencyP90Ms: Double?
+    public var latencyP99Ms: Double?
+    public var ttftP90Ms: Double?
+    public var ttftP99Ms: Double?
+    /// Requests that ran under a suite `slo` with timing measured in this run (not skipped,
+    /// not replayed), and those of them that succeeded and met every declared target.
+    public var sloRequests = 0
+    public var goodRequests = 0
+    /// Case × repeat groups: distinct cases that ran, and those whose every repeat passed (pass^N).
+    public var distinctCases = 0
+    public var casesPassingEveryRepeat = 0
+    /// Requests replayed from an earlier run, left out of the latency and TTFT figures.
+    public var replayedRequests = 0
     /// Nearest-rank median time to the first answer token over the successful requests.
     public var ttfaP50Ms: Double?
     /// Nearest-rank 95th-percentile time to the first answer token over the successful requests.
@@ -49,6 +63,11 @@ public struct GroupSummary: Sendable, Equatable {
     public var turns: [TurnSummary] = []
     /// The pass rate of each named assertion, in first-seen order.
     public var metrics: [NamedMetric] = []
+
+    /// goodRequests / sloRequests: errors count against it; nil without an slo or without requests.
+    public var goodput: Double? {
+        sloRequests > 0 ? Double(goodRequests) / Double(sloRequests) : nil
+    }
 
     /// Σ reasoning tokens / requests that reported them; nil when none did.
     public var reasoningTokensPerRequest: Double? {

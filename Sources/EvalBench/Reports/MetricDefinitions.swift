@@ -28,8 +28,13 @@ public enum MetricDefinitions {
         - **Named metrics**: each named assertion's passed / graded turns; errored and skipped \
         requests grade nothing.
         - **[low–high]**: the 95% Wilson score interval of the pass rate.
-        - **p50, p95**: nearest-rank percentiles (the value at rank ⌈p/100 · n⌉) over successful \
-        requests, those that passed or failed; errored and skipped requests are left out.
+        - **p50, p90, p95, p99**: nearest-rank percentiles (the value at rank ⌈p/100 · n⌉) over successful \
+        requests, those that passed or failed; errored and skipped requests are left out, and so are \
+        replayed ones, whose timing an earlier run measured.
+        - **Goodput**: requests that succeeded within every target of the suite's `slo` / requests \
+        that ran under it (errors count against it; skipped and replayed requests are left out).
+        - **pass^N**: the cases whose every repeat passed; a case is **flaky** when 0 < k < N of its \
+        N repeats passed.
         - **Cost**: Σ cost in US dollars from the backend's configured pricing; n/a when it has none.
         - **n/a**: not reported by the backend; never shown as 0. **—**: the case did not run there.
 

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Writes a run's `results.csv`, `summary.csv`, `metrics.csv` and `summary.md` (DESIGN.md,
+/// Writes a run's `results.csv`, `summary.csv`, `metrics.csv`, `summary.md` and `junit.xml` (DESIGN.md,
 /// "Files a run writes"); `results.jsonl` and `run.json` are written by the run itself.
 public enum ReportWriter {
-    /// Aggregates `input` once and writes the four files into `directory`, creating it if
+    /// Aggregates `input` once and writes the five files into `directory`, creating it if
     /// needed and replacing earlier versions atomically.
     public static func write(_ input: ReportInput, to directory: URL) throws {
         do {
@@ -16,6 +16,7 @@ public enum ReportWriter {
         try write(SummaryCSV.render(aggregate.groups), to: directory.appendingPathComponent("summary.csv"))
         try write(MetricsCSV.render(aggregate.groups), to: directory.appendingPathComponent("metrics.csv"))
         try write(SummaryMarkdown.render(input, aggregate: aggregate), to: directory.appendingPathComponent("summary.md"))
+        try write(JUnitXML.render(aggregate), to: directory.appendingPathComponent("junit.xml"))
     }
 
     private static func write(_ text: String, to file: URL) throws {

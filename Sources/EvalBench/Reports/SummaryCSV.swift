@@ -7,10 +7,12 @@ public enum SummaryCSV {
         "ttft_p95_ms", "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens",
         "cache_hit_ratio", "cost_usd",
     ]
+    /// Columns after the fixed ones and before the `metric:<name>` columns.
+    public static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput"]
 
     /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
     /// 6, tokens as integers, and an empty cell for anything not reported. After the fixed
-    /// columns, one `metric:<name>` column per named assertion holds its pass rate in that
+    /// columns come `extraColumns` (goodput empty without a suite `slo`), then one `metric:<name>` column per named assertion holds its pass rate in that
     /// group (empty where the group never graded it); metrics.csv has the counts.
     public static func render(_ groups: [GroupSummary]) -> String {
         var names: [String] = []
@@ -18,7 +20,7 @@ public enum SummaryCSV {
         for summary in groups {
             for metric in summary.metrics where seen.insert(metric.name).inserted { names.append(metric.name) }
         }
-        var csv = CSVWriter(header: columns + names.map { "metric:" + $0 })
+        var csv = CSVWriter(header: columns + extraColumns + names.map { "metric:" + $0 })
         for summary in groups {
             let metricCells: [CSVCell] = names.map { name in
                 .fixed(summary.metrics.first { $0.name == name }?.rate, places: 4)
@@ -46,6 +48,11 @@ public enum SummaryCSV {
                 .integer(summary.usage.reasoningTokens),
                 .fixed(summary.usage.cacheHitRatio, places: 4),
                 .trimmed(summary.costUSD, maxPlaces: 6),
+                .fixed(summary.latencyP90Ms, places: 2),
+                .fixed(summary.latencyP99Ms, places: 2),
+                .fixed(summary.ttftP90Ms, places: 2),
+                .fixed(summary.ttftP99Ms, places: 2),
+                .fixed(summary.goodput, places: 4),
             ] + metricCells)
         }
         return csv.text

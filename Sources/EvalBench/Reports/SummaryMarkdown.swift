@@ -15,6 +15,9 @@ public enum SummaryMarkdown {
         [
             title(input, aggregate: aggregate),
             headline(aggregate),
+            latencyPercentiles(aggregate),
+            repeats(aggregate),
+            flakyCases(aggregate),
             backendNotes(input, aggregate: aggregate),
             reasoningLevels(input, aggregate: aggregate),
             variantComparison(input.results, aggregate: aggregate),
@@ -77,6 +80,67 @@ public enum SummaryMarkdown {
             ])
         }
         return "## Results\n\n" + table.text
+    }
+
+    /// p50/p90/p95/p99 of latency and TTFT, and goodput where a suite declares an `slo`.
+    private static func latencyPercentiles(_ aggregate: RunAggregate) -> String? {
+        guard !aggregate.groups.isEmpty else { return nil }
+        let withGoodput = aggregate.groups.contains { $0.sloRequests > 0 }
+        let withReplayed = aggregate.groups.contains { $0.replayedRequests > 0 }
+        var columns: [(heading: String, alignment: MarkdownTable.Alignment)] = [
+            ("Backend", .left), ("Reasoning", .left), ("Variant", .left),
+            ("Latency p50 / p90 / p95 / p99 (ms)", .right), ("TTFT p50 / p90 / p95 / p99 (ms)", .right),
+        ]
+        if withGoodput { columns.append(("Goodput", .right)) }
+        if withReplayed { columns.append(("Replayed (not timed)", .right)) }
+        var table = MarkdownTable(columns)
+        for summary in aggregate.groups {
+            var row = [
+                summary.group.backend, summary.group.reasoning.rawValue, summary.group.variant,
+                [summary.latencyP50Ms, summary.latencyP90Ms, summary.latencyP95Ms, summary.latencyP99Ms]
+                    .map(milliseconds).joined(separator: " / "),
+                [summary.ttftP50Ms, summary.ttftP90Ms, summary.ttftP95Ms, summary.ttftP99Ms]
+                    .map(milliseconds).joined(separator: " / "),
+            ]
+            if withGoodput {
+                row.append(summary.goodput.map { "\(percent($0)) (\(summary.goodRequests)/\(summary.sloRequests))" } ?? "n/a")
+            }
+            if withReplayed { row.append(String(summary.replayedRequests)) }
+            table.appendRow(row)
+        }
+        var text = "## Latency percentiles\n\nNearest-rank over successful requests timed in this run"
+        if withGoodput {
+            text += "; goodput is the share of requests run under the suite's `slo` that succeeded within every declared target"
+        }
+        return text + ".\n\n" + table.text
+    }
+
+    /// pass^N per group, when any case ran more than once.
+    private static func repeats(_ aggregate: RunAggregate) -> String? {
+        guard aggregate.repeats.contains(where: { $0.ran > 1 }) else { return nil }
+        var table = MarkdownTable([("Backend", .left), ("Reasoning", .left), ("Variant", .left),
+                                   ("Cases", .right), ("pass^N (every repeat passed)", .right), ("Flaky", .right)])
+        for summary in aggregate.groups {
+            let flaky = aggregate.repeats.filter { $0.group == summary.group && $0.isFlaky }.count
+            table.appendRow([summary.group.backend, summary.group.reasoning.rawValue, summary.group.variant,
+                             String(summary.distinctCases),
+                             "\(summary.casesPassingEveryRepeat)/\(summary.distinctCases)", String(flaky)])
+        }
+        return "## Repeats\n\n" + table.text
+    }
+
+    /// Cases that passed on some repeats and not on others (0 < k < N).
+    private static func flakyCases(_ aggregate: RunAggregate) -> String? {
+        guard aggregate.repeats.contains(where: { $0.ran > 1 }) else { return nil }
+        let flaky = aggregate.repeats.filter(\.isFlaky)
+        guard !flaky.isEmpty else { return "## Flaky cases\n\nNone: every case passed on all its repeats or on none.\n" }
+        var table = MarkdownTable([("Suite", .left), ("Case", .left), ("Backend", .left), ("Reasoning", .left),
+                                   ("Variant", .left), ("Passed k/N", .right)])
+        for item in flaky {
+            table.appendRow([item.suite, item.caseID, item.group.backend, item.group.reasoning.rawValue,
+                             item.group.variant, "\(item.passed)/\(item.ran)"])
+        }
+        return "## Flaky cases\n\n" + table.text
     }
 
     private static func backendNotes(_ input: ReportInput, aggregate: RunAggregate) -> String? {

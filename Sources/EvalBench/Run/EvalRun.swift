@@ -246,6 +246,7 @@ public enum EvalRun {
         }
         try metadata.write(to: directory.appendingPathComponent("run.json"))
         try writeReports(results, metadata: metadata, to: directory)
+        try appendStepSummary(from: directory, environment: request.environment)
 
         var unavailable: [String] = []
         var unavailableHere: [String: String] = [:]
@@ -258,7 +259,26 @@ public enum EvalRun {
         }
         return RunOutcome(outputDirectory: directory, results: results,
                           verdict: request.gate.evaluate(results, unavailableBackends: unavailable,
-                                                         unavailableHere: unavailableHere))
+                                                         unavailableHere: unavailableHere,
+                                                         suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates }))
+    }
+
+    /// With `GITHUB_STEP_SUMMARY` set to a file, appends summary.md to it, so that a GitHub
+    /// Actions job page shows the report.
+    static func appendStepSummary(from directory: URL, environment: [String: String]) throws {
+        guard let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
+        let summary = try Data(contentsOf: directory.appendingPathComponent("summary.md"))
+        do {
+            if !FileManager.default.fileExists(atPath: path) {
+                try Data().write(to: URL(fileURLWithPath: path))
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: summary + Data("\n".utf8))
+        } catch {
+            throw ReportWriteFailure(path: path, reason: "GITHUB_STEP_SUMMARY: \(error.localizedDescription)")
+        }
     }
 
     /// Writes results.csv, summary.csv and summary.md from results and the run's metadata.

@@ -3,18 +3,24 @@ import Foundation
 /// The checks that decide a run's exit code (DESIGN.md, "Exit codes").
 public struct Gate: Sendable, Equatable {
     /// Fail unless the pass rate of every backend × level × variant reaches this; when nil,
-    /// the default gate applies: every case passes.
+    /// a suite's own `gates.minPassRate` applies to it, else the default gate: every case passes.
     public var minPassRate: Double?
+    /// `--max-error-rate`: the most errored requests / requests over the whole run; above it the
+    /// run exits 3. When nil, a suite's own `gates.maxErrorRate` applies to its requests.
+    public var maxErrorRate: Double?
 
-    public init(minPassRate: Double? = nil) {
+    public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil) {
         self.minPassRate = minPassRate
+        self.maxErrorRate = maxErrorRate
     }
 
     /// The verdict on a run's results. `unavailableBackends` fail the run as infrastructure
     /// (exit 3); `unavailableHere` (backend → reason) cannot run on this platform: their
     /// skipped case runs are noted and leave the gate to the other backends, unless nothing ran.
+    /// `suiteGates` (suite name → its `gates`) apply where the command line sets no flag.
     public func evaluate(_ results: [RequestResult], unavailableBackends: [String],
-                         unavailableHere: [String: String] = [:]) -> Verdict {
+                         unavailableHere: [String: String] = [:],
+                         suiteGates: [String: SuiteGates] = [:]) -> Verdict {
         let notes = unavailableHere.keys.sorted().map { "backend '\($0)' cannot run here, its case runs are skipped: \(unavailableHere[$0]!)" }
         if !unavailableBackends.isEmpty {
             return Verdict(exitCode: 3, reasons: unavailableBackends.map { "backend '\($0)' is unavailable" }, notes: notes)
@@ -24,21 +30,59 @@ public struct Gate: Sendable, Equatable {
             return Verdict(exitCode: 3, reasons: ["no case ran: every selected backend was skipped, and \(unavailableHere.keys.sorted().joined(separator: ", ")) cannot run here"],
                            notes: notes)
         }
+        let errorBudget = errorBudgetReasons(results, suiteGates: suiteGates)
+        if !errorBudget.isEmpty {
+            return Verdict(exitCode: 3, reasons: errorBudget, notes: notes)
+        }
         var reasons: [String] = []
-        if let minPassRate {
-            for group in aggregate.groups {
-                let rate = group.passRate ?? 1
-                if rate < minPassRate {
-                    reasons.append("\(group.group.label): pass rate \(Self.percent(rate)) is below --min-pass-rate \(Self.percent(minPassRate))")
-                }
-            }
+        let suitePassRates = suiteGates.compactMapValues(\.minPassRate)
+        if minPassRate != nil || suitePassRates.isEmpty {
+            reasons = passRateReasons(aggregate, minPassRate: minPassRate, source: "--min-pass-rate")
         } else {
-            let failing = aggregate.caseRuns.filter { $0.status == .fail || $0.status == .error }
-            if let first = failing.first {
-                reasons.append("\(failing.count) case run(s) did not pass (default gate: every case passes); first: \(first.key)")
+            var suites: [String] = []
+            for caseRun in aggregate.caseRuns where !suites.contains(caseRun.suite) { suites.append(caseRun.suite) }
+            for suite in suites {
+                let own = RunAggregate(results.filter { $0.suite == suite })
+                reasons += passRateReasons(own, minPassRate: suitePassRates[suite],
+                                           source: "suite '\(suite)' gates.minPassRate", prefix: "\(suite): ")
             }
         }
         return Verdict(exitCode: reasons.isEmpty ? 0 : 1, reasons: reasons, notes: notes)
+    }
+
+    private func passRateReasons(_ aggregate: RunAggregate, minPassRate: Double?, source: String,
+                                 prefix: String = "") -> [String] {
+        guard let minPassRate else {
+            let failing = aggregate.caseRuns.filter { $0.status == .fail || $0.status == .error }
+            guard let first = failing.first else { return [] }
+            return ["\(prefix)\(failing.count) case run(s) did not pass (default gate: every case passes); first: \(first.key)"]
+        }
+        return aggregate.groups.compactMap { group in
+            let rate = group.passRate ?? 1
+            guard rate < minPassRate else { return nil }
+            return "\(prefix)\(group.group.label): pass rate \(Self.percent(rate)) is below \(source) \(Self.percent(minPassRate))"
+        }
+    }
+
+    /// Errored requests / requests that ran (skipped ones left out), over the run for
+    /// `--max-error-rate`, else per suite for each suite's `gates.maxErrorRate`.
+    private func errorBudgetReasons(_ results: [RequestResult], suiteGates: [String: SuiteGates]) -> [String] {
+        func check(_ subset: [RequestResult], limit: Double, scope: String, source: String) -> String? {
+            let ran = subset.filter { $0.status != .skipped }
+            guard !ran.isEmpty else { return nil }
+            let errors = ran.filter { $0.status == .error }.count
+            let rate = Double(errors) / Double(ran.count)
+            guard rate > limit else { return nil }
+            return "\(scope): error rate \(Self.percent(rate)) (\(errors) of \(ran.count) requests) is over \(source) \(Self.percent(limit))"
+        }
+        if let maxErrorRate {
+            return check(results, limit: maxErrorRate, scope: "the run", source: "--max-error-rate").map { [$0] } ?? []
+        }
+        return suiteGates.keys.sorted().compactMap { suite in
+            guard let limit = suiteGates[suite]?.maxErrorRate else { return nil }
+            return check(results.filter { $0.suite == suite }, limit: limit, scope: "suite '\(suite)'",
+                         source: "its gates.maxErrorRate")
+        }
     }
 
     public struct Verdict: Sendable, Equatable {

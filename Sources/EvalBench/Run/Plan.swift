@@ -11,6 +11,8 @@ public struct PlannedCaseRun: Sendable, Equatable {
     public var reasoning: ReasoningLevel
     /// Counts from 1.
     public var repeatIndex: Int
+    /// The suite's latency targets, recorded with each result for goodput.
+    public var slo: ServiceLevel? = nil
 }
 
 /// What to run, before anything is sent: the expanded matrix.
@@ -70,7 +72,7 @@ public enum Planner {
                                     .joined(separator: "/")
                                 runs.append(PlannedCaseRun(key: key, suite: suite.name, evalCase: variantCase,
                                                            variant: variant.name, backend: backend,
-                                                           reasoning: level, repeatIndex: index))
+                                                           reasoning: level, repeatIndex: index, slo: suite.slo))
                             }
                         }
                     }

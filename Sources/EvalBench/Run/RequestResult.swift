@@ -54,6 +54,14 @@ public struct RequestResult: Sendable, Codable, Equatable {
     public var threshold: Double?
     /// On the last turn, the case's weighted score over the assertions of all its turns.
     public var caseScore: Double?
+    /// The suite's latency targets, when it declares them: goodput counts against them.
+    public var slo: ServiceLevel?
+    /// True when the answer came from an earlier run's results (a `replay` backend): graded as
+    /// usual, but its timing is the earlier run's and stays out of latency statistics.
+    public var replayed: Bool?
+    /// For a replayed result: the results.jsonl its answer, usage and timing were copied from,
+    /// and the key it was recorded under.
+    public var replayedFrom: String?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -111,7 +119,12 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case historyNote = "history_note"
         case score, threshold
         case caseScore = "case_score"
+        case slo, replayed
+        case replayedFrom = "replayed_from"
     }
+
+    /// Whether its timing was measured in this run: not replayed and not a fallback's.
+    public var hasOwnTiming: Bool { replayed != true && details?.fallback == nil }
 
     /// The assertions that failed, by name.
     public var failedAssertions: [AssertionResult] { assertions.filter { !$0.passed } }

@@ -151,7 +151,9 @@ public struct Runner: Sendable {
             history.append(prompt)
             let request = ModelRequest(instructions: instructions, messages: earlier + [prompt],
                                        options: options, reasoning: level,
-                                       timeoutSeconds: timeouts[current.name] ?? timeoutSeconds, output: evalCase.output)
+                                       timeoutSeconds: timeouts[current.name] ?? timeoutSeconds, output: evalCase.output,
+                                       origin: RequestOrigin(suite: caseRun.suite, caseID: evalCase.id, variant: caseRun.variant,
+                                                             reasoning: level, repeatIndex: caseRun.repeatIndex, turn: index + 1))
             let canonical = CanonicalPrompt(request)
             let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
             previousPrompt = canonical
@@ -197,6 +199,10 @@ public struct Runner: Sendable {
                 recorded.assertions = grade.results
                 recorded.costUSD = pricing[current.name]?.costUSD(for: response.usage)
                 recorded.details = response.details
+                if let source = response.replayedFrom {
+                    recorded.replayed = true
+                    recorded.replayedFrom = source
+                }
                 if let start = sessionStart, recorded.details?.session == nil, current.name == caseRun.backend {
                     var details = recorded.details ?? RequestDetails()
                     details.session = index == 0 ? start : .reused
@@ -247,11 +253,13 @@ public struct Runner: Sendable {
 
     private func base(_ caseRun: PlannedCaseRun, turn index: Int, model: String?) -> RequestResult {
         let evalCase = caseRun.evalCase
-        return RequestResult(
+        var result = RequestResult(
             key: caseRun.key, suite: caseRun.suite, caseID: evalCase.id, turn: index + 1,
             turns: evalCase.turns.count, variant: caseRun.variant, backend: caseRun.backend, model: model,
             reasoning: caseRun.reasoning, repeatIndex: caseRun.repeatIndex, tags: evalCase.tags,
             status: .skipped, instructions: evalCase.instructions, prompt: evalCase.turns[index].prompt)
+        result.slo = caseRun.slo
+        return result
     }
 
     private func skipped(_ caseRun: PlannedCaseRun, turn index: Int, model: String?, reason: String) -> RequestResult {

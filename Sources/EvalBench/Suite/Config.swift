@@ -91,6 +91,9 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     public var fallback: String?
     /// Apple kinds: call `prewarm(promptPrefix:)` on each new session (recorded as warm or cold).
     public var prewarm: Bool?
+    /// replay: the earlier run's directory whose results.jsonl answers the requests (resolved
+    /// against the config's directory; checked to exist at load).
+    public var from: String?
 
     public init(name: String, kind: String, model: String? = nil, baseURL: String? = nil,
                 apiKeyEnv: String? = nil, modelPath: String? = nil, contextSize: Int? = nil,
@@ -100,7 +103,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
                 reasoning: [String: ReasoningOverride]? = nil, extraBody: [String: JSONValue]? = nil,
                 maxTokensField: String? = nil, promptCache: String? = nil,
                 structuredOutput: StructuredOutputMode? = nil, fallback: String? = nil,
-                prewarm: Bool? = nil) {
+                prewarm: Bool? = nil, from: String? = nil) {
+        self.from = from
         self.name = name
         self.kind = kind
         self.model = model

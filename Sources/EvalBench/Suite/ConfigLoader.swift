@@ -15,12 +15,13 @@ public enum ConfigLoader {
                    "reasoning", "extraBody", "structuredOutput", "pricing"],
         "apple-system": ["model", "concurrency", "timeoutSeconds", "contextSize", "prewarm", "reasoning"],
         "apple-pcc": ["model", "concurrency", "timeoutSeconds", "contextSize", "prewarm", "reasoning", "fallback"],
-        "replay": ["concurrency"],
+        "replay": ["from", "model", "concurrency"],
     ]
 
     /// The keys a kind cannot do without.
     static let requiredByKind: [String: String] = [
         "openai": "baseURL", "llama-server": "modelPath", "anthropic": "model", "gemini": "model",
+        "replay": "from",
     ]
 
     /// Every backend kind, in the order the documentation lists them.
@@ -196,7 +197,8 @@ private struct ConfigReader {
                 choice($0, reader, among: ["native", "prompt"]).flatMap(StructuredOutputMode.init(rawValue:))
             },
             fallback: field("fallback") { fallbackName($0, reader, owner: name) },
-            prewarm: field("prewarm") { reader.bool($0) })
+            prewarm: field("prewarm") { reader.bool($0) },
+            from: field("from") { replayDirectory($0, reader) })
         return name != nil && kind != nil ? backend : nil
     }
 
@@ -265,6 +267,23 @@ private struct ConfigReader {
         let absolute = expanded.hasPrefix("/") ? URL(fileURLWithPath: expanded)
                                               : URL(fileURLWithPath: baseDirectory).appendingPathComponent(expanded)
         return absolute.standardizedFileURL.path
+    }
+
+    /// A replay backend's earlier run: a directory holding results.jsonl.
+    private func replayDirectory(_ key: String, _ reader: ObjectReader) -> String? {
+        guard let path = filePath(key, reader), let node = reader[key] else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            log.error("'\(key)' names \(path), which is not a directory", at: node.location, path: reader.path.key(key),
+                      fix: "name an earlier run's output directory (the --out of `evalbench run`), relative to the config's directory")
+            return nil
+        }
+        guard FileManager.default.fileExists(atPath: URL(fileURLWithPath: path).appendingPathComponent("results.jsonl").path) else {
+            log.error("'\(key)' names \(path), which has no results.jsonl", at: node.location, path: reader.path.key(key),
+                      fix: "name the directory an earlier `evalbench run` wrote its results.jsonl into")
+            return nil
+        }
+        return path
     }
 
     private func headers(_ key: String, _ reader: ObjectReader) -> [String: String]? {

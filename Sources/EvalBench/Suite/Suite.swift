@@ -17,9 +17,16 @@ public struct Suite: Sendable, Codable, Equatable {
     public var variants: [PromptVariant] = []
     /// The dataset file its cases came from, if any (watched by `run --watch`).
     public var datasetFile: String?
+    /// Latency targets that goodput counts against; nil when the suite declares none.
+    public var slo: ServiceLevel?
+    /// The suite's own pass-rate and error-rate gates; nil when it declares none.
+    public var gates: SuiteGates?
 
     public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
-                description: String? = nil, reasoning: [ReasoningLevel]? = nil) {
+                description: String? = nil, reasoning: [ReasoningLevel]? = nil,
+                slo: ServiceLevel? = nil, gates: SuiteGates? = nil) {
+        self.slo = slo
+        self.gates = gates
         self.name = name
         self.file = file
         self.cases = cases

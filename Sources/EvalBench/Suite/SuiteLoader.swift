@@ -46,7 +46,7 @@ private struct SuiteReader {
     let log: DiagnosticLog
 
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
-                            "repeat", "reasoning", "variants", "cases", "dataset"]
+                            "repeat", "reasoning", "slo", "gates", "variants", "cases", "dataset"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
                            "output", "expect", "threshold"]
     static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect"]
@@ -70,6 +70,8 @@ private struct SuiteReader {
         suite.description = top.string("description")
         suite.repeatCount = top.integer("repeat", atLeast: 1)
         suite.reasoning = top.reasoningLevels("reasoning")
+        if let node = top["slo"] { suite.slo = readServiceLevel(node, path: top.path.key("slo")) }
+        if let node = top["gates"] { suite.gates = readGates(node, path: top.path.key("gates")) }
 
         var defaults = Defaults()
         if let text = top.string("instructions"), let node = top["instructions"] {
@@ -341,6 +343,27 @@ private struct SuiteReader {
             change.backendLocation = reader["backend"]?.location
         }
         return change == TurnSwitch() ? nil : change
+    }
+
+    private func readServiceLevel(_ node: JSONNode, path: JSONPath) -> ServiceLevel? {
+        guard let reader = ObjectReader(node, path: path, log: log, what: "'slo'") else { return nil }
+        reader.rejectUnknownKeys(allowed: ["ttftMs", "latencyMs"])
+        let positive = "a number of milliseconds greater than 0"
+        let level = ServiceLevel(ttftMs: reader.number("ttftMs", must: positive, where: { $0 > 0 }),
+                                 latencyMs: reader.number("latencyMs", must: positive, where: { $0 > 0 }))
+        if level == ServiceLevel(), reader["ttftMs"] == nil, reader["latencyMs"] == nil {
+            log.error("'slo' declares no target", at: node.location, path: path,
+                      fix: "add \"ttftMs\" and/or \"latencyMs\", or remove \"slo\"")
+        }
+        return level
+    }
+
+    private func readGates(_ node: JSONNode, path: JSONPath) -> SuiteGates? {
+        guard let reader = ObjectReader(node, path: path, log: log, what: "'gates'") else { return nil }
+        reader.rejectUnknownKeys(allowed: ["minPassRate", "maxErrorRate"])
+        let fraction = "a fraction from 0 to 1"
+        return SuiteGates(minPassRate: reader.number("minPassRate", must: fraction, where: { (0...1).contains($0) }),
+                          maxErrorRate: reader.number("maxErrorRate", must: fraction, where: { (0...1).contains($0) }))
     }
 
     private func readHistory(_ node: JSONNode, path: JSONPath) -> HistoryTransform? {

@@ -197,4 +197,37 @@ struct CommandLineTests {
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("i/c1"))
     }
+
+    @Test("--max-error-rate exits 3 when errors exceed it and 2 when it is not a fraction; the binary appends to GITHUB_STEP_SUMMARY and writes junit.xml")
+    func errorBudget() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-error-budget")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { request in
+            request.messages.last?.content == "down"
+                ? FakeOpenAIServer.Script(fault: .httpError(status: 500, body: "{}"))
+                : FakeOpenAIServer.Script(steps: [.content("ok")])
+        }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "suite": "e", "cases": [{"id": "a", "prompt": "x"}, {"id": "b", "prompt": "y"}, {"id": "c", "prompt": "down"}]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let bad = try runToEnd(["run", "s.json", "--max-error-rate", "1.5", "--no-progress"], in: directory)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--max-error-rate must be a fraction in 0...1"), "\(bad.stderr)")
+        #expect(server.requests.isEmpty)
+
+        let stepSummary = directory.appendingPathComponent("step.md")
+        let over = try runToEnd(["run", "s.json", "--out", "over", "--min-pass-rate", "0", "--max-error-rate", "0.25", "--no-progress"],
+                                in: directory, environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
+        #expect(over.status == 3, "\(over.stdout)\(over.stderr)")
+        #expect(over.stdout.contains("the run: error rate 33.3% (1 of 3 requests) is over --max-error-rate 25.0%"), "\(over.stdout)")
+        let summary = try String(contentsOf: directory.appendingPathComponent("over/summary.md"), encoding: .utf8)
+        #expect(try String(contentsOf: stepSummary, encoding: .utf8) == summary + "\n")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("over/junit.xml").path))
+
+        let within = try runToEnd(["run", "s.json", "--out", "within", "--min-pass-rate", "0", "--max-error-rate", "40%", "--no-progress"],
+                                  in: directory)
+        #expect(within.status == 0, "\(within.stdout)\(within.stderr)")
+    }
 }

@@ -1,0 +1,120 @@
+import Foundation
+
+/// Which request of a run a `ModelRequest` is: what a replay backend matches recorded
+/// answers on. The backend name is not part of it, so a run on one backend can be replayed
+/// under another name.
+public struct RequestOrigin: Sendable, Equatable, Hashable {
+    public var suite: String
+    public var caseID: String
+    public var variant: String
+    public var reasoning: ReasoningLevel
+    /// Counts from 1.
+    public var repeatIndex: Int
+    /// Counts from 1.
+    public var turn: Int
+
+    public init(suite: String, caseID: String, variant: String, reasoning: ReasoningLevel, repeatIndex: Int, turn: Int) {
+        self.suite = suite
+        self.caseID = caseID
+        self.variant = variant
+        self.reasoning = reasoning
+        self.repeatIndex = repeatIndex
+        self.turn = turn
+    }
+
+    /// `suite/case/variant/reasoning/repeat turn N`, as messages name it.
+    public var description: String {
+        "\(suite)/\(caseID)/\(variant)/\(reasoning.rawValue)/\(repeatIndex) turn \(turn)"
+    }
+}
+
+/// Kind `replay`: answers each request with the output an earlier run recorded for the same
+/// suite, case, variant, reasoning level, repeat and turn, whatever backend that run used.
+/// Its usage is copied from the recording; its timing too, but the result is flagged
+/// `replayed` and left out of latency statistics. A request the earlier run has no answer for
+/// (never ran, errored or was skipped there) fails as `unavailable`, naming the key.
+public struct ReplayBackend: Backend {
+    public let name: String
+    public let kind = "replay"
+    public let model: String?
+    public let concurrency: Int
+    /// The earlier run's directory.
+    public let directory: URL
+    /// The recorded requests by origin, read once when the backend is made.
+    private let answers: [RequestOrigin: RequestResult]
+    /// Why results.jsonl could not be read, when it could not.
+    private let readFailure: String?
+
+    public init(name: String, model: String?, directory: URL, concurrency: Int) {
+        self.name = name
+        self.model = model
+        self.directory = directory
+        self.concurrency = concurrency
+        let url = directory.appendingPathComponent("results.jsonl")
+        do {
+            var answers: [RequestOrigin: RequestResult] = [:]
+            for result in try ResultStore.read(url) {
+                let origin = RequestOrigin(suite: result.suite, caseID: result.caseID, variant: result.variant,
+                                           reasoning: result.reasoning, repeatIndex: result.repeatIndex, turn: result.turn)
+                // With --resume a key can appear twice; the later line is the one that counts.
+                answers[origin] = result
+            }
+            self.answers = answers
+            readFailure = nil
+        } catch {
+            answers = [:]
+            readFailure = "cannot read \(url.path): \(error)"
+        }
+    }
+
+    static let make: BackendFactory = { config, context in
+        guard let from = config.from else {
+            throw Diagnostic(file: "evalbench.json", message: "replay backend '\(config.name)' has no \"from\"",
+                             fix: "set \"from\" to an earlier run's output directory")
+        }
+        return ReplayBackend(name: config.name, model: config.model, directory: URL(fileURLWithPath: from),
+                             concurrency: config.concurrency ?? context.defaultConcurrency)
+    }
+
+    public func prepare() async -> Availability {
+        readFailure.map { .unavailable($0) } ?? .available
+    }
+
+    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+        .supported("as recorded")
+    }
+
+    public var structuredOutputSupport: String { "as recorded" }
+
+    public func startConversation() async -> any Conversation {
+        Replaying(answers: answers, source: directory.appendingPathComponent("results.jsonl").path)
+    }
+
+    public func shutdown() async {}
+
+    private struct Replaying: Conversation {
+        let answers: [RequestOrigin: RequestResult]
+        let source: String
+
+        func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
+            guard let origin = request.origin else {
+                return .failure(BackendFailure(kind: .unavailable, message: "a replay backend needs to know which request it answers"))
+            }
+            guard let recorded = answers[origin] else {
+                return .failure(BackendFailure(kind: .unavailable, message: "no recorded answer for \(origin.description) in \(source)"))
+            }
+            guard let output = recorded.output, recorded.status == .pass || recorded.status == .fail else {
+                let why = recorded.status == .error
+                    ? "it errored there (\(recorded.errorKind?.rawValue ?? "error"): \(recorded.errorMessage ?? "no message"))"
+                    : "it was \(recorded.status.rawValue) there"
+                return .failure(BackendFailure(kind: .unavailable,
+                                               message: "no recorded answer for \(origin.description) in \(source): \(why)"))
+            }
+            let timing = recorded.timing ?? RequestTiming(startedAt: Date())
+            return .success(ModelResponse(text: output, reasoningText: recorded.reasoningText, timing: timing,
+                                          usage: recorded.usage, finishReason: recorded.finishReason,
+                                          model: recorded.model, details: recorded.details,
+                                          replayedFrom: "\(source) (\(recorded.key) turn \(recorded.turn))"))
+        }
+    }
+}

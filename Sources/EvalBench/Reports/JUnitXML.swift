@@ -1,0 +1,153 @@
+import Foundation
+
+/// `junit.xml` for CI test reporters: a `<testsuite>` per suite and a `<testcase>` per
+/// case × backend × reasoning × variant, its repeats folded in. A testcase fails when any
+/// repeat failed, errors when any errored, and is skipped when every repeat was.
+public enum JUnitXML {
+    /// The whole document for the case runs of `aggregate`, suites in first-seen order.
+    public static func render(_ aggregate: RunAggregate) -> String {
+        var suiteOrder: [String] = []
+        var cases: [String: [[CaseRun]]] = [:]
+        var caseIndex: [String: Int] = [:]
+        for caseRun in aggregate.caseRuns {
+            if cases[caseRun.suite] == nil { suiteOrder.append(caseRun.suite) }
+            let key = [caseRun.suite, caseRun.caseID, caseRun.group.label].joined(separator: "\u{1F}")
+            if let index = caseIndex[key] {
+                cases[caseRun.suite]![index].append(caseRun)
+            } else {
+                caseIndex[key] = cases[caseRun.suite, default: []].count
+                cases[caseRun.suite, default: []].append([caseRun])
+            }
+        }
+        var totals = Counts()
+        var body = ""
+        for suite in suiteOrder {
+            var counts = Counts()
+            var testcases = ""
+            for runs in cases[suite] ?? [] {
+                let testcase = TestCase(runs)
+                counts.add(testcase)
+                testcases += testcase.xml
+            }
+            totals.merge(counts)
+            body += "  <testsuite name=\"\(escape(suite))\" \(counts.attributes)>\n" + testcases + "  </testsuite>\n"
+        }
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites name=\"evalbench\" \(totals.attributes)>\n" + body + "</testsuites>\n"
+    }
+
+    /// Text safe in XML content and in double-quoted attributes: the five markup characters as
+    /// entities, tab/newline/carriage return as character references, and other characters XML
+    /// 1.0 forbids (C0 controls, U+FFFE, U+FFFF) as U+FFFD.
+    public static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&apos;"
+            case "\t": escaped += "&#9;"
+            case "\n": escaped += "&#10;"
+            case "\r": escaped += "&#13;"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                    escaped.unicodeScalars.append("\u{FFFD}")
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return escaped
+    }
+
+    private struct Counts {
+        var tests = 0, failures = 0, errors = 0, skipped = 0
+        var seconds = 0.0
+
+        mutating func add(_ testcase: TestCase) {
+            tests += 1
+            seconds += testcase.seconds
+            switch testcase.outcome {
+            case .failure: failures += 1
+            case .error: errors += 1
+            case .skipped: skipped += 1
+            case .passed: break
+            }
+        }
+
+        mutating func merge(_ other: Counts) {
+            tests += other.tests
+            failures += other.failures
+            errors += other.errors
+            skipped += other.skipped
+            seconds += other.seconds
+        }
+
+        var attributes: String {
+            "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(JUnitXML.time(seconds))\""
+        }
+    }
+
+    private struct TestCase {
+        enum Outcome { case passed, failure, error, skipped }
+
+        var outcome: Outcome
+        var seconds: Double
+        var xml: String
+
+        init(_ runs: [CaseRun]) {
+            let first = runs[0]
+            let requests = runs.flatMap(\.requests)
+            // Replayed timings are the earlier run's, so they do not count as this run's time.
+            seconds = requests.filter(\.hasOwnTiming).compactMap { $0.timing?.latencyMs }.reduce(0, +) / 1000
+            let ran = runs.filter { $0.status != .skipped }
+            let passed = ran.filter { $0.status == .pass }.count
+            let tally = runs.count > 1 ? " (\(passed)/\(ran.count) repeats passed)" : ""
+            let name = "\(first.caseID) [\(first.group.backend), \(first.group.reasoning.rawValue), \(first.group.variant)]"
+            var inner = ""
+            let errored = requests.filter { $0.status == .error }
+            let failed = runs.filter { $0.status == .fail }
+            if !errored.isEmpty {
+                outcome = .error
+                let firstError = errored[0]
+                let kind = firstError.errorKind?.rawValue ?? "error"
+                let lines = errored.map { "repeat \($0.repeatIndex), turn \($0.turn): \($0.errorKind?.rawValue ?? "error"): \($0.errorMessage ?? "no message")" }
+                inner = "      <error message=\"\(escape((firstError.errorMessage ?? kind) + tally))\" type=\"\(escape(kind))\">"
+                    + escape(lines.joined(separator: "\n")) + "</error>\n"
+            } else if !failed.isEmpty {
+                outcome = .failure
+                var lines: [String] = []
+                for run in failed {
+                    for request in run.requests {
+                        for assertion in request.failedAssertions {
+                            lines.append("repeat \(run.repeatIndex), turn \(request.turn): \(assertion.name): \(assertion.message ?? "failed")")
+                        }
+                    }
+                    if let threshold = run.requests.first?.threshold, let score = run.score {
+                        lines.append("repeat \(run.repeatIndex): weighted score \(score) is below the threshold \(threshold)")
+                    } else if run.requests.allSatisfy({ $0.failedAssertions.isEmpty }) {
+                        lines.append("repeat \(run.repeatIndex): a turn is missing from the results")
+                    }
+                }
+                let type = failed.flatMap(\.requests).flatMap(\.failedAssertions).first?.type ?? "assertion"
+                inner = "      <failure message=\"\(escape((lines.first ?? "failed") + tally))\" type=\"\(escape(type))\">"
+                    + escape(lines.joined(separator: "\n")) + "</failure>\n"
+            } else if ran.isEmpty {
+                outcome = .skipped
+                let reason = requests.compactMap(\.skipReason).first ?? "skipped"
+                inner = "      <skipped message=\"\(escape(reason))\"/>\n"
+            } else {
+                outcome = .passed
+            }
+            let attributes = "name=\"\(escape(name))\" classname=\"\(escape("\(first.suite).\(first.caseID)"))\" time=\"\(JUnitXML.time(seconds))\""
+            xml = inner.isEmpty ? "    <testcase \(attributes)/>\n" : "    <testcase \(attributes)>\n" + inner + "    </testcase>\n"
+        }
+    }
+
+    static func time(_ seconds: Double) -> String {
+        DecimalText.fixed(seconds, places: 3) ?? "0.000"
+    }
+}

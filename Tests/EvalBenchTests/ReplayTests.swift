@@ -1,0 +1,103 @@
+import EvalBenchTestSupport
+import Foundation
+import Testing
+@testable import EvalBench
+
+@Suite("Replay backend")
+struct ReplayTests {
+    @Test("'from' must name a directory holding results.jsonl, with the line and column of the key")
+    func fromIsChecked() throws {
+        let directory = PackagePaths.temporaryDirectory("replay-config")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        func diagnostics(_ from: String) -> [Diagnostic] {
+            do {
+                _ = try ConfigLoader.load(data: Data("""
+                {"backends": [
+                  {"name": "r", "kind": "replay", "from": "\(from)"}]}
+                """.utf8), file: "c.json", baseDirectory: directory.path)
+                return []
+            } catch {
+                return error.diagnostics
+            }
+        }
+        let missing = diagnostics("nowhere")
+        #expect(missing.count == 1)
+        #expect(missing.first?.message.contains("\(directory.path)/nowhere, which is not a directory") == true)
+        #expect(missing.first?.description.contains("c.json:2:") == true, "\(missing)")
+        #expect(diagnostics("empty").first?.message.contains("which has no results.jsonl") == true)
+        let noFrom = (try? ConfigLoader.load(data: Data(#"{"backends": [{"name": "r", "kind": "replay"}]}"#.utf8),
+                                             file: "c.json", baseDirectory: directory.path)) == nil
+        #expect(noFrom, "a replay backend without 'from' is refused")
+    }
+
+    @Test("a run replayed under another backend name is re-graded with new assertions; replayed timings stay out of latency statistics")
+    func endToEnd() async throws {
+        let server = FakeOpenAIServer { request in
+            FakeOpenAIServer.Script(steps: [.content("Paris", afterMs: 20)],
+                                    usage: .init(promptTokens: 12, completionTokens: 1, cachedTokens: 4))
+        }
+        try server.start()
+        defer { server.stop() }
+        let directory = PackagePaths.temporaryDirectory("replay")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func suite(_ name: String, expecting value: String, extraCase: Bool = false) throws -> String {
+            let path = directory.appendingPathComponent("\(name).json").path
+            let extra = extraCase ? #", { "id": "new", "prompt": "new?" }"# : ""
+            try Data("""
+            { "format": "evalbench.suite/1", "suite": "geo", "repeat": 2, "cases": [
+              { "id": "capital", "turns": [ { "prompt": "capital?" },
+                { "prompt": "sure?", "expect": [ { "type": "contains", "value": "\(value)" } ] } ] }\(extra) ] }
+            """.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let first = directory.appendingPathComponent("run-1")
+        let liveConfig = directory.appendingPathComponent("live.json").path
+        try Data("""
+        { "backends": [ { "name": "live", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1" } ] }
+        """.utf8).write(to: URL(fileURLWithPath: liveConfig))
+        let liveRequest = RunRequest(suitePaths: [try suite("paris", expecting: "Paris")], configPath: liveConfig,
+                                     outputDirectory: first.path)
+        let live = try await EvalRun.execute(try EvalRun.load(liveRequest), liveRequest, transport: URLSessionStreamTransport())
+        #expect(live.verdict.exitCode == 0, "\(live.verdict.reasons)")
+        #expect(live.results.count == 4)
+        let sent = server.requests.count
+
+        // The config names the earlier run only now: 'from' is checked when the config loads.
+        let replayConfig = directory.appendingPathComponent("replay.json").path
+        try Data("""
+        { "backends": [ { "name": "replayed", "kind": "replay", "from": "run-1" } ] }
+        """.utf8).write(to: URL(fileURLWithPath: replayConfig))
+        let second = directory.appendingPathComponent("run-2")
+        let replayRequest = RunRequest(suitePaths: [try suite("rome", expecting: "Rome", extraCase: true)],
+                                       configPath: replayConfig, outputDirectory: second.path, gate: Gate(minPassRate: 0))
+        let replay = try await EvalRun.execute(try EvalRun.load(replayRequest), replayRequest, transport: URLSessionStreamTransport())
+        #expect(server.requests.count == sent, "a replay sends nothing")
+        let replayed = replay.results.filter { $0.caseID == "capital" }.sorted { ($0.repeatIndex, $0.turn) < ($1.repeatIndex, $1.turn) }
+        #expect(replayed.count == 4)
+        #expect(replayed.allSatisfy { $0.replayed == true && $0.backend == "replayed" && $0.output == "Paris" })
+        #expect(replayed.map(\.status) == [.pass, .fail, .pass, .fail], "the new assertion wants Rome")
+        #expect(replayed[1].failedAssertions.first?.type == "contains")
+        #expect(replayed[1].replayedFrom == first.appendingPathComponent("results.jsonl").standardizedFileURL.path
+                + " (geo/capital/default/live/none/1 turn 2)", "\(replayed[1].replayedFrom ?? "")")
+        let original = live.results.sorted { ($0.repeatIndex, $0.turn) < ($1.repeatIndex, $1.turn) }
+        #expect(replayed.map(\.usage) == original.map(\.usage), "usage is copied from the recording")
+        #expect(replayed.map { $0.timing?.endMs } == original.map { $0.timing?.endMs }, "the recorded timing is kept for the record")
+
+        let missing = try #require(replay.results.first { $0.caseID == "new" })
+        #expect(missing.status == .error)
+        #expect(missing.errorKind == .unavailable)
+        #expect(missing.errorMessage?.contains("no recorded answer for geo/new/default/none/1 turn 1") == true,
+                "\(missing.errorMessage ?? "")")
+
+        let group = try #require(RunAggregate(replay.results).groups.first)
+        #expect(group.replayedRequests == 4)
+        #expect(group.latencyP50Ms == nil, "replayed requests are not timed in this run")
+        #expect(group.ttftP95Ms == nil)
+        #expect(group.passed == 0 && group.failed == 2 && group.errors == 2)
+        let liveGroup = try #require(RunAggregate(live.results).groups.first)
+        #expect(liveGroup.latencyP50Ms != nil)
+        let summary = try String(contentsOf: second.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("Replayed (not timed)"))
+    }
+}
