@@ -1,0 +1,50 @@
+import Foundation
+
+/// SplitMix64 (Steele, Lea and Flood 2014): a small, fast generator whose whole output is
+/// fixed by its seed, so a bootstrap run twice on the same data gives the same interval.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The smallest sample a bootstrap interval is given for; below it the resamples repeat too
+/// few distinct values for the interval to mean much.
+public let minimumBootstrapSampleSize = 20
+
+/// The percentile-bootstrap 95% interval of the nearest-rank percentile `p` of `values`:
+/// `resamples` resamples with replacement drawn from a SplitMix64 seeded with `seed`, and
+/// the 2.5th and 97.5th nearest-rank percentiles of their percentile. Nil for fewer than
+/// ``minimumBootstrapSampleSize`` values.
+public func bootstrapPercentileInterval(
+    _ p: Double, of values: [Double], resamples: Int = 1000, seed: UInt64 = 0x5EED
+) -> (low: Double, high: Double)? {
+    guard values.count >= minimumBootstrapSampleSize, resamples > 0 else { return nil }
+    var generator = SplitMix64(seed: seed)
+    let count = UInt64(values.count)
+    var estimates: [Double] = []
+    estimates.reserveCapacity(resamples)
+    var resample = [Double](repeating: 0, count: values.count)
+    for _ in 0..<resamples {
+        for slot in resample.indices {
+            // Multiply-high maps 64 random bits onto 0..<count without a modulo's bias toward low indices.
+            let index = generator.next().multipliedFullWidth(by: count).high
+            resample[slot] = values[Int(index)]
+        }
+        resample.sort()
+        if let estimate = percentile(p, of: resample) { estimates.append(estimate) }
+    }
+    estimates.sort()
+    guard let low = percentile(2.5, of: estimates), let high = percentile(97.5, of: estimates) else { return nil }
+    return (low, high)
+}

@@ -1,0 +1,86 @@
+import Testing
+@testable import EvalBench
+
+@Test("Exact McNemar: 0 against 5 discordant pairs gives p = 0.0625")
+func mcNemarZeroFive() {
+    #expect(abs(mcNemarExactPValue(b: 0, c: 5) - 0.0625) < 1e-12)
+    #expect(abs(mcNemarExactPValue(b: 5, c: 0) - 0.0625) < 1e-12)
+}
+
+@Test("Exact McNemar: 1 against 9 gives p = 22/1024 ≈ 0.0215")
+func mcNemarOneNine() {
+    #expect(abs(mcNemarExactPValue(b: 1, c: 9) - 22.0 / 1024) < 1e-12)
+}
+
+@Test("Exact McNemar: no discordant pairs or an even split gives p = 1")
+func mcNemarNoEvidence() {
+    #expect(mcNemarExactPValue(b: 0, c: 0) == 1)
+    #expect(mcNemarExactPValue(b: 2, c: 2) == 1)
+    #expect(mcNemarExactPValue(b: 3, c: 4) == 1)
+}
+
+@Test("Exact McNemar: 20 flips one way is far below 0.05 and thousands of pairs stay finite")
+func mcNemarLarge() {
+    #expect(abs(mcNemarExactPValue(b: 0, c: 20) - 2.0 / 1_048_576) < 1e-15)
+    let p = mcNemarExactPValue(b: 1000, c: 1200)
+    #expect(p > 0 && p < 0.001)
+    #expect(mcNemarExactPValue(b: 1500, c: 1500) == 1)
+}
+
+@Test("Mann-Whitney: 1...5 against 6...10 has U = 0 and p ≈ 0.01219")
+func mannWhitneySeparated() throws {
+    let result = try #require(mannWhitneyU([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]))
+    #expect(result.u == 0)
+    #expect(abs(result.pValue - 0.0121858) < 1e-6)
+    let reversed = try #require(mannWhitneyU([6, 7, 8, 9, 10], [1, 2, 3, 4, 5]))
+    #expect(reversed.u == 25)
+    #expect(abs(reversed.pValue - result.pValue) < 1e-12)
+}
+
+@Test("Mann-Whitney with ties: [1,2,2,3] against [2,3,4,5] has U = 2.5 and p ≈ 0.13666")
+func mannWhitneyTies() throws {
+    let result = try #require(mannWhitneyU([1, 2, 2, 3], [2, 3, 4, 5]))
+    #expect(result.u == 2.5)
+    #expect(abs(result.pValue - 0.1366582) < 1e-6)
+}
+
+@Test("Mann-Whitney: identical samples give p = 1 and an empty sample gives nil")
+func mannWhitneyDegenerate() throws {
+    let same = try #require(mannWhitneyU([3, 3, 3], [3, 3]))
+    #expect(same.pValue == 1)
+    let shuffled = try #require(mannWhitneyU([1, 2, 3, 4], [4, 3, 2, 1]))
+    #expect(shuffled.pValue == 1)
+    #expect(mannWhitneyU([], [1]) == nil)
+    #expect(mannWhitneyU([1], []) == nil)
+}
+
+@Test("Latency percentiles are nearest-rank p50, p90, p95, p99")
+func latencyPercentileSummary() throws {
+    let values = (1...100).reversed().map(Double.init)
+    let percentiles = try #require(LatencyPercentiles(values))
+    #expect(percentiles.p50 == 50)
+    #expect(percentiles.p90 == 90)
+    #expect(percentiles.p95 == 95)
+    #expect(percentiles.p99 == 99)
+    #expect(LatencyPercentiles([]) == nil)
+}
+
+@Test("SplitMix64 seeded with 0 starts with the reference value 0xE220A8397B1DCDAF")
+func splitMixReference() {
+    var generator = SplitMix64(seed: 0)
+    #expect(generator.next() == 0xE220_A839_7B1D_CDAF)
+}
+
+@Test("The bootstrap interval is deterministic for a seed, brackets the estimate, and needs 20 values")
+func bootstrapInterval() throws {
+    let values = (1...40).map { Double($0 * $0 % 97) }
+    let first = try #require(bootstrapPercentileInterval(50, of: values, seed: 7))
+    let second = try #require(bootstrapPercentileInterval(50, of: values, seed: 7))
+    #expect(first.low == second.low && first.high == second.high)
+    let median = try #require(percentile(50, of: values.sorted()))
+    #expect(first.low <= median && median <= first.high)
+    #expect(first.low < first.high)
+    #expect(values.contains(first.low) && values.contains(first.high))
+    #expect(bootstrapPercentileInterval(50, of: Array(values.prefix(19))) == nil)
+    #expect(bootstrapPercentileInterval(50, of: Array(values.prefix(20))) != nil)
+}
