@@ -146,23 +146,8 @@ struct AnthropicConversation: Conversation {
         } catch {
             return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
         }
-        let stopwatch = Stopwatch()
-        var reader = AnthropicStreamReader(backend: backend.name, stopwatch: stopwatch)
-        let result: Result<ModelResponse, BackendFailure>
-        do {
-            var failed: BackendFailure?
-            for try await event in backend.transport.stream(httpRequest) {
-                failed = reader.consume(event)
-                if failed != nil { break }
-            }
-            result = failed.map { .failure($0) } ?? reader.finish()
-        } catch let failure as BackendFailure {
-            result = .failure(reader.failing(failure))
-        } catch is CancellationError {
-            result = .failure(reader.failing(BackendFailure(kind: .cancelled, message: "\(backend.name): cancelled")))
-        } catch {
-            result = .failure(reader.failing(BackendFailure(kind: .network, message: "\(backend.name): \(error.localizedDescription)")))
-        }
+        var reader = AnthropicStreamReader(backend: backend.name, stopwatch: Stopwatch())
+        let result = await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
         return result.mapError(redactingKey)
     }
 

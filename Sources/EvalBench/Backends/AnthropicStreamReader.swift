@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `firstToken` is the first streamed output of any kind: text, thinking, a redacted
 /// thinking block or a tool call. `firstAnswerToken` is the first non-empty `text_delta`.
-struct AnthropicStreamReader {
+struct AnthropicStreamReader: StreamReading {
     let backend: String
     let stopwatch: Stopwatch
     private var status: Int?

@@ -190,22 +190,8 @@ struct GeminiConversation: Conversation {
         } catch {
             return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
         }
-        let stopwatch = Stopwatch()
-        var reader = GeminiStreamReader(backend: backend.name, model: backend.model, stopwatch: stopwatch)
-        do {
-            for try await event in backend.transport.stream(httpRequest) {
-                if let failure = reader.consume(event) {
-                    return .failure(failure)
-                }
-            }
-        } catch let failure as BackendFailure {
-            return .failure(reader.failing(failure))
-        } catch is CancellationError {
-            return .failure(reader.failing(BackendFailure(kind: .cancelled, message: "\(backend.name): cancelled")))
-        } catch {
-            return .failure(reader.failing(BackendFailure(kind: .network, message: "\(backend.name): \(error.localizedDescription)")))
-        }
-        return reader.finish()
+        var reader = GeminiStreamReader(backend: backend.name, model: backend.model, stopwatch: Stopwatch())
+        return await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Thought parts (`thought: true`) are reasoning: they set the first token but not the first
 /// answer token. Text parts are the answer; function-call parts count as the first token.
-struct GeminiStreamReader {
+struct GeminiStreamReader: StreamReading {
     let backend: String
     let model: String?
     let stopwatch: Stopwatch

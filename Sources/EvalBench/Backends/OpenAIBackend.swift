@@ -161,22 +161,9 @@ struct OpenAIConversation: Conversation {
         } catch {
             return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
         }
-        let stopwatch = Stopwatch()
-        var reader = OpenAIStreamReader(backend: backend.name, stopwatch: stopwatch)
-        do {
-            for try await event in backend.transport.stream(httpRequest) {
-                if let failure = reader.consume(event) {
-                    return .failure(failure)
-                }
-            }
-        } catch let failure as BackendFailure {
-            return .failure(reader.failing(failure))
-        } catch is CancellationError {
-            return .failure(reader.failing(BackendFailure(kind: .cancelled, message: "\(backend.name): cancelled")))
-        } catch {
-            return .failure(reader.failing(BackendFailure(kind: .network, message: "\(backend.name): \(error.localizedDescription)")))
-        }
-        return reader.finish().map { response in
+        var reader = OpenAIStreamReader(backend: backend.name, stopwatch: Stopwatch())
+        let result = await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
+        return result.map { response in
             var response = response
             if backend.prefersConfiguredModelName, let model = backend.model { response.model = model }
             return response
@@ -186,7 +173,7 @@ struct OpenAIConversation: Conversation {
 
 /// Reads one streamed response: status, SSE events, deltas and usage, with timestamps taken
 /// when each piece of bytes arrived.
-struct OpenAIStreamReader {
+struct OpenAIStreamReader: StreamReading {
     let backend: String
     let stopwatch: Stopwatch
     private var status: Int?

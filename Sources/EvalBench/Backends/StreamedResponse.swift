@@ -1,0 +1,32 @@
+import Foundation
+
+/// Reads one streamed HTTP response into a `ModelResponse`: each provider's reader turns
+/// transport events into text, timings and usage.
+protocol StreamReading {
+    /// Takes one transport event; a failure ends the response for good.
+    mutating func consume(_ event: HTTPStreamEvent) -> BackendFailure?
+    /// A transport failure, with the measurements so far attached.
+    func failing(_ failure: BackendFailure) -> BackendFailure
+    /// The response once the stream has ended normally.
+    mutating func finish() -> Result<ModelResponse, BackendFailure>
+}
+
+enum StreamedResponse {
+    /// Sends `request` on `transport` and feeds every event to `reader`; transport errors and
+    /// cancellation become failures of `backend`, never thrown.
+    static func read<Reader: StreamReading>(_ request: HTTPStreamRequest, on transport: any HTTPStreaming,
+                                            backend: String, with reader: inout Reader) async -> Result<ModelResponse, BackendFailure> {
+        do {
+            for try await event in transport.stream(request) {
+                if let failure = reader.consume(event) { return .failure(failure) }
+            }
+        } catch let failure as BackendFailure {
+            return .failure(reader.failing(failure))
+        } catch is CancellationError {
+            return .failure(reader.failing(BackendFailure(kind: .cancelled, message: "\(backend): cancelled")))
+        } catch {
+            return .failure(reader.failing(BackendFailure(kind: .network, message: "\(backend): \(error.localizedDescription)")))
+        }
+        return reader.finish()
+    }
+}
