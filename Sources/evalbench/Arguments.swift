@@ -11,11 +11,11 @@ struct Arguments {
     static let valueOptions: [String: Set<String>] = [
         "run": ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume",
                 "--case", "--tag", "--min-pass-rate", "--variant",
-                "--max-error-rate"],
+                "--max-error-rate", "--target"],
         "validate": ["--config", "--backend"],
         "plan": ["--config", "--backend", "--reasoning", "--repeat", "--case", "--tag", "--variant"],
         "backends": ["--config"],
-        "report": [],
+        "report": ["--target"],
         "cache": [],
     ]
     static let flagOptions: [String: Set<String>] = [
@@ -104,5 +104,12 @@ struct Arguments {
             throw UsageError(description: "\(name) must be a fraction in 0...1 (or a percentage), got '\(text)'")
         }
         return number
+    }
+
+    /// `--target`: the recommendation's pass-rate target, above 0.
+    func target() throws -> Double? {
+        guard let target = try fraction("--target") else { return nil }
+        guard target > 0 else { throw UsageError(description: "--target must be above 0, such as 0.8 or 80%") }
+        return target
     }
 }

@@ -22,11 +22,11 @@ usage: evalbench <command> [options]
   run SUITE... [--config FILE] [--backend NAME]... [--reasoning LEVELS] [--repeat N]
                [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
                [--min-pass-rate X] [--max-error-rate X] [--variant NAME]... [--cache | --no-cache]
-               [--watch] [--no-progress]
+               [--target X] [--watch] [--no-progress]
   validate SUITE... [--config FILE]   load and check, send nothing
   plan SUITE... [--config FILE] [...] the expanded matrix and the context-fit pre-flight, send nothing
   backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
-  report DIR                          rewrite a run's reports from its results.jsonl
+  report DIR [--target X]             rewrite a run's reports from its results.jsonl
   cache clear                         remove evalbench's stored responses (--cache)
 
 Exit codes: 0 success and every gate held; 1 a gate failed; 2 usage, suite or config
@@ -64,6 +64,7 @@ func runRequest(_ arguments: Arguments) throws -> RunRequest {
                    maxErrorRate: try arguments.fraction("--max-error-rate")),
         arguments: Array(CommandLine.arguments.dropFirst()))
     request.variants = arguments.list("--variant")
+    request.target = try arguments.target()
     if arguments.flags.contains("--cache") && arguments.flags.contains("--no-cache") {
         throw Arguments.UsageError(description: "--cache and --no-cache contradict each other; give one")
     }
@@ -395,7 +396,8 @@ func commandReport(_ arguments: Arguments) -> Int32 {
     let directory = URL(fileURLWithPath: path)
     do {
         let results = try ResultStore.read(directory.appendingPathComponent("results.jsonl"))
-        let metadata = try RunMetadata.read(from: directory.appendingPathComponent("run.json"))
+        var metadata = try RunMetadata.read(from: directory.appendingPathComponent("run.json"))
+        if let target = try arguments.target() { metadata.target = target }
         try EvalRun.writeReports(results, metadata: metadata, to: directory)
         print("evalbench: reports rewritten from \(results.count) results in \(directory.path)")
         return ExitCode.success

@@ -37,4 +37,41 @@ struct CostTests {
         #expect(pricing.costUSD(for: Usage(outputTokens: 10)) == nil)
         #expect(Pricing().costUSD(for: Usage(inputTokens: 10, outputTokens: 10)) == nil)
     }
+
+    @Test("the on-device model, Private Cloud Compute and a local llama-server cost 0 dollars; a cloud backend without prices stays unknown")
+    func freeKinds() throws {
+        for kind in ["apple-system", "apple-pcc", "llama-server"] {
+            let charged = try #require(BackendConfig(name: "b", kind: kind).chargedPricing)
+            #expect(charged.costUSD(for: Usage()) == 0, "\(kind) with nothing reported")
+            #expect(charged.costUSD(for: Usage(inputTokens: 4000, outputTokens: 100)) == 0, "\(kind)")
+        }
+        for kind in ["openai", "anthropic", "gemini", "replay"] {
+            #expect(BackendConfig(name: "b", kind: kind).chargedPricing == nil, "\(kind)")
+        }
+        // A configured price wins, even for a local server (someone may price their hardware).
+        let priced = BackendConfig(name: "b", kind: "llama-server", pricing: Pricing(perRequest: 0.001))
+        #expect(priced.chargedPricing?.costUSD(for: Usage()) == 0.001)
+    }
+
+    @Test("a case costs the sum of its turns and a run the sum of its requests, by hand")
+    func caseAndRunTotals() throws {
+        // Two cases on one backend: a two-turn case (turn 1: 1,000 in / 100 out; turn 2: 1,200 in of
+        // which 1,000 cached / 50 out) and a single-turn case (800 in / 20 out), at 3 / 0.3 / 15:
+        // turn 1: 1,000 × 3 + 100 × 15 = 4,500; turn 2: 200 × 3 + 1,000 × 0.3 + 50 × 15 = 1,650;
+        // single: 800 × 3 + 20 × 15 = 2,700 per million. Case 1 = $0.00615, run = $0.00885.
+        let usages = [(case: "a", turn: 1, usage: Usage(inputTokens: 1000, cachedInputTokens: 0, outputTokens: 100)),
+                      (case: "a", turn: 2, usage: Usage(inputTokens: 1200, cachedInputTokens: 1000, outputTokens: 50)),
+                      (case: "b", turn: 1, usage: Usage(inputTokens: 800, cachedInputTokens: 0, outputTokens: 20))]
+        let results = usages.map { item in
+            RequestResult(key: "s/\(item.case)/default/cloud/none/1", suite: "s", caseID: item.case, turn: item.turn,
+                          turns: item.case == "a" ? 2 : 1, variant: "default", backend: "cloud", model: "m", reasoning: .none,
+                          repeatIndex: 1, tags: [], status: .pass, instructions: nil, prompt: "p", usage: item.usage,
+                          costUSD: pricing.costUSD(for: item.usage))
+        }
+        let aggregate = RunAggregate(results)
+        let caseA = try #require(aggregate.caseRuns.first { $0.caseID == "a" })
+        #expect(abs(try #require(caseA.costUSD) - 0.00615) < 1e-12)
+        #expect(abs(try #require(aggregate.groups.first?.costUSD) - 0.00885) < 1e-12)
+        #expect(abs(try #require(aggregate.groups.first?.costPerThousandCasesUSD) - 4.425) < 1e-9)
+    }
 }

@@ -72,6 +72,17 @@ public struct CaseRun: Sendable, Equatable {
     /// The case run's score from 0 to 1; nil when it has no graded assertions.
     public var score: Double? { weightedScore.value }
 
+    /// Σ cost of its turns; nil when a turn that ran has no cost (unknown price or usage),
+    /// since part of a case's cost is not its cost; nil when no turn ran.
+    public var costUSD: Double? {
+        var total: Double?
+        for request in requests where request.status != .skipped {
+            guard let cost = request.costUSD else { return nil }
+            total = (total ?? 0) + cost
+        }
+        return total
+    }
+
     /// The first errored turn's error kind, in turn order.
     public var firstErrorKind: ErrorKind? {
         requests.first { $0.status == .error }?.errorKind

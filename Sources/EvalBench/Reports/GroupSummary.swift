@@ -69,6 +69,13 @@ public struct GroupSummary: Sendable, Equatable {
         sloRequests > 0 ? Double(goodRequests) / Double(sloRequests) : nil
     }
 
+    /// Σ cost / case runs that ran (not skipped) × 1,000: what 1,000 cases would cost in US
+    /// dollars; nil when the cost is unknown or nothing ran.
+    public var costPerThousandCasesUSD: Double? {
+        guard let costUSD, cases - skipped > 0 else { return nil }
+        return costUSD / Double(cases - skipped) * 1000
+    }
+
     /// Σ reasoning tokens / requests that reported them; nil when none did.
     public var reasoningTokensPerRequest: Double? {
         guard requestsReportingReasoning > 0, let sum = usage.reasoningTokens else { return nil }

@@ -15,6 +15,8 @@ public struct ReportInput: Sendable {
     /// How each backend sent each reasoning level (backend → level name → what was sent, or
     /// why it was skipped), for the reasoning section.
     public var reasoningMappings: [String: [String: String]]
+    /// Targets and backend kinds for the recommendation section and recommendation.csv.
+    public var recommendation = RecommendationSettings()
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
     public init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,

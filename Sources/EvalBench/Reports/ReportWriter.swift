@@ -1,9 +1,9 @@
 import Foundation
 
-/// Writes a run's `results.csv`, `summary.csv`, `metrics.csv`, `summary.md` and `junit.xml` (DESIGN.md,
+/// Writes a run's `results.csv`, `summary.csv`, `metrics.csv`, `recommendation.csv`, `summary.md` and `junit.xml` (DESIGN.md,
 /// "Files a run writes"); `results.jsonl` and `run.json` are written by the run itself.
 public enum ReportWriter {
-    /// Aggregates `input` once and writes the five files into `directory`, creating it if
+    /// Aggregates `input` once and writes the six files into `directory`, creating it if
     /// needed and replacing earlier versions atomically.
     public static func write(_ input: ReportInput, to directory: URL) throws {
         do {
@@ -12,10 +12,13 @@ public enum ReportWriter {
             throw ReportWriteFailure(path: directory.path, reason: error.localizedDescription)
         }
         let aggregate = RunAggregate(input.results)
+        let recommendations = Recommendation.compute(input.results, settings: input.recommendation)
         try write(ResultsCSV.render(input.results), to: directory.appendingPathComponent("results.csv"))
         try write(SummaryCSV.render(aggregate.groups), to: directory.appendingPathComponent("summary.csv"))
         try write(MetricsCSV.render(aggregate.groups), to: directory.appendingPathComponent("metrics.csv"))
-        try write(SummaryMarkdown.render(input, aggregate: aggregate), to: directory.appendingPathComponent("summary.md"))
+        try write(RecommendationCSV.render(recommendations), to: directory.appendingPathComponent("recommendation.csv"))
+        try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations),
+                  to: directory.appendingPathComponent("summary.md"))
         try write(JUnitXML.render(aggregate), to: directory.appendingPathComponent("junit.xml"))
     }
 

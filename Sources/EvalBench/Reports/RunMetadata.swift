@@ -14,11 +14,22 @@ public struct RunMetadata: Sendable, Codable, Equatable {
     public var endedAt: Date?
     /// How each backend sends each reasoning level, or why it cannot.
     public var backends: [BackendInfo]
+    /// `--target`: the recommendation's pass-rate target over every suite's own; nil when not given.
+    public var target: Double?
 
     public struct SuiteFile: Sendable, Codable, Equatable {
         public var path: String
         public var suite: String
         public var sha256: String
+        /// The suite's `target`, for the recommendation when reports are rewritten.
+        public var target: Double?
+
+        public init(path: String, suite: String, sha256: String, target: Double? = nil) {
+            self.path = path
+            self.suite = suite
+            self.sha256 = sha256
+            self.target = target
+        }
     }
 
     public struct Host: Sendable, Codable, Equatable {

@@ -10,11 +10,14 @@ public enum SummaryMarkdown {
     /// Most failed assertions listed; the rest are counted, and all are in results.jsonl.
     private static let failureLimit = 50
 
-    /// The whole document for `input`, aggregated as `aggregate`.
-    public static func render(_ input: ReportInput, aggregate: RunAggregate) -> String {
+    /// The whole document for `input`, aggregated as `aggregate`; `recommendations` are
+    /// computed from `input` when not given.
+    public static func render(_ input: ReportInput, aggregate: RunAggregate,
+                              recommendations: [TagRecommendation]? = nil) -> String {
         [
             title(input, aggregate: aggregate),
             headline(aggregate),
+            RecommendationMarkdown.render(recommendations ?? Recommendation.compute(input.results, settings: input.recommendation)),
             latencyPercentiles(aggregate),
             repeats(aggregate),
             flakyCases(aggregate),

@@ -21,6 +21,8 @@ public struct RunRequest: Sendable {
     public var variants: [String] = []
     /// `--cache`: answer repeated requests from evalbench's response cache in this directory.
     public var cacheDirectory: URL?
+    /// `--target`: the recommendation's pass-rate target, over each suite's `target`.
+    public var target: Double?
     public var gate: Gate
     public var arguments: [String]
     public var environment: [String: String]
@@ -195,10 +197,12 @@ public enum EvalRun {
             toolVersion: EvalBenchVersion.current, arguments: request.arguments,
             suites: loaded.suites.map { suite in
                 RunMetadata.SuiteFile(path: suite.file, suite: suite.name,
-                                      sha256: (try? Data(contentsOf: URL(fileURLWithPath: suite.file))).map(SHA256.hex) ?? "")
+                                      sha256: (try? Data(contentsOf: URL(fileURLWithPath: suite.file))).map(SHA256.hex) ?? "",
+                                      target: suite.target)
             },
             config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
             host: .current(), startedAt: started, endedAt: nil, backends: [])
+        metadata.target = request.target
         try metadata.write(to: directory.appendingPathComponent("run.json"))
 
         var availability: [String: Availability] = [:]
@@ -212,7 +216,7 @@ public enum EvalRun {
         var runner = Runner(backends: backends, store: store, concurrency: concurrency,
                             timeoutSeconds: loaded.config.defaults.timeoutSeconds,
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
-                            pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.pricing },
+                            pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.chargedPricing },
                             timeouts: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.timeoutSeconds },
                             contextSizes: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.contextSize },
                             prewarm: loaded.config.backends.reduce(into: [:]) { table, backend in
@@ -295,10 +299,16 @@ public enum EvalRun {
             if let structured = backend.structuredOutput { parts.append("structured output: \(structured)") }
             notes[backend.name] = parts.joined(separator: "; ")
         }
-        let input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),
+        var input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),
                                 startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? Date(),
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
+        input.recommendation = RecommendationSettings(
+            target: metadata.target,
+            suiteTargets: metadata.suites.reduce(into: [:]) { table, suite in table[suite.suite] = suite.target },
+            backendKinds: metadata.config.backends.reduce(into: [:]) { $0[$1.name] = $1.kind },
+            onDeviceWindow: metadata.config.backends.first { $0.kind == "apple-system" }?.contextSize
+                ?? RecommendationSettings.defaultOnDeviceWindow)
         try ReportWriter.write(input, to: directory)
     }
 

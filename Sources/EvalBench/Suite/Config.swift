@@ -71,7 +71,8 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     /// OpenAI-compatible: whether to send `reasoning_effort: "none"` for level `none`
     /// (some servers reject it). Default false: the field is omitted for `none`.
     public var sendReasoningNone: Bool?
-    /// Prices in US dollars; absent means cost is unknown (empty), not zero.
+    /// Prices in US dollars; absent means cost is unknown (empty), not zero, except for the
+    /// kinds that cost no money (see `chargedPricing`).
     public var pricing: Pricing?
     /// Per-level overrides of the kind's reasoning mapping, keyed by level name.
     public var reasoning: [String: ReasoningOverride]?
@@ -130,6 +131,20 @@ public struct BackendConfig: Sendable, Codable, Equatable {
     }
 }
 
+extension BackendConfig {
+    /// The kinds whose requests cost no money: the on-device model, Private Cloud Compute
+    /// (free in dollars; it spends the user's daily request quota instead) and a llama-server
+    /// evalbench runs on this machine.
+    public static let freeKinds: Set<String> = ["apple-system", "apple-pcc", "llama-server"]
+
+    /// The prices its requests are charged at: the configured `pricing`; else `Pricing.free`
+    /// for the free kinds; else nil, so the cost of a cloud backend without prices stays
+    /// unknown (empty), never 0.
+    public var chargedPricing: Pricing? {
+        pricing ?? (Self.freeKinds.contains(kind) ? .free : nil)
+    }
+}
+
 /// A backend's prices per million tokens, and optionally per request, in US dollars.
 public struct Pricing: Sendable, Codable, Equatable {
     /// Uncached input tokens.
@@ -140,6 +155,9 @@ public struct Pricing: Sendable, Codable, Equatable {
     public var cacheWritePerMTok: Double?
     public var outputPerMTok: Double?
     public var perRequest: Double?
+
+    /// No charge for anything: what the free kinds cost.
+    public static let free = Pricing(perRequest: 0)
 
     public init(inputPerMTok: Double? = nil, cachedInputPerMTok: Double? = nil,
                 cacheWritePerMTok: Double? = nil, outputPerMTok: Double? = nil, perRequest: Double? = nil) {

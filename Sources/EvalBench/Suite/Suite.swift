@@ -21,6 +21,8 @@ public struct Suite: Sendable, Codable, Equatable {
     public var slo: ServiceLevel?
     /// The suite's own pass-rate and error-rate gates; nil when it declares none.
     public var gates: SuiteGates?
+    /// The pass rate a recommended backend's 95% lower bound must reach; nil when not declared.
+    public var target: Double?
 
     public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
                 description: String? = nil, reasoning: [ReasoningLevel]? = nil,

@@ -46,7 +46,7 @@ private struct SuiteReader {
     let log: DiagnosticLog
 
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
-                            "repeat", "reasoning", "slo", "gates", "variants", "cases", "dataset"]
+                            "repeat", "reasoning", "slo", "target", "gates", "variants", "cases", "dataset"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
                            "output", "expect", "threshold"]
     static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect"]
@@ -72,6 +72,8 @@ private struct SuiteReader {
         suite.reasoning = top.reasoningLevels("reasoning")
         if let node = top["slo"] { suite.slo = readServiceLevel(node, path: top.path.key("slo")) }
         if let node = top["gates"] { suite.gates = readGates(node, path: top.path.key("gates")) }
+        suite.target = top.number("target", must: "a pass rate greater than 0 and at most 1, such as 0.8",
+                                  where: { $0 > 0 && $0 <= 1 })
 
         var defaults = Defaults()
         if let text = top.string("instructions"), let node = top["instructions"] {

@@ -1,0 +1,200 @@
+/// What the recommendation needs beyond the results: the pass-rate targets, which backends
+/// are the on-device model and Private Cloud Compute, and the on-device context window.
+public struct RecommendationSettings: Sendable, Equatable {
+    /// `--target`: overrides every suite's own.
+    public var target: Double?
+    /// Each suite's `target`, by suite name.
+    public var suiteTargets: [String: Double]
+    /// Backend name → kind (`apple-pcc`, `apple-system`, …), from the config.
+    public var backendKinds: [String: String]
+    /// The on-device model's window the context-fit check counts against.
+    public var onDeviceWindow: Int
+
+    /// The target when neither `--target` nor the suite sets one.
+    public static let defaultTarget = 0.8
+    /// The on-device window on OS 26 (DESIGN.md; 8192 on OS 27 on newer devices).
+    public static let defaultOnDeviceWindow = 4096
+
+    public init(target: Double? = nil, suiteTargets: [String: Double] = [:], backendKinds: [String: String] = [:],
+                onDeviceWindow: Int = RecommendationSettings.defaultOnDeviceWindow) {
+        self.target = target
+        self.suiteTargets = suiteTargets
+        self.backendKinds = backendKinds
+        self.onDeviceWindow = onDeviceWindow
+    }
+}
+
+/// The recommendation for one tag (a feature of the suite), or for all cases: every backend ×
+/// reasoning × variant measured on its cases, and the one that meets the pass-rate target
+/// (the 95% interval's lower bound at or above it) and the suite's latency targets at the
+/// lowest cost, then the lowest p50 latency.
+public struct TagRecommendation: Sendable, Equatable {
+    /// The tag; nil for the row over all cases.
+    public var tag: String?
+    /// Distinct cases with the tag.
+    public var cases: Int
+    public var target: Double
+    /// `--target`, `suite` or `default`.
+    public var targetSource: String
+    /// The suite's latency targets, when its cases declare them.
+    public var slo: ServiceLevel?
+    /// One per backend × reasoning × variant that ran any of the tag's cases, in report order.
+    public var candidates: [Candidate]
+    /// Index into `candidates` of the pick; nil when none meets both targets.
+    public var recommendedIndex: Int?
+    /// Whether the tag's cases fit the on-device window.
+    public var onDevice: OnDeviceFit
+    /// Requests one task (a case run) spends of a user's daily Private Cloud Compute quota:
+    /// one per turn.
+    public var pccRequestsPerTask: Double?
+    /// The same, counted on the `apple-pcc` backends that ran, retries included; nil when none ran.
+    public var pccMeasuredRequestsPerTask: Double?
+
+    /// One backend × reasoning × variant on the tag's cases.
+    public struct Candidate: Sendable, Equatable {
+        /// Aggregated over the tag's results only, exactly as summary.csv aggregates a run.
+        public var summary: GroupSummary
+        /// The pass rate's lower bound is at or above the target.
+        public var meetsTarget: Bool
+        /// p95 latency and p95 TTFT within the suite's `slo`; nil when it declares none.
+        public var meetsLatency: Bool?
+
+        public var eligible: Bool { meetsTarget && meetsLatency != false }
+    }
+
+    /// The recommended candidate, if any.
+    public var recommended: Candidate? { recommendedIndex.map { candidates[$0] } }
+
+    /// The candidate with the highest lower bound, shown when none qualifies.
+    public var closest: Candidate? {
+        candidates.max { ($0.summary.passRateLow ?? -1) < ($1.summary.passRateLow ?? -1) }
+    }
+
+    /// The tag's name in reports.
+    public var label: String { tag ?? Recommendation.allCasesLabel }
+}
+
+/// How the cases of a tag compare with the on-device context window.
+public struct OnDeviceFit: Sendable, Equatable {
+    public var window: Int
+    /// The largest request any case of the tag needs with its answer, in estimated tokens, and
+    /// that case's id.
+    public var largestTokens: Int?
+    public var largestCase: String?
+    /// Cases whose estimate is over the window.
+    public var overflowing: [String]
+    /// Cases an on-device (`apple-system`) backend answered with `context_overflow`: measured.
+    public var measuredOverflowing: [String]
+
+    /// Every case fits: none over the window by estimate or by measurement.
+    public var fits: Bool { overflowing.isEmpty && measuredOverflowing.isEmpty }
+}
+
+/// The "Recommendation" section of summary.md and `recommendation.csv`.
+public enum Recommendation {
+    public static let allCasesLabel = "(all cases)"
+
+    /// One recommendation over all cases, then one per tag in first-seen order.
+    public static func compute(_ results: [RequestResult], settings: RecommendationSettings) -> [TagRecommendation] {
+        guard !results.isEmpty else { return [] }
+        var tags: [String] = []
+        var seen: Set<String> = []
+        for result in results {
+            for tag in result.tags where seen.insert(tag).inserted { tags.append(tag) }
+        }
+        var recommendations = [recommend(nil, results, settings: settings)]
+        for tag in tags {
+            recommendations.append(recommend(tag, results.filter { $0.tags.contains(tag) }, settings: settings))
+        }
+        return recommendations
+    }
+
+    static func recommend(_ tag: String?, _ results: [RequestResult], settings: RecommendationSettings) -> TagRecommendation {
+        let suites = Set(results.map(\.suite))
+        let (target, source): (Double, String) = {
+            if let target = settings.target { return (target, "--target") }
+            if let target = suites.compactMap({ settings.suiteTargets[$0] }).max() { return (target, "suite") }
+            return (RecommendationSettings.defaultTarget, "default")
+        }()
+        let slo = results.lazy.compactMap(\.slo).first
+        let aggregate = RunAggregate(results)
+        let candidates = aggregate.groups.filter { $0.cases - $0.skipped > 0 }.map { summary in
+            TagRecommendation.Candidate(summary: summary,
+                                        meetsTarget: (summary.passRateLow ?? 0) >= target - 1e-12,
+                                        meetsLatency: slo.map { meets($0, summary) })
+        }
+        let ranked = candidates.indices.filter { candidates[$0].eligible }.sorted { left, right in
+            let a = candidates[left].summary, b = candidates[right].summary
+            switch (a.costPerThousandCasesUSD, b.costPerThousandCasesUSD) {
+            case let (x?, y?) where x != y: return x < y
+            case (_?, nil): return true
+            case (nil, _?): return false
+            default: break
+            }
+            let x = a.latencyP50Ms ?? .infinity, y = b.latencyP50Ms ?? .infinity
+            return x != y ? x < y : left < right
+        }
+        let distinctCases = Set(aggregate.caseRuns.map { "\($0.suite)/\($0.caseID)" })
+        return TagRecommendation(
+            tag: tag, cases: distinctCases.count, target: target, targetSource: source, slo: slo,
+            candidates: candidates, recommendedIndex: ranked.first,
+            onDevice: onDeviceFit(aggregate.caseRuns, settings: settings),
+            pccRequestsPerTask: pccPlanned(aggregate.caseRuns),
+            pccMeasuredRequestsPerTask: pccMeasured(aggregate.caseRuns, kinds: settings.backendKinds))
+    }
+
+    /// p95 latency and p95 TTFT within each declared target; a missing figure does not meet it.
+    static func meets(_ slo: ServiceLevel, _ summary: GroupSummary) -> Bool {
+        if let limit = slo.latencyMs, (summary.latencyP95Ms ?? .infinity) > limit { return false }
+        if let limit = slo.ttftMs, (summary.ttftP95Ms ?? .infinity) > limit { return false }
+        return true
+    }
+
+    /// Each case's largest request with its answer, estimated from the recorded text at
+    /// `TokenEstimate.charactersPerToken` characters a token: instructions, every prompt so
+    /// far, the earlier answers and this answer. The largest over every case run of the case.
+    static func onDeviceFit(_ caseRuns: [CaseRun], settings: RecommendationSettings) -> OnDeviceFit {
+        var largestByCase: [String: Int] = [:]
+        var order: [String] = []
+        var measured: [String] = []
+        for caseRun in caseRuns {
+            var history = 0
+            var largest = 0
+            for request in caseRun.requests where request.status != .skipped {
+                let instructions = TokenEstimate.tokens(in: request.instructions ?? "")
+                let prompt = TokenEstimate.tokens(in: request.prompt)
+                let answer = TokenEstimate.tokens(in: request.output ?? "")
+                largest = max(largest, instructions + history + prompt + answer)
+                history += prompt + answer
+                if request.errorKind == .contextOverflow, settings.backendKinds[request.backend] == "apple-system",
+                   !measured.contains(caseRun.caseID) {
+                    measured.append(caseRun.caseID)
+                }
+            }
+            guard largest > 0 else { continue }
+            if largestByCase[caseRun.caseID] == nil { order.append(caseRun.caseID) }
+            largestByCase[caseRun.caseID] = max(largestByCase[caseRun.caseID] ?? 0, largest)
+        }
+        let largest = order.max { largestByCase[$0, default: 0] < largestByCase[$1, default: 0] }
+        return OnDeviceFit(window: settings.onDeviceWindow, largestTokens: largest.flatMap { largestByCase[$0] },
+                           largestCase: largest,
+                           overflowing: order.filter { largestByCase[$0, default: 0] > settings.onDeviceWindow },
+                           measuredOverflowing: measured)
+    }
+
+    /// One Private Cloud Compute request per turn: the mean turns of the case runs that ran.
+    static func pccPlanned(_ caseRuns: [CaseRun]) -> Double? {
+        let ran = caseRuns.filter { $0.status != .skipped }
+        guard !ran.isEmpty else { return nil }
+        return Double(ran.map { max($0.turns, 1) }.reduce(0, +)) / Double(ran.count)
+    }
+
+    /// Σ attempts on `apple-pcc` backends / their case runs that ran (an answer from
+    /// evalbench's response cache made no attempt and spent nothing).
+    static func pccMeasured(_ caseRuns: [CaseRun], kinds: [String: String]) -> Double? {
+        let ran = caseRuns.filter { kinds[$0.group.backend] == "apple-pcc" && $0.status != .skipped }
+        guard !ran.isEmpty else { return nil }
+        let attempts = ran.flatMap(\.requests).filter { $0.status != .skipped }.map(\.attempts).reduce(0, +)
+        return Double(attempts) / Double(ran.count)
+    }
+}

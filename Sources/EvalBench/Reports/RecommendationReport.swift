@@ -1,0 +1,152 @@
+/// `recommendation.csv`: one row per tag × backend × reasoning × variant, the pick marked.
+public enum RecommendationCSV {
+    /// The column names, in order. Figures are formatted as in summary.csv; the tag-wide
+    /// columns (`cases`, `target`, `fits_on_device`, …) repeat on each of the tag's rows.
+    public static let columns = [
+        "tag", "cases", "target", "target_source", "backend", "model", "reasoning", "variant",
+        "case_runs", "passed", "pass_rate", "pass_rate_low", "pass_rate_high", "meets_target",
+        "latency_p50_ms", "latency_p95_ms", "ttft_p50_ms", "ttft_p95_ms", "meets_latency_targets", "goodput",
+        "cost_usd", "cost_per_1000_cases_usd", "fits_on_device", "largest_case_tokens_estimated",
+        "pcc_requests_per_task", "recommended",
+    ]
+
+    public static func render(_ recommendations: [TagRecommendation]) -> String {
+        var csv = CSVWriter(header: columns)
+        for recommendation in recommendations {
+            for (index, candidate) in recommendation.candidates.enumerated() {
+                let summary = candidate.summary
+                csv.append([
+                    .text(recommendation.label),
+                    .integer(recommendation.cases),
+                    .trimmed(recommendation.target, maxPlaces: 4),
+                    .text(recommendation.targetSource),
+                    .text(summary.group.backend),
+                    .text(summary.model),
+                    .text(summary.group.reasoning.rawValue),
+                    .text(summary.group.variant),
+                    .integer(summary.cases - summary.skipped),
+                    .integer(summary.passed),
+                    .fixed(summary.passRate, places: 4),
+                    .fixed(summary.passRateLow, places: 4),
+                    .fixed(summary.passRateHigh, places: 4),
+                    .text(String(candidate.meetsTarget)),
+                    .fixed(summary.latencyP50Ms, places: 2),
+                    .fixed(summary.latencyP95Ms, places: 2),
+                    .fixed(summary.ttftP50Ms, places: 2),
+                    .fixed(summary.ttftP95Ms, places: 2),
+                    .text(candidate.meetsLatency.map(String.init)),
+                    .fixed(summary.goodput, places: 4),
+                    .trimmed(summary.costUSD, maxPlaces: 6),
+                    .trimmed(summary.costPerThousandCasesUSD, maxPlaces: 6),
+                    .text(recommendation.onDevice.largestTokens == nil && recommendation.onDevice.measuredOverflowing.isEmpty
+                          ? nil : String(recommendation.onDevice.fits)),
+                    .integer(recommendation.onDevice.largestTokens),
+                    .trimmed(recommendation.pccMeasuredRequestsPerTask ?? recommendation.pccRequestsPerTask, maxPlaces: 2),
+                    .text(String(recommendation.recommendedIndex == index)),
+                ])
+            }
+        }
+        return csv.text
+    }
+}
+
+/// The "Recommendation" section of summary.md: a short table, then one sentence per tag.
+public enum RecommendationMarkdown {
+    public static func render(_ recommendations: [TagRecommendation]) -> String? {
+        guard !recommendations.isEmpty else { return nil }
+        var table = MarkdownTable([
+            ("Tag", .left), ("Cases", .right), ("Target", .right), ("Recommended", .left),
+            ("Pass rate [95% CI]", .right), ("Latency p50 / p95 (ms)", .right), ("Goodput", .right),
+            ("Cost per 1,000 cases (USD)", .right), ("Fits on-device", .left), ("PCC requests per task", .right),
+        ])
+        for recommendation in recommendations {
+            let shown = recommendation.recommended ?? recommendation.closest
+            table.appendRow([
+                recommendation.label,
+                String(recommendation.cases),
+                percent(recommendation.target),
+                recommendation.recommended.map { $0.summary.group.label }
+                    ?? "none meets it" + (shown.map { " (closest: \($0.summary.group.label))" } ?? ""),
+                shown.map { passRate($0.summary) } ?? "n/a",
+                shown.map { "\(milliseconds($0.summary.latencyP50Ms)) / \(milliseconds($0.summary.latencyP95Ms))" } ?? "n/a",
+                shown?.summary.goodput.map(percent) ?? "n/a",
+                shown?.summary.costPerThousandCasesUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) } ?? "n/a",
+                fitText(recommendation.onDevice),
+                (recommendation.pccMeasuredRequestsPerTask ?? recommendation.pccRequestsPerTask)
+                    .flatMap { DecimalText.trimmed($0, maxPlaces: 2) } ?? "n/a",
+            ])
+        }
+        var text = "## Recommendation\n\n"
+        text += "Per tag, the backend × reasoning × variant whose pass rate's 95% lower bound reaches the target and whose "
+        text += "p95 latency and p95 TTFT are within the suite's `slo`, at the lowest cost per 1,000 cases, then the lowest "
+        text += "p50 latency. Target from `--target`, else the suite's `target`, else \(percent(RecommendationSettings.defaultTarget)). "
+        text += "Context fit is estimated from the recorded text at about \(TokenEstimate.charactersPerToken) characters a token "
+        text += "(instructions, the conversation so far and the answer); the on-device model's tokenizer is not available here. "
+        text += "recommendation.csv has every candidate.\n\n"
+        text += table.text + "\n"
+        text += recommendations.map { "- " + sentence($0) }.joined(separator: "\n") + "\n"
+        return text
+    }
+
+    /// One sentence saying what to use for the tag, and why.
+    public static func sentence(_ recommendation: TagRecommendation) -> String {
+        let cases = "\(recommendation.cases) case\(recommendation.cases == 1 ? "" : "s")"
+        var text = "**\(recommendation.label)** (\(cases)): "
+        let target = percent(recommendation.target)
+        if let pick = recommendation.recommended {
+            let summary = pick.summary
+            text += "use \(summary.group.label): pass rate \(passRate(summary)) meets the \(target) target"
+            if recommendation.slo != nil { text += " within the latency targets" }
+            text += ", at " + (summary.costPerThousandCasesUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) }.map { "$\($0)" } ?? "an unknown cost")
+            text += " per 1,000 cases, p50 latency \(milliseconds(summary.latencyP50Ms)) ms"
+            if let goodput = summary.goodput { text += ", goodput \(percent(goodput))" }
+            text += "."
+        } else if let closest = recommendation.closest {
+            let summary = closest.summary
+            let reaching = recommendation.candidates.filter(\.meetsTarget)
+            if reaching.isEmpty {
+                text += "no backend × level reaches the \(target) target at 95% confidence; the closest is \(summary.group.label) "
+                text += "at \(passRate(summary)). Add cases or repeats to narrow the interval, or lower the target."
+            } else {
+                text += reaching.map { $0.summary.group.label }.joined(separator: ", ")
+                text += " reach\(reaching.count == 1 ? "es" : "") the \(target) target but miss the latency targets."
+            }
+        } else {
+            text += "nothing ran."
+        }
+        let fit = recommendation.onDevice
+        if !fit.measuredOverflowing.isEmpty {
+            text += " On-device, \(fit.measuredOverflowing.joined(separator: ", ")) overflowed the context window (measured)."
+        } else if let largest = fit.largestTokens {
+            text += fit.fits
+                ? " Every case fits the on-device \(fit.window)-token window (largest about \(largest) tokens, estimated)."
+                : " \(fit.overflowing.count) case\(fit.overflowing.count == 1 ? "" : "s") would not fit the on-device \(fit.window)-token window (estimated): \(fit.overflowing.joined(separator: ", "))."
+        }
+        if let measured = recommendation.pccMeasuredRequestsPerTask {
+            text += " On Private Cloud Compute each task spent \(DecimalText.trimmed(measured, maxPlaces: 2) ?? "?") requests of a user's daily quota (measured, retries included)."
+        } else if let planned = recommendation.pccRequestsPerTask {
+            let count = DecimalText.trimmed(planned, maxPlaces: 2) ?? "?"
+            text += " On Private Cloud Compute each task would spend \(count) request\(planned == 1 ? "" : "s") of a user's daily quota."
+        }
+        return text
+    }
+
+    static func fitText(_ fit: OnDeviceFit) -> String {
+        if !fit.measuredOverflowing.isEmpty { return "no: \(fit.measuredOverflowing.count) overflowed (measured)" }
+        guard let largest = fit.largestTokens else { return "n/a" }
+        return fit.fits ? "yes (≤ \(largest) of \(fit.window), est.)" : "no: \(fit.overflowing.count) over \(fit.window) (est.)"
+    }
+
+    static func passRate(_ summary: GroupSummary) -> String {
+        guard let rate = summary.passRate, let low = summary.passRateLow, let high = summary.passRateHigh else { return "n/a" }
+        return "\(number(rate))% [\(number(low))–\(number(high))]"
+    }
+
+    static func percent(_ ratio: Double) -> String { number(ratio) + "%" }
+
+    static func number(_ ratio: Double) -> String { DecimalText.fixed(ratio * 100, places: 1) ?? "n/a" }
+
+    static func milliseconds(_ value: Double?) -> String {
+        value.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a"
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// `count` passing single-turn cases tagged `tags` on `backend`, with latencies from `latencies`
+/// (cycled) and `cost` each.
+private func cases(_ count: Int, prefix: String, tags: [String], backend: String, failing: Int = 0,
+                   latencies: [Double], ttftMs: Double = 50, cost: Double?, slo: ServiceLevel? = nil) -> [RequestResult] {
+    (0..<count).map { index in
+        var result = fixtureResult(caseID: "\(prefix)-\(index)", backend: backend,
+                                   status: index < failing ? .fail : .pass,
+                                   latencyMs: latencies[index % latencies.count], ttftMs: ttftMs,
+                                   usage: Usage(inputTokens: 100, cachedInputTokens: 0, outputTokens: 10), costUSD: cost)
+        result.tags = tags
+        result.slo = slo
+        return result
+    }
+}
+
+@Suite("Recommendation per tag")
+struct RecommendationTests {
+    @Test("of the backends that reach the target, the cheapest is recommended; at equal cost the faster")
+    func cheapestThenFastest() throws {
+        // 20/20 passes: Wilson lower bound 83.9%, above the 80% default target for all three.
+        let results = cases(20, prefix: "q", tags: ["qa"], backend: "cloud", latencies: [100], cost: 0.001)
+            + cases(20, prefix: "q", tags: ["qa"], backend: "local", latencies: [900], cost: 0)
+            + cases(20, prefix: "q", tags: ["qa"], backend: "device", latencies: [400], cost: 0)
+        let recommendations = Recommendation.compute(results, settings: RecommendationSettings())
+        #expect(recommendations.map(\.label) == [Recommendation.allCasesLabel, "qa"])
+        let qa = try #require(recommendations.last)
+        #expect(qa.target == 0.8 && qa.targetSource == "default")
+        #expect(qa.candidates.allSatisfy { $0.meetsTarget })
+        #expect(qa.recommended?.summary.group.backend == "device")
+        // Cost per 1,000 cases by hand: $0.001 × 20 / 20 × 1,000 = $1.
+        let cloud = try #require(qa.candidates.first { $0.summary.group.backend == "cloud" })
+        let perThousand = try #require(cloud.summary.costPerThousandCasesUSD)
+        #expect(abs(perThousand - 1) < 1e-12)
+        #expect(RecommendationMarkdown.sentence(qa).contains("use device · none · default"))
+    }
+
+    @Test("a backend missing the suite's latency targets is passed over for a dearer one that meets them")
+    func latencyTargets() throws {
+        let slo = ServiceLevel(latencyMs: 500)
+        let results = cases(20, prefix: "q", tags: [], backend: "cloud", latencies: [100, 200], cost: 0.001, slo: slo)
+            + cases(20, prefix: "q", tags: [], backend: "local", latencies: [300, 900], cost: 0, slo: slo)
+        let all = try #require(Recommendation.compute(results, settings: RecommendationSettings()).first)
+        let local = try #require(all.candidates.first { $0.summary.group.backend == "local" })
+        #expect(local.meetsTarget && local.meetsLatency == false)
+        #expect(all.recommended?.summary.group.backend == "cloud")
+        #expect(all.recommended?.summary.goodput == 1)
+        #expect(local.summary.goodput == 0.5)
+    }
+
+    @Test("when no interval's lower bound reaches the target, nothing is recommended and the closest is named")
+    func noneMeetsTarget() throws {
+        // 5/5 passes: lower bound 56.6%; 4/5: 37.6%.
+        let results = cases(5, prefix: "s", tags: ["science"], backend: "local", latencies: [100], cost: 0)
+            + cases(5, prefix: "s", tags: ["science"], backend: "cloud", failing: 1, latencies: [100], cost: 0.01)
+        let science = try #require(Recommendation.compute(results, settings: RecommendationSettings()).last)
+        #expect(science.recommended == nil)
+        #expect(science.closest?.summary.group.backend == "local")
+        let sentence = RecommendationMarkdown.sentence(science)
+        #expect(sentence.contains("no backend × level reaches the 80.0% target"))
+        #expect(sentence.contains("closest is local · none · default at 100.0% [56.6–100.0]"))
+        // A lower target the 5/5 lower bound reaches picks it.
+        let lowered = try #require(Recommendation.compute(results, settings: RecommendationSettings(target: 0.5)).last)
+        #expect(lowered.recommended?.summary.group.backend == "local")
+        #expect(lowered.targetSource == "--target")
+    }
+
+    @Test("--target overrides the suite's target, which overrides the default")
+    func targetSources() throws {
+        let results = cases(3, prefix: "c", tags: [], backend: "local", latencies: [100], cost: 0)
+        let suite = try #require(Recommendation.compute(results, settings: RecommendationSettings(suiteTargets: ["geo": 0.3])).first)
+        #expect(suite.target == 0.3 && suite.targetSource == "suite")
+        let flag = try #require(Recommendation.compute(results, settings: RecommendationSettings(target: 0.6, suiteTargets: ["geo": 0.3])).first)
+        #expect(flag.target == 0.6 && flag.targetSource == "--target")
+    }
+
+    @Test("an unknown cost ranks after every known cost")
+    func unknownCost() throws {
+        let results = cases(20, prefix: "q", tags: [], backend: "unpriced", latencies: [10], cost: nil)
+            + cases(20, prefix: "q", tags: [], backend: "priced", latencies: [900], cost: 0.5)
+        let all = try #require(Recommendation.compute(results, settings: RecommendationSettings()).first)
+        #expect(all.recommended?.summary.group.backend == "priced")
+        #expect(all.candidates.first { $0.summary.group.backend == "unpriced" }?.summary.costUSD == nil)
+    }
+
+    @Test("context fit is estimated from instructions, the conversation so far and the answer; on-device overflows are measured")
+    func onDeviceFit() throws {
+        var long = fixtureResult(caseID: "long", status: .pass, latencyMs: 10)
+        long.instructions = String(repeating: "a", count: 16_000)  // 4,000 tokens
+        long.prompt = String(repeating: "b", count: 400)           // 100
+        long.output = "yes"                                         // 1 → 4,101 > 4,096
+        var turn1 = fixtureResult(caseID: "chat", turn: 1, turns: 2, status: .pass, latencyMs: 10)
+        turn1.prompt = String(repeating: "c", count: 40)            // 10
+        turn1.output = String(repeating: "d", count: 80)            // 20
+        var turn2 = fixtureResult(caseID: "chat", turn: 2, turns: 2, status: .pass, latencyMs: 10)
+        turn2.prompt = String(repeating: "e", count: 40)            // 10 + 30 earlier + 1 answer = 41
+        turn2.output = "ok"
+        let all = try #require(Recommendation.compute([long, turn1, turn2], settings: RecommendationSettings()).first)
+        #expect(all.onDevice.largestTokens == 4101 && all.onDevice.largestCase == "long")
+        #expect(all.onDevice.overflowing == ["long"] && !all.onDevice.fits)
+        #expect(all.pccRequestsPerTask == 1.5)
+
+        let chatOnly = try #require(Recommendation.compute([turn1, turn2], settings: RecommendationSettings()).first)
+        #expect(chatOnly.onDevice.largestTokens == 41 && chatOnly.onDevice.fits)
+
+        var overflowed = fixtureResult(caseID: "chat", backend: "device", status: .error, errorKind: .contextOverflow)
+        overflowed.prompt = "short"
+        let measured = try #require(Recommendation.compute([turn1, turn2, overflowed],
+                                                           settings: RecommendationSettings(backendKinds: ["device": "apple-system"])).first)
+        #expect(measured.onDevice.measuredOverflowing == ["chat"] && !measured.onDevice.fits)
+    }
+
+    @Test("Private Cloud Compute's quota per task is one request per turn, or the attempts counted on an apple-pcc backend")
+    func pccQuota() throws {
+        var first = fixtureResult(caseID: "chat", turn: 1, turns: 2, backend: "pcc", status: .pass, latencyMs: 10)
+        first.attempts = 2  // one retry spent a second request
+        var second = fixtureResult(caseID: "chat", turn: 2, turns: 2, backend: "pcc", status: .pass, latencyMs: 10)
+        second.attempts = 1
+        var single = fixtureResult(caseID: "one", backend: "pcc", status: .pass, latencyMs: 10)
+        single.attempts = 1
+        let planned = try #require(Recommendation.compute([first, second, single], settings: RecommendationSettings()).first)
+        #expect(planned.pccRequestsPerTask == 1.5 && planned.pccMeasuredRequestsPerTask == nil)
+        let measured = try #require(Recommendation.compute([first, second, single],
+                                                           settings: RecommendationSettings(backendKinds: ["pcc": "apple-pcc"])).first)
+        #expect(measured.pccMeasuredRequestsPerTask == 2)
+        #expect(RecommendationMarkdown.sentence(measured).contains("each task spent 2 requests of a user's daily quota (measured"))
+    }
+
+    @Test("recommendation.csv marks one pick per tag, and its all-cases figures equal summary.csv's")
+    func csvMatchesSummary() throws {
+        let results = cases(20, prefix: "q", tags: ["qa"], backend: "cloud", failing: 1, latencies: [100, 150, 700], cost: 0.0011)
+            + cases(20, prefix: "q", tags: ["qa"], backend: "local", latencies: [250, 300], cost: 0)
+        let rows = try parseCSV(RecommendationCSV.render(Recommendation.compute(results, settings: RecommendationSettings(target: 0.7))))
+        #expect(rows.first == RecommendationCSV.columns)
+        let records = rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(RecommendationCSV.columns, $0)) }
+        #expect(records.count == 4)
+        for tag in [Recommendation.allCasesLabel, "qa"] {
+            #expect(records.filter { $0["tag"] == tag && $0["recommended"] == "true" }.map { $0["backend"] } == ["local"])
+        }
+        let summaryRows = try parseCSV(SummaryCSV.render(RunAggregate(results).groups))
+        let summaries = summaryRows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(summaryRows[0], $0)) }
+        for summary in summaries {
+            let row = try #require(records.first { $0["tag"] == Recommendation.allCasesLabel && $0["backend"] == summary["backend"] })
+            for column in ["pass_rate", "pass_rate_low", "pass_rate_high", "latency_p50_ms", "latency_p95_ms",
+                           "ttft_p50_ms", "ttft_p95_ms", "cost_usd", "passed"] {
+                #expect(row[column] == summary[column], "\(column) of \(summary["backend"] ?? "")")
+            }
+        }
+        // $0.0011 × 20 / 20 × 1,000 = $1.1 per 1,000 cases; local costs 0, not empty.
+        #expect(records.first { $0["backend"] == "cloud" }?["cost_per_1000_cases_usd"] == "1.1")
+        #expect(records.first { $0["backend"] == "local" }?["cost_per_1000_cases_usd"] == "0")
+    }
+
+    @Test("the report writer writes recommendation.csv and a Recommendation section with one sentence per tag")
+    func writtenByReportWriter() throws {
+        let results = cases(4, prefix: "q", tags: ["qa", "a|b"], backend: "local", latencies: [100], cost: nil)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try ReportWriter.write(ReportInput(results: results, startedAt: Date(), endedAt: Date()), to: directory)
+        let markdown = try String(contentsOf: directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(markdown.contains("## Recommendation"))
+        #expect(markdown.contains("- **qa** (4 cases): no backend × level reaches"))
+        #expect(markdown.contains("a\\|b"), "a tag with a pipe is escaped in the table")
+        let csv = try String(contentsOf: directory.appendingPathComponent("recommendation.csv"), encoding: .utf8)
+        let rows = try parseCSV(csv)
+        #expect(rows.count == 4)
+        #expect(rows.dropFirst().allSatisfy { $0[RecommendationCSV.columns.firstIndex(of: "cost_usd")!] == "" },
+                "an unknown cost stays empty")
+    }
+}
+
+/// RFC 4180 records of `text` (CRLF line ends, quoted fields with doubled quotes).
+func parseCSV(_ text: String) throws -> [[String]] {
+    var rows: [[String]] = []
+    var row: [String] = []
+    var field = ""
+    var quoted = false
+    var iterator = Array(text).makeIterator()
+    var pending: Character? = nil
+    while let character = pending ?? iterator.next() {
+        pending = nil
+        if quoted {
+            if character == "\"" {
+                if let next = iterator.next() {
+                    if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
+                } else { quoted = false }
+            } else { field.append(character) }
+            continue
+        }
+        switch character {
+        case "\"": quoted = true
+        case ",": row.append(field); field = ""
+        case "\r\n", "\n": row.append(field); rows.append(row); row = []; field = ""
+        default: field.append(character)
+        }
+    }
+    if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+    return rows
+}
+
+@Test("A suite's target loads, and a bad one is an error at its line and JSON path")
+func suiteTargetLoads() throws {
+    let suite = try SuiteLoader.load(data: Data("""
+    { "format": "evalbench.suite/1", "suite": "s", "target": 0.9, "cases": [ { "id": "c", "prompt": "p" } ] }
+    """.utf8), file: "s.json")
+    #expect(suite.target == 0.9)
+    do {
+        _ = try SuiteLoader.load(data: Data("""
+        { "format": "evalbench.suite/1", "suite": "s",
+          "target": 0, "cases": [ { "id": "c", "prompt": "p" } ] }
+        """.utf8), file: "s.json")
+        Issue.record("a target of 0 loaded")
+    } catch {
+        let text = error.diagnostics.map(\.description).joined(separator: "\n")
+        #expect(text.contains("s.json:2:"), "\(text)")
+        #expect(text.contains("$.target"), "\(text)")
+        #expect(text.contains("greater than 0 and at most 1"), "\(text)")
+    }
+}
