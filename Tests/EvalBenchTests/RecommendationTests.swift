@@ -65,7 +65,7 @@ struct RecommendationTests {
         // A lower target the 5/5 lower bound reaches picks it.
         let lowered = try #require(Recommendation.compute(results, settings: RecommendationSettings(target: 0.5)).last)
         #expect(lowered.recommended?.summary.group.backend == "local")
-        #expect(lowered.targetSource == "--target")
+        #expect(lowered.targetSource == "command line")
     }
 
     @Test("--target overrides the suite's target, which overrides the default")
@@ -74,7 +74,7 @@ struct RecommendationTests {
         let suite = try #require(Recommendation.compute(results, settings: RecommendationSettings(suiteTargets: ["geo": 0.3])).first)
         #expect(suite.target == 0.3 && suite.targetSource == "suite")
         let flag = try #require(Recommendation.compute(results, settings: RecommendationSettings(target: 0.6, suiteTargets: ["geo": 0.3])).first)
-        #expect(flag.target == 0.6 && flag.targetSource == "--target")
+        #expect(flag.target == 0.6 && flag.targetSource == "command line")
     }
 
     @Test("an unknown cost ranks after every known cost")

@@ -34,7 +34,7 @@ public struct TagRecommendation: Sendable, Equatable {
     /// Distinct cases with the tag.
     public var cases: Int
     public var target: Double
-    /// `--target`, `suite` or `default`.
+    /// `command line` (`--target`), `suite` or `default`.
     public var targetSource: String
     /// The suite's latency targets, when its cases declare them.
     public var slo: ServiceLevel?
@@ -112,7 +112,7 @@ public enum Recommendation {
     static func recommend(_ tag: String?, _ results: [RequestResult], settings: RecommendationSettings) -> TagRecommendation {
         let suites = Set(results.map(\.suite))
         let (target, source): (Double, String) = {
-            if let target = settings.target { return (target, "--target") }
+            if let target = settings.target { return (target, "command line") }
             if let target = suites.compactMap({ settings.suiteTargets[$0] }).max() { return (target, "suite") }
             return (RecommendationSettings.defaultTarget, "default")
         }()

@@ -230,4 +230,40 @@ struct CommandLineTests {
                                   in: directory)
         #expect(within.status == 0, "\(within.stdout)\(within.stderr)")
     }
+
+    @Test("--target on run and on report sets the recommendation's target; the suite's target applies without it; a bad one exits 2")
+    func recommendationTarget() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-target")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server, extra: #", "pricing": {"perRequest": 0.002}"#), to: directory.appendingPathComponent("evalbench.json"))
+        let cases = (1...4).map { #"{"id": "c\#($0)", "prompt": "q", "tags": ["qa"], "expect": [{"type": "contains", "value": "ok"}]}"# }
+        try write(#"{"format": "evalbench.suite/1", "suite": "t", "target": 0.4, "cases": [\#(cases.joined(separator: ","))]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let bad = try runToEnd(["run", "s.json", "--target", "0", "--no-progress"], in: directory)
+        #expect(bad.status == 2 && bad.stderr.contains("--target must be above 0"), "\(bad.stderr)")
+        #expect(server.requests.isEmpty)
+
+        // 4 of 4: Wilson lower bound 51.0%, above the suite's 40% but under --target 90%.
+        let run = try runToEnd(["run", "s.json", "--out", "out", "--no-progress"], in: directory)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        func qaRow() throws -> [String: String] {
+            let rows = try parseCSV(String(contentsOf: directory.appendingPathComponent("out/recommendation.csv"), encoding: .utf8))
+            let records = rows.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(rows[0], $0)) }
+            return try #require(records.first { $0["tag"] == "qa" })
+        }
+        var row = try qaRow()
+        #expect(row["target"] == "0.4" && row["target_source"] == "suite" && row["recommended"] == "true", "\(row)")
+        // $0.002 a request × 1,000 cases.
+        #expect(row["cost_per_1000_cases_usd"] == "2")
+
+        let report = try runToEnd(["report", "out", "--target", "90%"], in: directory)
+        #expect(report.status == 0, "\(report.stderr)")
+        row = try qaRow()
+        #expect(row["target"] == "0.9" && row["target_source"] == "command line" && row["recommended"] == "false", "\(row)")
+        let summary = try String(contentsOf: directory.appendingPathComponent("out/summary.md"), encoding: .utf8)
+        #expect(summary.contains("**qa** (4 cases): no backend × level reaches the 90.0% target"), "\(summary)")
+    }
 }
