@@ -62,6 +62,10 @@ struct RecommendationTests {
         let sentence = RecommendationMarkdown.sentence(science)
         #expect(sentence.contains("no backend × level reaches the 80.0% target"))
         #expect(sentence.contains("closest is local · none · default at 100.0% [56.6–100.0]"))
+        // At equal bounds the cheaper is the closest.
+        let tied = cases(5, prefix: "s", tags: [], backend: "dear", latencies: [100], cost: 0.02)
+            + cases(5, prefix: "s", tags: [], backend: "cheap", latencies: [100], cost: 0.01)
+        #expect(Recommendation.compute(tied, settings: RecommendationSettings()).first?.closest?.summary.group.backend == "cheap")
         // A lower target the 5/5 lower bound reaches picks it.
         let lowered = try #require(Recommendation.compute(results, settings: RecommendationSettings(target: 0.5)).last)
         #expect(lowered.recommended?.summary.group.backend == "local")

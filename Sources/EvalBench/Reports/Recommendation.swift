@@ -65,9 +65,18 @@ public struct TagRecommendation: Sendable, Equatable {
     /// The recommended candidate, if any.
     public var recommended: Candidate? { recommendedIndex.map { candidates[$0] } }
 
-    /// The candidate with the highest lower bound, shown when none qualifies.
+    /// The candidate with the highest lower bound (at equal bounds the cheaper, then the
+    /// first), shown when none qualifies.
     public var closest: Candidate? {
-        candidates.max { ($0.summary.passRateLow ?? -1) < ($1.summary.passRateLow ?? -1) }
+        var best: Candidate?
+        for candidate in candidates {
+            guard let current = best else { best = candidate; continue }
+            let low = candidate.summary.passRateLow ?? -1, bestLow = current.summary.passRateLow ?? -1
+            let cost = candidate.summary.costPerThousandCasesUSD ?? .infinity
+            let bestCost = current.summary.costPerThousandCasesUSD ?? .infinity
+            if low > bestLow || (low == bestLow && cost < bestCost) { best = candidate }
+        }
+        return best
     }
 
     /// The tag's name in reports.
