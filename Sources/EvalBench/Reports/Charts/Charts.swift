@@ -92,8 +92,8 @@ public struct ChartSet: Sendable, Equatable {
         var notes: [String] = []
         if !untimed.isEmpty { notes.append("Not plotted, no successful request timed in this run: " + untimed.joined(separator: ", ") + ".") }
         if !nothingRan.isEmpty { notes.append("Not plotted, every case skipped: " + nothingRan.joined(separator: ", ") + ".") }
-        let chart = ScatterChart(title: "Pass rate vs latency p50", xLabel: "Latency p50 (ms)", points: points, notes: notes,
-                                 noData: noData(groups, missing: "a timed successful request"))
+        let chart = ScatterChart(title: "Pass rate vs latency p50", xLabel: "Latency p50 (ms)", xMeasure: "median latency",
+                                 points: points, notes: notes, noData: noData(groups, missing: "a timed successful request"))
         return Chart(fileName: passRateVsLatency, title: "Pass rate vs latency",
                      caption: "pass rate (95% interval) against median latency per group; the line is the Pareto frontier.",
                      hasData: !points.isEmpty, svg: chart.render())
@@ -124,7 +124,7 @@ public struct ChartSet: Sendable, Equatable {
         var notes: [String] = []
         if !unknownCost.isEmpty { notes.append("Not plotted, cost unknown: " + unknownCost.joined(separator: ", ") + ".") }
         if !nothingRan.isEmpty { notes.append("Not plotted, every case skipped: " + nothingRan.joined(separator: ", ") + ".") }
-        let chart = ScatterChart(title: "Pass rate vs cost per 1,000 cases", xLabel: "Cost per 1,000 cases (USD)",
+        let chart = ScatterChart(title: "Pass rate vs cost per 1,000 cases", xLabel: "Cost per 1,000 cases (USD)", xMeasure: "cost",
                                  points: points, notes: notes, noData: noData(groups, missing: "a known cost"))
         return Chart(fileName: passRateVsCost, title: "Pass rate vs cost",
                      caption: "pass rate (95% interval) against cost per 1,000 cases per group (0 for free or on-device backends); the line is the Pareto frontier.",

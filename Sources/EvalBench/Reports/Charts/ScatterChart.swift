@@ -18,6 +18,8 @@ struct ScatterChart {
 
     var title: String
     var xLabel: String
+    /// What x measures, for the notes ("median latency").
+    var xMeasure: String
     var points: [Point]
     var notes: [String]
     /// Said across the plot when there are no points.
@@ -34,7 +36,7 @@ struct ScatterChart {
         var notes = notes
         if !points.isEmpty {
             notes.insert("Bars: 95% Wilson interval of the pass rate. Grey line: the Pareto frontier, the groups no other "
-                + "group beats on both pass rate and \(xLabel.lowercased()); they are ringed.", at: 0)
+                + "group beats on both pass rate and \(xMeasure); they are ringed.", at: 0)
         }
         let n = SVGDocument.number
         return frame.render(legend: legend, notes: notes, noData: points.isEmpty ? noData : nil) { svg in
