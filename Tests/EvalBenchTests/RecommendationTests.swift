@@ -176,6 +176,25 @@ struct RecommendationTests {
     }
 }
 
+@Test("report.html carries the recommendation: the same table rows as summary.md and a sentence per tag, escaped")
+func recommendationInReportHTML() throws {
+    let results = cases(20, prefix: "q", tags: ["<qa & \"co\">"], backend: "local", latencies: [100], cost: 0)
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rec-html-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try ReportWriter.write(ReportInput(results: results, startedAt: Date(), endedAt: Date()), to: directory)
+    let html = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
+    #expect(html.contains("&lt;qa &amp; &quot;co&quot;&gt;") && !html.contains("<qa &"))
+    let page = try ParsedXML(html)
+    let index = try #require(page.elements.firstIndex { $0.name == "section" && $0.attributes["class"] == "extra" })
+    let inside = page.descendants(of: index)
+    #expect(inside.first { $0.name == "h2" }?.text == "Recommendation")
+    #expect(inside.filter { $0.name == "th" }.map(\.text) == RecommendationMarkdown.header)
+    let recommendations = Recommendation.compute(results, settings: RecommendationSettings())
+    #expect(inside.filter { $0.name == "td" }.map(\.text) == RecommendationMarkdown.rows(recommendations).flatMap { $0 })
+    #expect(inside.filter { $0.name == "li" }.map(\.text) == recommendations.map { RecommendationMarkdown.sentence($0, markdown: false) })
+    #expect(inside.filter { $0.name == "li" }.last?.text.hasPrefix("<qa & \"co\"> (20 cases): use local · none · default") == true)
+}
+
 /// RFC 4180 records of `text` (CRLF line ends, quoted fields with doubled quotes).
 func parseCSV(_ text: String) throws -> [[String]] {
     var rows: [[String]] = []

@@ -9,6 +9,17 @@ public enum CSVCell: Sendable, Equatable {
     case fixed(Double?, places: Int)
     /// A number with at most `maxPlaces` decimals, trailing zeros dropped.
     case trimmed(Double?, maxPlaces: Int)
+
+    /// The value as written before any CSV quoting (so other reports can show the same
+    /// figures); nil for an empty cell.
+    public var plainText: String? {
+        switch self {
+        case .text(let value): value
+        case .integer(let value): value.map(String.init)
+        case .fixed(let value, let places): value.flatMap { DecimalText.fixed($0, places: places) }
+        case .trimmed(let value, let places): value.flatMap { DecimalText.trimmed($0, maxPlaces: places) }
+        }
+    }
 }
 
 /// Builds RFC 4180 CSV text: records end in CRLF; a field containing a comma, a double quote,
@@ -38,14 +49,8 @@ public struct CSVWriter: Sendable {
     }
 
     private mutating func append(_ cell: CSVCell) {
-        switch cell {
-        case .text(let value): if let value { appendText(value) }
-        case .integer(let value): if let value { text.append(String(value)) }
-        case .fixed(let value, let places):
-            if let value, let number = DecimalText.fixed(value, places: places) { text.append(number) }
-        case .trimmed(let value, let places):
-            if let value, let number = DecimalText.trimmed(value, maxPlaces: places) { text.append(number) }
-        }
+        guard let value = cell.plainText else { return }
+        if case .text = cell { appendText(value) } else { text.append(value) }
     }
 
     private mutating func appendText(_ value: String) {

@@ -52,16 +52,15 @@ public enum RecommendationCSV {
 
 /// The "Recommendation" section of summary.md: a short table, then one sentence per tag.
 public enum RecommendationMarkdown {
-    public static func render(_ recommendations: [TagRecommendation]) -> String? {
-        guard !recommendations.isEmpty else { return nil }
-        var table = MarkdownTable([
-            ("Tag", .left), ("Cases", .right), ("Target", .right), ("Recommended", .left),
-            ("Pass rate [95% CI]", .right), ("Latency p50 / p95 (ms)", .right), ("Goodput", .right),
-            ("Cost per 1,000 cases (USD)", .right), ("Fits on-device", .left), ("PCC requests per task", .right),
-        ])
-        for recommendation in recommendations {
+    /// The table's columns, for summary.md and report.html alike.
+    static let header = ["Tag", "Cases", "Target", "Recommended", "Pass rate [95% CI]", "Latency p50 / p95 (ms)", "Goodput",
+                         "Cost per 1,000 cases (USD)", "Fits on-device", "PCC requests per task"]
+
+    /// One row per tag: the pick, or the closest candidate when none qualifies.
+    static func rows(_ recommendations: [TagRecommendation]) -> [[String]] {
+        recommendations.map { recommendation in
             let shown = recommendation.recommended ?? recommendation.closest
-            table.appendRow([
+            return [
                 recommendation.label,
                 String(recommendation.cases),
                 percent(recommendation.target),
@@ -74,24 +73,34 @@ public enum RecommendationMarkdown {
                 fitText(recommendation.onDevice),
                 (recommendation.pccMeasuredRequestsPerTask ?? recommendation.pccRequestsPerTask)
                     .flatMap { DecimalText.trimmed($0, maxPlaces: 2) } ?? "n/a",
-            ])
+            ]
         }
-        var text = "## Recommendation\n\n"
-        text += "Per tag, the backend × reasoning × variant whose pass rate's 95% lower bound reaches the target and whose "
-        text += "p95 latency and p95 TTFT are within the suite's `slo`, at the lowest cost per 1,000 cases, then the lowest "
-        text += "p50 latency. Target from `--target`, else the suite's `target`, else \(percent(RecommendationSettings.defaultTarget)). "
-        text += "Context fit is estimated from the recorded text at about \(TokenEstimate.charactersPerToken) characters a token "
-        text += "(instructions, the conversation so far and the answer); the on-device model's tokenizer is not available here. "
-        text += "recommendation.csv has every candidate.\n\n"
+    }
+
+    /// How the pick is made, for the section's first paragraph.
+    static let method = "Per tag, the backend × reasoning × variant whose pass rate's 95% lower bound reaches the target and whose "
+        + "p95 latency and p95 TTFT are within the suite's `slo`, at the lowest cost per 1,000 cases, then the lowest "
+        + "p50 latency. Target from `--target`, else the suite's `target`, else \(percent(RecommendationSettings.defaultTarget)). "
+        + "Context fit is estimated from the recorded text at about \(TokenEstimate.charactersPerToken) characters a token "
+        + "(instructions, the conversation so far and the answer); the on-device model's tokenizer is not available here. "
+        + "recommendation.csv has every candidate."
+
+    public static func render(_ recommendations: [TagRecommendation]) -> String? {
+        guard !recommendations.isEmpty else { return nil }
+        var table = MarkdownTable(header.enumerated().map { index, heading in
+            (heading, [1, 2, 4, 5, 6, 7, 9].contains(index) ? .right : .left)
+        })
+        for row in rows(recommendations) { table.appendRow(row) }
+        var text = "## Recommendation\n\n" + method + "\n\n"
         text += table.text + "\n"
         text += recommendations.map { "- " + sentence($0) }.joined(separator: "\n") + "\n"
         return text
     }
 
-    /// One sentence saying what to use for the tag, and why.
-    public static func sentence(_ recommendation: TagRecommendation) -> String {
+    /// One sentence saying what to use for the tag, and why; the tag in bold Markdown unless `markdown` is false.
+    public static func sentence(_ recommendation: TagRecommendation, markdown: Bool = true) -> String {
         let cases = "\(recommendation.cases) case\(recommendation.cases == 1 ? "" : "s")"
-        var text = "**\(recommendation.label)** (\(cases)): "
+        var text = (markdown ? "**\(recommendation.label)**" : recommendation.label) + " (\(cases)): "
         let target = percent(recommendation.target)
         if let pick = recommendation.recommended {
             let summary = pick.summary
@@ -148,5 +157,17 @@ public enum RecommendationMarkdown {
 
     static func milliseconds(_ value: Double?) -> String {
         value.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a"
+    }
+}
+
+/// The recommendation as a section of report.html: the same table and sentences as summary.md.
+public enum RecommendationHTML {
+    public static func section(_ recommendations: [TagRecommendation]) -> HTMLSection? {
+        guard !recommendations.isEmpty else { return nil }
+        return HTMLSection(
+            title: "Recommendation",
+            paragraphs: [RecommendationMarkdown.method.replacingOccurrences(of: "`", with: "")],
+            table: HTMLTable(header: RecommendationMarkdown.header, rows: RecommendationMarkdown.rows(recommendations)),
+            items: recommendations.map { RecommendationMarkdown.sentence($0, markdown: false) })
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Writes a run's `results.csv`, `summary.csv`, `metrics.csv`, `recommendation.csv`, `summary.md` and `junit.xml` (DESIGN.md,
-/// "Files a run writes"); `results.jsonl` and `run.json` are written by the run itself.
+/// Writes a run's `results.csv`, `summary.csv`, `metrics.csv`, `recommendation.csv`, `summary.md`, `junit.xml`, the
+/// `chart-*.svg` charts and `report.html` (DESIGN.md, "Files a run writes"); `results.jsonl`
+/// and `run.json` are written by the run itself.
 public enum ReportWriter {
-    /// Aggregates `input` once and writes the six files into `directory`, creating it if
+    /// Aggregates `input` once and writes the report files into `directory`, creating it if
     /// needed and replacing earlier versions atomically.
     public static func write(_ input: ReportInput, to directory: URL) throws {
         do {
@@ -17,9 +18,15 @@ public enum ReportWriter {
         try write(SummaryCSV.render(aggregate.groups), to: directory.appendingPathComponent("summary.csv"))
         try write(MetricsCSV.render(aggregate.groups), to: directory.appendingPathComponent("metrics.csv"))
         try write(RecommendationCSV.render(recommendations), to: directory.appendingPathComponent("recommendation.csv"))
-        try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations),
+        let charts = ChartSet(aggregate, results: input.results)
+        try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations, charts: charts),
                   to: directory.appendingPathComponent("summary.md"))
         try write(JUnitXML.render(aggregate), to: directory.appendingPathComponent("junit.xml"))
+        for chart in charts.charts { try write(chart.svg, to: directory.appendingPathComponent(chart.fileName)) }
+        // A chart left out this time must not survive from an earlier report of the same directory.
+        for omitted in charts.omitted { try? FileManager.default.removeItem(at: directory.appendingPathComponent(omitted.fileName)) }
+        try write(HTMLReport.render(input, aggregate: aggregate, charts: charts,
+                                    extraSections: [RecommendationHTML.section(recommendations)].compactMap { $0 }), to: directory.appendingPathComponent("report.html"))
     }
 
     private static func write(_ text: String, to file: URL) throws {

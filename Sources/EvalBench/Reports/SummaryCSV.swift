@@ -25,36 +25,41 @@ public enum SummaryCSV {
             let metricCells: [CSVCell] = names.map { name in
                 .fixed(summary.metrics.first { $0.name == name }?.rate, places: 4)
             }
-            csv.append([
-                .text(summary.group.backend),
-                .text(summary.model),
-                .text(summary.group.reasoning.rawValue),
-                .text(summary.group.variant),
-                .integer(summary.cases),
-                .integer(summary.passed),
-                .integer(summary.failed),
-                .integer(summary.errors),
-                .integer(summary.skipped),
-                .fixed(summary.passRate, places: 4),
-                .fixed(summary.passRateLow, places: 4),
-                .fixed(summary.passRateHigh, places: 4),
-                .fixed(summary.latencyP50Ms, places: 2),
-                .fixed(summary.latencyP95Ms, places: 2),
-                .fixed(summary.ttftP50Ms, places: 2),
-                .fixed(summary.ttftP95Ms, places: 2),
-                .integer(summary.usage.inputTokens),
-                .integer(summary.usage.cachedInputTokens),
-                .integer(summary.usage.outputTokens),
-                .integer(summary.usage.reasoningTokens),
-                .fixed(summary.usage.cacheHitRatio, places: 4),
-                .trimmed(summary.costUSD, maxPlaces: 6),
-                .fixed(summary.latencyP90Ms, places: 2),
-                .fixed(summary.latencyP99Ms, places: 2),
-                .fixed(summary.ttftP90Ms, places: 2),
-                .fixed(summary.ttftP99Ms, places: 2),
-                .fixed(summary.goodput, places: 4),
-            ] + metricCells)
+            csv.append(cells(summary) + metricCells)
         }
         return csv.text
+    }
+
+    /// One group's cells for `columns` followed by `extraColumns`, formatted as the file has them.
+    public static func cells(_ summary: GroupSummary) -> [CSVCell] {
+        [
+            .text(summary.group.backend),
+            .text(summary.model),
+            .text(summary.group.reasoning.rawValue),
+            .text(summary.group.variant),
+            .integer(summary.cases),
+            .integer(summary.passed),
+            .integer(summary.failed),
+            .integer(summary.errors),
+            .integer(summary.skipped),
+            .fixed(summary.passRate, places: 4),
+            .fixed(summary.passRateLow, places: 4),
+            .fixed(summary.passRateHigh, places: 4),
+            .fixed(summary.latencyP50Ms, places: 2),
+            .fixed(summary.latencyP95Ms, places: 2),
+            .fixed(summary.ttftP50Ms, places: 2),
+            .fixed(summary.ttftP95Ms, places: 2),
+            .integer(summary.usage.inputTokens),
+            .integer(summary.usage.cachedInputTokens),
+            .integer(summary.usage.outputTokens),
+            .integer(summary.usage.reasoningTokens),
+            .fixed(summary.usage.cacheHitRatio, places: 4),
+            .trimmed(summary.costUSD, maxPlaces: 6),
+            .fixed(summary.latencyP90Ms, places: 2),
+            .fixed(summary.latencyP99Ms, places: 2),
+            .fixed(summary.ttftP90Ms, places: 2),
+            .fixed(summary.ttftP99Ms, places: 2),
+            .fixed(summary.goodput, places: 4),
+        ]
     }
 }

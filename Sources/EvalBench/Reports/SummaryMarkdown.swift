@@ -10,10 +10,10 @@ public enum SummaryMarkdown {
     /// Most failed assertions listed; the rest are counted, and all are in results.jsonl.
     private static let failureLimit = 50
 
-    /// The whole document for `input`, aggregated as `aggregate`; `recommendations` are
-    /// computed from `input` when not given.
+    /// The whole document for `input`, aggregated as `aggregate`; `recommendations` and
+    /// `charts` are computed from `input` when not given.
     public static func render(_ input: ReportInput, aggregate: RunAggregate,
-                              recommendations: [TagRecommendation]? = nil) -> String {
+                              recommendations: [TagRecommendation]? = nil, charts chartSet: ChartSet? = nil) -> String {
         [
             title(input, aggregate: aggregate),
             headline(aggregate),
@@ -31,6 +31,7 @@ public enum SummaryMarkdown {
             cacheByTurn(aggregate, results: input.results),
             RequestDetailsSection.render(input.results),
             errors(aggregate),
+            charts(chartSet ?? ChartSet(aggregate, results: input.results)),
             "## Definitions\n\n" + MetricDefinitions.markdown,
         ].compactMap { $0 }.joined(separator: "\n")
     }
@@ -445,6 +446,17 @@ public enum SummaryMarkdown {
         return heading + table.text
     }
 
+    /// Links to the chart files written beside this report, one line each on what it shows.
+    private static func charts(_ charts: ChartSet) -> String {
+        var items = charts.charts.map { chart in
+            "- [\(chart.title)](\(chart.fileName)): \(chart.caption)"
+                + (chart.hasData ? "" : " No data in this run: the chart says so instead.")
+        }
+        items += charts.omitted.map { "- \($0.title) (`\($0.fileName)`): \($0.reason)" }
+        return "## Charts\n\nSVG files beside this report, also inlined in [report.html](report.html):\n\n"
+            + items.joined(separator: "\n") + "\n"
+    }
+
     /// `83.3% [55.2–95.3]`.
     private static func passRate(_ summary: GroupSummary) -> String {
         guard let rate = summary.passRate, let low = summary.passRateLow, let high = summary.passRateHigh else {
@@ -474,7 +486,7 @@ public enum SummaryMarkdown {
     }
 
     /// `42.0 s`, `4 min 12 s`, `1 h 3 min`.
-    private static func duration(_ seconds: TimeInterval) -> String {
+    static func duration(_ seconds: TimeInterval) -> String {
         guard seconds >= 60 else { return (DecimalText.fixed(max(seconds, 0), places: 1) ?? "0") + " s" }
         let whole = Int(seconds.rounded())
         if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }

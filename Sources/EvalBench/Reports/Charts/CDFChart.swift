@@ -1,0 +1,94 @@
+/// One step of an empirical CDF: the share of the values at or below `value`.
+public struct CDFStep: Sendable, Equatable {
+    public var value: Double
+    /// In 0…1.
+    public var fraction: Double
+
+    public init(value: Double, fraction: Double) {
+        self.value = value
+        self.fraction = fraction
+    }
+}
+
+/// The empirical cumulative distribution of a sample.
+public enum EmpiricalCDF {
+    /// One step per distinct finite value, ascending: F(v) = (values ≤ v) / count. The last
+    /// step is at 1; no values give no steps.
+    public static func steps(_ values: [Double]) -> [CDFStep] {
+        let sorted = values.filter(\.isFinite).sorted()
+        var steps: [CDFStep] = []
+        let count = Double(sorted.count)
+        for (index, value) in sorted.enumerated() {
+            let fraction = Double(index + 1) / count
+            if steps.last?.value == value {
+                steps[steps.count - 1].fraction = fraction
+            } else {
+                steps.append(CDFStep(value: value, fraction: fraction))
+            }
+        }
+        return steps
+    }
+}
+
+/// The latency or TTFT distribution of each group as an empirical CDF, over the successful
+/// requests timed in this run: the figures summary.csv's percentiles come from.
+enum CDFChart {
+    /// Which timing a chart shows.
+    enum Measure {
+        case latency, ttft
+
+        var name: String { self == .latency ? "Latency" : "TTFT" }
+
+        func value(of result: RequestResult) -> Double? {
+            self == .latency ? result.timing?.latencyMs : result.timing?.ttftMs
+        }
+    }
+
+    static func render(_ measure: Measure, groups: [GroupSummary], results: [RequestResult]) -> (svg: String, hasData: Bool) {
+        var samples: [SummaryGroupKey: [Double]] = [:]
+        for result in results where isTimedSuccess(result) {
+            if let value = measure.value(of: result) { samples[SummaryGroupKey(result), default: []].append(value) }
+        }
+        var series: [LineChart.Series] = []
+        var untimed: [String] = []
+        for (index, summary) in groups.enumerated() {
+            let sorted = (samples[summary.group] ?? []).filter(\.isFinite).sorted()
+            guard !sorted.isEmpty else {
+                untimed.append(summary.group.label)
+                continue
+            }
+            let steps = EmpiricalCDF.steps(sorted)
+            func ms(_ value: Double?) -> String { value.flatMap { DecimalText.fixed($0, places: 2) } ?? "" }
+            let median = percentile(50, of: sorted)
+            series.append(LineChart.Series(
+                label: summary.group.label, styleIndex: index,
+                points: steps.map { ($0.value, $0.fraction * 100) },
+                markers: median.map { [LineChart.Marker(x: $0, y: 50, data: [("p50", ms($0))])] } ?? [],
+                data: [("count", String(sorted.count)), ("min", ms(sorted.first)), ("p50", ms(median)),
+                       ("p90", ms(percentile(90, of: sorted))), ("p95", ms(percentile(95, of: sorted))),
+                       ("p99", ms(percentile(99, of: sorted))), ("max", ms(sorted.last))]))
+        }
+        var notes: [String] = []
+        if !series.isEmpty {
+            notes.append("Each step is the share of a group's successful requests timed in this run that took at most "
+                + "that long; markers sit at the median. Replayed, fallback and cached answers are left out.")
+        }
+        if !untimed.isEmpty && !series.isEmpty {
+            notes.append("Not plotted, no successful request timed in this run: " + untimed.joined(separator: ", ") + ".")
+        }
+        let chart = LineChart(
+            title: "\(measure.name) distribution (empirical CDF)", xLabel: "\(measure.name) (ms)",
+            yLabel: "Requests at or below (%)",
+            xAxis: Axis(covering: series.flatMap { $0.points.map(\.x) }, includingZero: true),
+            yAxis: Axis(covering: [0, 100]), series: series, stepped: true, notes: notes,
+            noData: groups.isEmpty ? "No data: the run has no results."
+                : "No data: no successful request with a \(measure.name) was timed in this run.")
+        return (chart.render(), !series.isEmpty)
+    }
+
+    /// The requests summary.csv's latency and TTFT percentiles are taken over: passed or failed
+    /// grading, timed by this run (not replayed, not a fallback's), not from the response cache.
+    static func isTimedSuccess(_ result: RequestResult) -> Bool {
+        (result.status == .pass || result.status == .fail) && result.hasOwnTiming && result.cached != true
+    }
+}
