@@ -108,6 +108,40 @@ struct DecisionLocalModelIntegrationTests {
         let markdown = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(markdown.contains("## Recommendation"))
         for tag in tags { #expect(markdown.contains("- **\(tag)** ("), "a sentence for \(tag)") }
+
+        // The charts: one marker per backend on each scatter, its figures those of summary.csv.
+        for (file, xColumn) in [(ChartSet.passRateVsLatency, "latency_p50_ms"), (ChartSet.passRateVsCost, "cost_usd")] {
+            let chart = try ParsedXML(String(contentsOf: out.appendingPathComponent(file), encoding: .utf8))
+            let markers = chart.all(class: "marker").filter { $0.attributes["data-pass-rate"] != nil }
+            #expect(markers.count == 2, "\(file)")
+            for row in summary {
+                let marker = try #require(markers.first { $0.attributes["data-group"] == "\(row["backend"]!) · none · default" })
+                #expect(marker.attributes["data-pass-rate"] == row["pass_rate"])
+                #expect(marker.attributes["data-pass-rate-low"] == row["pass_rate_low"])
+                #expect(marker.attributes["data-pass-rate-high"] == row["pass_rate_high"])
+                let x = xColumn == "cost_usd" ? marker.attributes["data-cost-usd"] : marker.attributes["data-x"]
+                #expect(x == row[xColumn], "\(file) \(xColumn) of \(row["backend"]!)")
+            }
+        }
+        let cdf = try ParsedXML(String(contentsOf: out.appendingPathComponent(ChartSet.latencyCDF), encoding: .utf8))
+        for row in summary {
+            let line = try #require(cdf.all("path", class: "series").first { $0.attributes["data-group"] == "\(row["backend"]!) · none · default" })
+            #expect(line.attributes["data-p50"] == row["latency_p50_ms"] && line.attributes["data-p95"] == row["latency_p95_ms"])
+        }
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(ChartSet.cacheByTurn).path),
+                "the quickstart's conversations give a cache-by-turn chart")
+
+        // report.html: the headline table equals summary.csv cell for cell, the recommendation and
+        // every chart are on the page, and nothing is fetched from elsewhere.
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        let page = try ParsedXML(html)
+        let headline = try #require(page.elements.firstIndex { $0.name == "table" && $0.attributes["class"] == "headline" })
+        let cells = page.descendants(of: headline).filter { $0.name == "td" }.map(\.text)
+        let expected = summary.flatMap { row in SummaryCSV.columns.map { row[$0].flatMap { $0.isEmpty ? "n/a" : $0 } ?? "n/a" } }
+        #expect(cells == expected)
+        #expect(page.all("h2").map(\.text).contains("Recommendation"))
+        #expect(page.all("svg").count == 5)
+        #expect(!html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "").contains("http"))
     }
 
     private func csvRecords(_ url: URL) throws -> [[String: String]] {
