@@ -9,7 +9,7 @@ public struct RunAggregate: Sendable {
     public private(set) var repeats: [CaseRepeats] = []
 
     /// Aggregates `results`, which may come in any order (turns and case runs interleaved).
-    public init(_ results: [RequestResult]) {
+    public init<Results: Sequence<RequestResult>>(_ results: Results) {
         var groupIndexByKey: [SummaryGroupKey: Int] = [:]
         var caseRunIndexByKey: [String: Int] = [:]
         var groupIndexOfCaseRun: [Int] = []

@@ -104,29 +104,38 @@ public enum Recommendation {
     public static let allCasesLabel = "(all cases)"
 
     /// One recommendation over all cases, then one per tag in first-seen order.
-    public static func compute(_ results: [RequestResult], settings: RecommendationSettings) -> [TagRecommendation] {
+    /// `aggregate`, when given, is `RunAggregate(results)` already computed (the report
+    /// writer's), reused for the all-cases row; each tag is aggregated from a lazy filter, so
+    /// no copy of the results is made.
+    public static func compute(_ results: [RequestResult], aggregate: RunAggregate? = nil,
+                               settings: RecommendationSettings) -> [TagRecommendation] {
         guard !results.isEmpty else { return [] }
         var tags: [String] = []
         var seen: Set<String> = []
         for result in results {
             for tag in result.tags where seen.insert(tag).inserted { tags.append(tag) }
         }
-        var recommendations = [recommend(nil, results, settings: settings)]
+        var recommendations = [recommend(nil, results, aggregate: aggregate ?? RunAggregate(results), settings: settings)]
         for tag in tags {
-            recommendations.append(recommend(tag, results.filter { $0.tags.contains(tag) }, settings: settings))
+            let tagged = results.lazy.filter { $0.tags.contains(tag) }
+            recommendations.append(recommend(tag, tagged, aggregate: RunAggregate(tagged), settings: settings))
         }
         return recommendations
     }
 
-    static func recommend(_ tag: String?, _ results: [RequestResult], settings: RecommendationSettings) -> TagRecommendation {
-        let suites = Set(results.map(\.suite))
+    static func recommend<Results: Sequence<RequestResult>>(_ tag: String?, _ results: Results, aggregate: RunAggregate,
+                                                             settings: RecommendationSettings) -> TagRecommendation {
+        var suites: Set<String> = []
+        var slo: ServiceLevel?
+        for result in results {
+            suites.insert(result.suite)
+            if slo == nil { slo = result.slo }
+        }
         let (target, source): (Double, String) = {
             if let target = settings.target { return (target, "command line") }
             if let target = suites.compactMap({ settings.suiteTargets[$0] }).max() { return (target, "suite") }
             return (RecommendationSettings.defaultTarget, "default")
         }()
-        let slo = results.lazy.compactMap(\.slo).first
-        let aggregate = RunAggregate(results)
         let candidates = aggregate.groups.filter { $0.cases - $0.skipped > 0 }.map { summary in
             TagRecommendation.Candidate(summary: summary,
                                         meetsTarget: (summary.passRateLow ?? 0) >= target - 1e-12,

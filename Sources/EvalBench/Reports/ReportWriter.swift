@@ -13,7 +13,7 @@ public enum ReportWriter {
             throw ReportWriteFailure(path: directory.path, reason: error.localizedDescription)
         }
         let aggregate = RunAggregate(input.results)
-        let recommendations = Recommendation.compute(input.results, settings: input.recommendation)
+        let recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
         try write(ResultsCSV.render(input.results), to: directory.appendingPathComponent("results.csv"))
         try write(SummaryCSV.render(aggregate.groups), to: directory.appendingPathComponent("summary.csv"))
         try write(MetricsCSV.render(aggregate.groups), to: directory.appendingPathComponent("metrics.csv"))
