@@ -11,16 +11,17 @@ struct Arguments {
     static let valueOptions: [String: Set<String>] = [
         "run": ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume",
                 "--case", "--tag", "--min-pass-rate", "--variant",
-                "--max-error-rate", "--target"],
+                "--max-error-rate", "--target", "--baseline", "--max-pass-rate-drop", "--max-latency-increase", "--alpha"],
         "validate": ["--config", "--backend"],
         "plan": ["--config", "--backend", "--reasoning", "--repeat", "--case", "--tag", "--variant"],
         "backends": ["--config"],
         "report": ["--target"],
         "cache": [],
+        "compare": ["--out", "--max-pass-rate-drop", "--max-latency-increase", "--alpha"],
     ]
     static let flagOptions: [String: Set<String>] = [
         "run": ["--no-progress", "--cache", "--no-cache", "--watch"],
-        "validate": [], "plan": [], "backends": ["--no-start"], "report": [], "cache": [],
+        "validate": [], "plan": [], "backends": ["--no-start"], "report": [], "cache": [], "compare": [],
     ]
 
     struct UsageError: Error, CustomStringConvertible {
@@ -94,6 +95,30 @@ struct Arguments {
             }
             return level
         }
+    }
+
+    /// `--max-pass-rate-drop`, `--max-latency-increase` and `--alpha`, with their defaults.
+    func comparisonThresholds() throws -> ComparisonThresholds {
+        var thresholds = ComparisonThresholds()
+        if let drop = try fraction("--max-pass-rate-drop") { thresholds.maxPassRateDrop = drop }
+        if let text = value("--max-latency-increase") {
+            guard let increase = Self.number(text), increase >= 0, increase.isFinite else {
+                throw UsageError(description: "--max-latency-increase must be a fraction >= 0 (0.2 or 20% allows +20%), got '\(text)'")
+            }
+            thresholds.maxLatencyIncrease = increase
+        }
+        if let text = value("--alpha") {
+            guard let alpha = Self.number(text), alpha > 0, alpha < 1 else {
+                throw UsageError(description: "--alpha must be a significance level between 0 and 1, exclusive (such as 0.05), got '\(text)'")
+            }
+            thresholds.alpha = alpha
+        }
+        return thresholds
+    }
+
+    /// `0.2`, or `20%` as 0.2.
+    private static func number(_ text: String) -> Double? {
+        text.hasSuffix("%") ? Double(text.dropLast()).map { $0 / 100 } : Double(text)
     }
 
     func fraction(_ name: String) throws -> Double? {

@@ -22,15 +22,19 @@ usage: evalbench <command> [options]
   run SUITE... [--config FILE] [--backend NAME]... [--reasoning LEVELS] [--repeat N]
                [--concurrency N] [--out DIR] [--resume DIR] [--case ID]... [--tag TAG]...
                [--min-pass-rate X] [--max-error-rate X] [--variant NAME]... [--cache | --no-cache]
-               [--target X] [--watch] [--no-progress]
+               [--target X] [--watch] [--no-progress] [--baseline DIR [--max-pass-rate-drop X]
+               [--max-latency-increase X] [--alpha A]]
   validate SUITE... [--config FILE]   load and check, send nothing
   plan SUITE... [--config FILE] [...] the expanded matrix and the context-fit pre-flight, send nothing
   backends [--config FILE] [--no-start] configured backends, availability, reasoning mapping
   report DIR [--target X]             rewrite a run's reports from its results.jsonl
   cache clear                         remove evalbench's stored responses (--cache)
+  compare BASELINE_DIR CURRENT_DIR [--out DIR] [--max-pass-rate-drop X] [--max-latency-increase X]
+          [--alpha A]                 flips, pass-rate and latency changes with their significance;
+                                      writes compare.md and compare.csv (default: into CURRENT_DIR)
 
-Exit codes: 0 success and every gate held; 1 a gate failed; 2 usage, suite or config
-error; 3 infrastructure (a backend unavailable); 130 interrupted (finished results kept).
+Exit codes: 0 success and every gate held; 1 a gate failed (compare: a significant
+regression); 2 usage, suite or config error; 3 infrastructure (a backend unavailable); 130 interrupted (finished results kept).
 """
 
 func fail(_ message: String, code: Int32 = ExitCode.usage) -> Never {
@@ -65,6 +69,12 @@ func runRequest(_ arguments: Arguments) throws -> RunRequest {
         arguments: Array(CommandLine.arguments.dropFirst()))
     request.variants = arguments.list("--variant")
     request.target = try arguments.target()
+    request.baselineDirectory = arguments.value("--baseline")
+    request.comparisonThresholds = try arguments.comparisonThresholds()
+    if request.baselineDirectory == nil,
+       let orphan = ["--max-pass-rate-drop", "--max-latency-increase", "--alpha"].first(where: { arguments.value($0) != nil }) {
+        throw Arguments.UsageError(description: "\(orphan) applies to the comparison with --baseline DIR; give --baseline too")
+    }
     if arguments.flags.contains("--cache") && arguments.flags.contains("--no-cache") {
         throw Arguments.UsageError(description: "--cache and --no-cache contradict each other; give one")
     }
@@ -150,6 +160,10 @@ func commandRun(_ arguments: Arguments) async -> Int32 {
     case let .success(outcome):
         print("evalbench: \(outcome.results.count) results written to \(outcome.outputDirectory.path)")
         print("evalbench: report: \(outcome.outputDirectory.appendingPathComponent("summary.md").path)")
+        if let comparison = outcome.comparison {
+            print("evalbench: compared with \(request.baselineDirectory ?? "the baseline"): \(comparison.verdict)")
+            print("evalbench: comparison: \(outcome.outputDirectory.appendingPathComponent("compare.md").path)")
+        }
         for note in outcome.verdict.notes { print("evalbench: note: \(note)") }
         for reason in outcome.verdict.reasons { print("evalbench: \(reason)") }
         if interrupts.wasInterrupted { return ExitCode.interrupted }
@@ -391,6 +405,47 @@ func commandCache(_ arguments: Arguments) async -> Int32 {
     return ExitCode.success
 }
 
+/// `evalbench compare BASELINE_DIR CURRENT_DIR`: writes compare.md and compare.csv and exits 1
+/// on a significant regression.
+func commandCompare(_ arguments: Arguments) -> Int32 {
+    guard arguments.positional.count == 2 else {
+        fail("compare needs two run directories, BASELINE_DIR and CURRENT_DIR; got \(arguments.positional.count)\n\n\(usageText)")
+    }
+    let thresholds: ComparisonThresholds
+    do {
+        thresholds = try arguments.comparisonThresholds()
+    } catch {
+        fail("\(error)\n\n\(usageText)")
+    }
+    let baselinePath = arguments.positional[0], currentPath = arguments.positional[1]
+    var problems: [Diagnostic] = []
+    var runs: [[RequestResult]] = []
+    for (path, role) in [(baselinePath, "baseline"), (currentPath, "current")] {
+        do {
+            runs.append(try Comparison.readResults(inRun: path, role: role))
+        } catch let diagnostic as Diagnostic {
+            problems.append(diagnostic)
+        } catch {
+            problems.append(Diagnostic(file: path, message: "\(error)"))
+        }
+    }
+    guard problems.isEmpty else {
+        FileHandle.standardError.write(Data((LoadError(problems).description + "\n").utf8))
+        fail("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; nothing was compared")
+    }
+    let comparison = Comparison(baseline: runs[0], current: runs[1], thresholds: thresholds)
+    let output = URL(fileURLWithPath: arguments.value("--out") ?? currentPath)
+    do {
+        try comparison.write(to: output, baselineName: baselinePath, currentName: currentPath)
+        try EvalRun.appendStepSummary(from: output, file: "compare.md", environment: ProcessInfo.processInfo.environment)
+    } catch {
+        fail("\(error)")
+    }
+    print("evalbench: \(comparison.verdict)")
+    print("evalbench: comparison: \(output.appendingPathComponent("compare.md").path)")
+    return comparison.exitCode
+}
+
 func commandReport(_ arguments: Arguments) -> Int32 {
     guard let path = arguments.positional.first else { fail("report needs a run directory") }
     let directory = URL(fileURLWithPath: path)
@@ -429,6 +484,7 @@ case "plan": code = await commandPlan(parsed)
 case "backends": code = await commandBackends(parsed)
 case "report": code = commandReport(parsed)
 case "cache": code = await commandCache(parsed)
+case "compare": code = commandCompare(parsed)
 default: fail("unknown command '\(parsed.command)'\n\n\(usageText)")
 }
 exit(code)

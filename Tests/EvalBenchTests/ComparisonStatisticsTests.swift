@@ -84,3 +84,27 @@ func bootstrapInterval() throws {
     #expect(bootstrapPercentileInterval(50, of: Array(values.prefix(19))) == nil)
     #expect(bootstrapPercentileInterval(50, of: Array(values.prefix(20))) != nil)
 }
+
+@Test("The bootstrap interval equals sorting every resample, ties included, at p50 and p95")
+func bootstrapMatchesSortingEachResample() throws {
+    // The reference: draw each resample with the same generator, sort it, take its nearest rank.
+    func sortingEachResample(_ p: Double, of values: [Double], resamples: Int, seed: UInt64) -> (low: Double, high: Double)? {
+        var generator = SplitMix64(seed: seed)
+        var estimates: [Double] = []
+        for _ in 0..<resamples {
+            let resample = (0..<values.count).map { _ in
+                values[Int(generator.next().multipliedFullWidth(by: UInt64(values.count)).high)]
+            }.sorted()
+            estimates.append(percentile(p, of: resample)!)
+        }
+        estimates.sort()
+        return (percentile(2.5, of: estimates)!, percentile(97.5, of: estimates)!)
+    }
+    // Few distinct values, so ties are common, in no particular order.
+    let values = (0..<57).map { Double(($0 * 37 + 11) % 23) * 1.5 }
+    for p in [50.0, 95.0] {
+        let fast = try #require(bootstrapPercentileInterval(p, of: values, resamples: 300, seed: 42))
+        let reference = try #require(sortingEachResample(p, of: values, resamples: 300, seed: 42))
+        #expect(fast.low == reference.low && fast.high == reference.high, "p\(p): \(fast) vs \(reference)")
+    }
+}

@@ -146,6 +146,8 @@ private struct GroupAccumulator {
         summary.ttftP90Ms = percentile(90, of: ttfts)
         summary.ttftP95Ms = percentile(95, of: ttfts)
         summary.ttftP99Ms = percentile(99, of: ttfts)
+        summary.timedLatenciesMs = latencies
+        summary.timedTTFTsMs = ttfts
         let ttfas = ttfasMs.sorted()
         summary.ttfaP50Ms = percentile(50, of: ttfas)
         summary.ttfaP95Ms = percentile(95, of: ttfas)

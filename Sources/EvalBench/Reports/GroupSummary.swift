@@ -29,6 +29,11 @@ public struct GroupSummary: Sendable, Equatable {
     public var ttftP50Ms: Double?
     /// Nearest-rank 95th-percentile TTFT over the successful requests.
     public var ttftP95Ms: Double?
+    /// The latencies and TTFTs the percentiles are taken over, ascending: the successful
+    /// requests timed in this run (replayed, response-cache and fallback answers left out).
+    /// Comparisons and bootstrap intervals need the samples themselves.
+    public var timedLatenciesMs: [Double] = []
+    public var timedTTFTsMs: [Double] = []
     /// Nearest-rank 90th and 99th percentiles of latency and TTFT over the successful requests.
     public var latencyP90Ms: Double?
     public var latencyP99Ms: Double?

@@ -24,6 +24,11 @@ public struct RunRequest: Sendable {
     /// `--target`: the recommendation's pass-rate target, over each suite's `target`.
     public var target: Double?
     public var gate: Gate
+    /// `--baseline`: an earlier run's directory to compare the finished run with; a
+    /// regression (see `ComparisonThresholds`) fails the run with exit code 1.
+    public var baselineDirectory: String?
+    /// What counts as a regression against `baselineDirectory`.
+    public var comparisonThresholds = ComparisonThresholds()
     public var arguments: [String]
     public var environment: [String: String]
 
@@ -57,6 +62,8 @@ public struct LoadedRun: Sendable {
     /// Backends a turn switches to, or a judge or similar assertion calls, that the selection
     /// does not name: started too, not planned.
     public var switchBackendNames: [String] = []
+    /// The results of `--baseline`'s run, read and checked before anything is sent.
+    public var baselineResults: [RequestResult]?
 }
 
 /// How a run ended.
@@ -64,6 +71,8 @@ public struct RunOutcome: Sendable {
     public var outputDirectory: URL
     public var results: [RequestResult]
     public var verdict: Gate.Verdict
+    /// The comparison with `--baseline`, when one was given; written as compare.md and compare.csv.
+    public var comparison: Comparison?
 }
 
 /// Load → plan → prepare backends → run → record → report, the path behind `evalbench run`.
@@ -136,6 +145,14 @@ public enum EvalRun {
             diagnostics.append(Diagnostic(file: request.suitePaths.first ?? "suite", message: "no variant named '\(name)'\(hint)",
                                           fix: "variants: \(variantNames.sorted().joined(separator: ", "))"))
         }
+        var baselineResults: [RequestResult]?
+        if let baseline = request.baselineDirectory {
+            do {
+                baselineResults = try Comparison.readResults(inRun: baseline, role: "baseline")
+            } catch let diagnostic as Diagnostic {
+                diagnostics.append(diagnostic)
+            }
+        }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
         let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
                                                       defaultReasoning: config.defaults.reasoning ?? [.none],
@@ -146,7 +163,8 @@ public enum EvalRun {
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
                                         fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
         }
-        return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan, switchBackendNames: switchNames)
+        return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan, switchBackendNames: switchNames,
+                         baselineResults: baselineResults)
     }
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
@@ -251,6 +269,13 @@ public enum EvalRun {
         try metadata.write(to: directory.appendingPathComponent("run.json"))
         try writeReports(results, metadata: metadata, to: directory)
         try appendStepSummary(from: directory, environment: request.environment)
+        var comparison: Comparison?
+        if let baseline = loaded.baselineResults, let baselineDirectory = request.baselineDirectory {
+            let compared = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
+            try compared.write(to: directory, baselineName: baselineDirectory, currentName: directory.path)
+            try appendStepSummary(from: directory, file: "compare.md", environment: request.environment)
+            comparison = compared
+        }
 
         var unavailable: [String] = []
         var unavailableHere: [String: String] = [:]
@@ -261,17 +286,23 @@ public enum EvalRun {
             case let .unavailableHere(reason): unavailableHere[backend.name] = reason
             }
         }
-        return RunOutcome(outputDirectory: directory, results: results,
-                          verdict: request.gate.evaluate(results, unavailableBackends: unavailable,
-                                                         unavailableHere: unavailableHere,
-                                                         suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates }))
+        var gate = request.gate
+        if comparison != nil { gate.everyCaseMustPassByDefault = false }
+        var verdict = gate.evaluate(results, unavailableBackends: unavailable, unavailableHere: unavailableHere,
+                                    suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates })
+        if let comparison, comparison.isRegression {
+            verdict.reasons.append("regression against the baseline \(request.baselineDirectory ?? ""): see compare.md")
+            if verdict.exitCode == 0 { verdict.exitCode = 1 }
+        }
+        return RunOutcome(outputDirectory: directory, results: results, verdict: verdict, comparison: comparison)
     }
 
-    /// With `GITHUB_STEP_SUMMARY` set to a file, appends summary.md to it, so that a GitHub
-    /// Actions job page shows the report.
-    static func appendStepSummary(from directory: URL, environment: [String: String]) throws {
+    /// With `GITHUB_STEP_SUMMARY` set to a file, appends `file` (summary.md, or compare.md) of
+    /// `directory` to it, so that a GitHub Actions job page shows the report.
+    public static func appendStepSummary(from directory: URL, file: String = "summary.md",
+                                         environment: [String: String]) throws {
         guard let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
-        let summary = try Data(contentsOf: directory.appendingPathComponent("summary.md"))
+        let summary = try Data(contentsOf: directory.appendingPathComponent(file))
         do {
             if !FileManager.default.fileExists(atPath: path) {
                 try Data().write(to: URL(fileURLWithPath: path))

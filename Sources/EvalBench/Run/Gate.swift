@@ -8,10 +8,15 @@ public struct Gate: Sendable, Equatable {
     /// `--max-error-rate`: the most errored requests / requests over the whole run; above it the
     /// run exits 3. When nil, a suite's own `gates.maxErrorRate` applies to its requests.
     public var maxErrorRate: Double?
+    /// Whether "every case passes" applies where no pass-rate gate is set. `run --baseline`
+    /// turns it off: there the comparison with the baseline is the gate, so a case that also
+    /// failed in the baseline does not fail the build.
+    public var everyCaseMustPassByDefault: Bool
 
-    public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil) {
+    public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil, everyCaseMustPassByDefault: Bool = true) {
         self.minPassRate = minPassRate
         self.maxErrorRate = maxErrorRate
+        self.everyCaseMustPassByDefault = everyCaseMustPassByDefault
     }
 
     /// The verdict on a run's results. `unavailableBackends` fail the run as infrastructure
@@ -53,6 +58,7 @@ public struct Gate: Sendable, Equatable {
     private func passRateReasons(_ aggregate: RunAggregate, minPassRate: Double?, source: String,
                                  prefix: String = "") -> [String] {
         guard let minPassRate else {
+            guard everyCaseMustPassByDefault else { return [] }
             let failing = aggregate.caseRuns.filter { $0.status == .fail || $0.status == .error }
             guard let first = failing.first else { return [] }
             return ["\(prefix)\(failing.count) case run(s) did not pass (default gate: every case passes); first: \(first.key)"]

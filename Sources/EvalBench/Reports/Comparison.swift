@@ -1,0 +1,376 @@
+import Foundation
+
+/// How far a figure may move between a baseline and a current run, and how sure the change
+/// must be, before `evalbench compare` (or `run --baseline`) calls it a regression.
+public struct ComparisonThresholds: Sendable, Equatable {
+    /// The largest pass-rate drop (baseline − current, a fraction) that is not a regression;
+    /// 0 means any drop counts.
+    public var maxPassRateDrop: Double
+    /// The largest latency p50 increase (current / baseline − 1) that is not a regression;
+    /// nil leaves latency ungated.
+    public var maxLatencyIncrease: Double?
+    /// A change past its threshold is a regression only when its p-value is below this.
+    public var alpha: Double
+
+    public init(maxPassRateDrop: Double = 0, maxLatencyIncrease: Double? = nil, alpha: Double = 0.05) {
+        self.maxPassRateDrop = maxPassRateDrop
+        self.maxLatencyIncrease = maxLatencyIncrease
+        self.alpha = alpha
+    }
+}
+
+/// A case run that passed in one run and did not pass (failed or errored) in the other.
+public struct CaseFlip: Sendable, Equatable {
+    public enum Direction: String, Sendable {
+        /// pass → fail or error: McNemar's b.
+        case regressed
+        /// fail or error → pass: McNemar's c.
+        case fixed
+    }
+
+    /// `suite/case/variant/backend/reasoning/repeat`.
+    public var key: String
+    public var suite: String
+    public var caseID: String
+    public var group: SummaryGroupKey
+    public var repeatIndex: Int
+    public var baselineStatus: RequestResult.Status
+    public var currentStatus: RequestResult.Status
+    public var direction: Direction
+    /// Why the side that did not pass did not: its first failed assertion's explanation or its
+    /// error, from the current run for a regression and from the baseline for a fix.
+    public var explanation: String?
+}
+
+/// A case run left out of the paired comparison: recorded in one run only, or skipped in either.
+public struct UncomparedCaseRun: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        case onlyInBaseline = "only in the baseline"
+        case onlyInCurrent = "only in the current run"
+        case skipped = "skipped"
+    }
+
+    public var key: String
+    public var group: SummaryGroupKey
+    /// Nil when the baseline has no such case run.
+    public var baselineStatus: RequestResult.Status?
+    /// Nil when the current run has no such case run.
+    public var currentStatus: RequestResult.Status?
+    public var reason: Reason
+}
+
+/// A change past its threshold (a regression when significant), or a significant improvement.
+public struct ComparisonFinding: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case passRateDrop, latencyIncrease, passRateRise, latencyDecrease
+
+        /// Whether the change is for the worse, so that it can fail the gate.
+        public var isWorse: Bool { self == .passRateDrop || self == .latencyIncrease }
+    }
+
+    public var group: SummaryGroupKey
+    public var kind: Kind
+    /// Its p-value is below alpha.
+    public var significant: Bool
+    /// `pass rate −75.0 pts (16/16 → 4/16 paired), McNemar p = 0.0005`.
+    public var text: String
+}
+
+/// One backend × reasoning × variant in both runs: pass rates, paired flips, latency and
+/// tokens side by side, with the tests' p-values.
+public struct GroupComparison: Sendable, Equatable {
+    public var group: SummaryGroupKey
+    /// The group's summary in each run; nil when that run does not have it.
+    public var baseline: GroupSummary?
+    public var current: GroupSummary?
+    /// Case runs in both runs and skipped in neither: the pairs McNemar's test is on.
+    public var pairedCaseRuns = 0
+    /// Of those, how many passed in the baseline and in the current run.
+    public var pairedPassedBaseline = 0
+    public var pairedPassedCurrent = 0
+    /// McNemar's b: paired case runs that went pass → fail or error.
+    public var passToFail = 0
+    /// McNemar's c: paired case runs that went fail or error → pass.
+    public var failToPass = 0
+    /// Case runs only in one run or skipped in either.
+    public var uncomparedCaseRuns = 0
+
+    /// Current − baseline pass rate over each run's whole group; nil when either has none.
+    public var passRateChange: Double? {
+        guard let before = baseline?.passRate, let after = current?.passRate else { return nil }
+        return after - before
+    }
+
+    /// Current − baseline pass rate over the paired case runs, (c − b) / pairs: what the gate
+    /// and McNemar's test judge. Nil without pairs.
+    public var pairedPassRateChange: Double? {
+        pairedCaseRuns > 0 ? Double(failToPass - passToFail) / Double(pairedCaseRuns) : nil
+    }
+
+    /// The exact McNemar p-value of the paired flips; nil without pairs.
+    public var mcNemarP: Double? {
+        pairedCaseRuns > 0 ? mcNemarExactPValue(b: passToFail, c: failToPass) : nil
+    }
+
+    /// Two-sided Mann-Whitney U p-values over the requests timed in each run; nil when either
+    /// run has none.
+    public var latencyMannWhitneyP: Double? {
+        mannWhitneyU(current?.timedLatenciesMs ?? [], baseline?.timedLatenciesMs ?? [])?.pValue
+    }
+    public var ttftMannWhitneyP: Double? {
+        mannWhitneyU(current?.timedTTFTsMs ?? [], baseline?.timedTTFTsMs ?? [])?.pValue
+    }
+
+    /// Current / baseline percentiles; nil when either is unknown or the baseline's is 0.
+    public var latencyP50Ratio: Double? { Self.ratio(current?.latencyP50Ms, baseline?.latencyP50Ms) }
+    public var latencyP95Ratio: Double? { Self.ratio(current?.latencyP95Ms, baseline?.latencyP95Ms) }
+    public var ttftP50Ratio: Double? { Self.ratio(current?.ttftP50Ms, baseline?.ttftP50Ms) }
+    public var ttftP95Ratio: Double? { Self.ratio(current?.ttftP95Ms, baseline?.ttftP95Ms) }
+
+    /// Current − baseline token-weighted cache-hit ratio; nil when either is unknown.
+    public var cacheHitRatioChange: Double? {
+        guard let before = baseline?.usage.cacheHitRatio, let after = current?.usage.cacheHitRatio else { return nil }
+        return after - before
+    }
+
+    /// Current − baseline cost in US dollars; nil unless both runs priced their requests.
+    public var costChange: Double? {
+        guard let before = baseline?.costUSD, let after = current?.costUSD else { return nil }
+        return after - before
+    }
+
+    static func ratio(_ after: Double?, _ before: Double?) -> Double? {
+        guard let after, let before, before > 0 else { return nil }
+        return after / before
+    }
+}
+
+/// A baseline run against a current one (`evalbench compare`): case runs joined by key, the
+/// flips, per-group changes with their significance, and the verdict that decides exit code 1.
+public struct Comparison: Sendable {
+    public var thresholds: ComparisonThresholds
+    /// One per backend × reasoning × variant: the baseline's order, then groups new in the current run.
+    public private(set) var groups: [GroupComparison] = []
+    /// Paired case runs whose verdict flipped, in the baseline's order.
+    public private(set) var flips: [CaseFlip] = []
+    /// Case runs not compared in pairs.
+    public private(set) var uncompared: [UncomparedCaseRun] = []
+    /// Changes past a threshold, significant or not, and significant improvements.
+    public private(set) var findings: [ComparisonFinding] = []
+    /// Case runs in each run.
+    public private(set) var baselineCaseRuns = 0
+    public private(set) var currentCaseRuns = 0
+
+    /// Compares `current` with `baseline`, both as read from their results.jsonl.
+    public init(baseline: [RequestResult], current: [RequestResult], thresholds: ComparisonThresholds = ComparisonThresholds()) {
+        self.thresholds = thresholds
+        let before = RunAggregate(baseline)
+        let after = RunAggregate(current)
+        baselineCaseRuns = before.caseRuns.count
+        currentCaseRuns = after.caseRuns.count
+
+        var groupIndex: [SummaryGroupKey: Int] = [:]
+        func index(of key: SummaryGroupKey) -> Int {
+            if let existing = groupIndex[key] { return existing }
+            groupIndex[key] = groups.count
+            groups.append(GroupComparison(group: key))
+            return groups.count - 1
+        }
+        for summary in before.groups { groups[index(of: summary.group)].baseline = summary }
+        for summary in after.groups { groups[index(of: summary.group)].current = summary }
+
+        let currentByKey = Dictionary(after.caseRuns.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
+        var baselineKeys: Set<String> = []
+        for old in before.caseRuns {
+            baselineKeys.insert(old.key)
+            let slot = index(of: old.group)
+            guard let new = currentByKey[old.key] else {
+                uncompared.append(UncomparedCaseRun(key: old.key, group: old.group, baselineStatus: old.status,
+                                                    currentStatus: nil, reason: .onlyInBaseline))
+                groups[slot].uncomparedCaseRuns += 1
+                continue
+            }
+            if old.status == .skipped || new.status == .skipped {
+                uncompared.append(UncomparedCaseRun(key: old.key, group: old.group, baselineStatus: old.status,
+                                                    currentStatus: new.status, reason: .skipped))
+                groups[slot].uncomparedCaseRuns += 1
+                continue
+            }
+            groups[slot].pairedCaseRuns += 1
+            let passedBefore = old.status == .pass
+            let passedNow = new.status == .pass
+            if passedBefore { groups[slot].pairedPassedBaseline += 1 }
+            if passedNow { groups[slot].pairedPassedCurrent += 1 }
+            guard passedBefore != passedNow else { continue }
+            if passedBefore { groups[slot].passToFail += 1 } else { groups[slot].failToPass += 1 }
+            flips.append(CaseFlip(key: old.key, suite: old.suite, caseID: old.caseID, group: old.group,
+                                  repeatIndex: old.repeatIndex, baselineStatus: old.status, currentStatus: new.status,
+                                  direction: passedBefore ? .regressed : .fixed,
+                                  explanation: Self.explanation(passedBefore ? new : old)))
+        }
+        for new in after.caseRuns where !baselineKeys.contains(new.key) {
+            uncompared.append(UncomparedCaseRun(key: new.key, group: new.group, baselineStatus: nil,
+                                                currentStatus: new.status, reason: .onlyInCurrent))
+            groups[index(of: new.group)].uncomparedCaseRuns += 1
+        }
+        findings = groups.flatMap { Self.findings(for: $0, thresholds: thresholds) }
+    }
+
+    /// The findings that fail the gate: past their threshold, for the worse, and significant.
+    public var regressions: [ComparisonFinding] { findings.filter { $0.kind.isWorse && $0.significant } }
+
+    /// True when any change fails the gate.
+    public var isRegression: Bool { !regressions.isEmpty }
+
+    /// 1 on a regression, else 0 (DESIGN.md, "Exit codes").
+    public var exitCode: Int32 { isRegression ? 1 : 0 }
+
+    /// One line: `Regression: …`, `No regression; improved: …`, or `No significant change`,
+    /// followed by the changes past a threshold that were not significant.
+    public var verdict: String {
+        func list(_ items: [ComparisonFinding]) -> String {
+            items.map { "\($0.group.label): \($0.text)" }.joined(separator: "; ")
+        }
+        if isRegression { return "Regression: " + list(regressions) }
+        let improvements = findings.filter { !$0.kind.isWorse && $0.significant }
+        let notSignificant = findings.filter { $0.kind.isWorse && !$0.significant }
+        var line = improvements.isEmpty ? "No significant change" : "No regression; improved: " + list(improvements)
+        if !notSignificant.isEmpty { line += (improvements.isEmpty ? ": " : "; ") + list(notSignificant) }
+        return line
+    }
+
+    /// What the gate found in one group.
+    static func findings(for group: GroupComparison, thresholds: ComparisonThresholds) -> [ComparisonFinding] {
+        var found: [ComparisonFinding] = []
+        if let change = group.pairedPassRateChange, let p = group.mcNemarP {
+            let significant = p < thresholds.alpha
+            let counts = "(\(group.pairedPassedBaseline)/\(group.pairedCaseRuns) → \(group.pairedPassedCurrent)/\(group.pairedCaseRuns) paired; "
+                + "\(group.passToFail) pass → fail, \(group.failToPass) fail → pass)"
+            let test = "McNemar p = \(ComparisonText.pValue(p))"
+            if -change > thresholds.maxPassRateDrop {
+                found.append(ComparisonFinding(group: group.group, kind: .passRateDrop, significant: significant,
+                                               text: "pass rate \(ComparisonText.points(change)) \(counts), "
+                                                   + (significant ? test : "not significant (\(test))")))
+            } else if change > 0, significant {
+                found.append(ComparisonFinding(group: group.group, kind: .passRateRise, significant: true,
+                                               text: "pass rate \(ComparisonText.points(change)) \(counts), \(test)"))
+            }
+        }
+        if let limit = thresholds.maxLatencyIncrease, let ratio = group.latencyP50Ratio,
+           let p = group.latencyMannWhitneyP, let before = group.baseline?.latencyP50Ms, let after = group.current?.latencyP50Ms {
+            let significant = p < thresholds.alpha
+            let test = "Mann-Whitney p = \(ComparisonText.pValue(p))"
+            let figures = "latency p50 \(ComparisonText.milliseconds(before)) → \(ComparisonText.milliseconds(after)) ms (\(ComparisonText.percentChange(ratio)))"
+            if ratio - 1 > limit {
+                let worse = significant && after > before
+                found.append(ComparisonFinding(group: group.group, kind: .latencyIncrease, significant: worse,
+                                               text: figures + ", " + (worse ? test : "not significant (\(test))")))
+            } else if 1 - ratio > limit, significant, after < before {
+                found.append(ComparisonFinding(group: group.group, kind: .latencyDecrease, significant: true,
+                                               text: figures + ", " + test))
+            }
+        }
+        return found
+    }
+
+    /// Why a case run did not pass, in one line: its first error or failed assertion.
+    static func explanation(_ caseRun: CaseRun) -> String? {
+        let multiTurn = caseRun.turns > 1
+        func turn(_ request: RequestResult) -> String { multiTurn ? "turn \(request.turn): " : "" }
+        if let errored = caseRun.requests.first(where: { $0.status == .error }) {
+            let kind = errored.errorKind?.rawValue ?? "error"
+            return turn(errored) + "error \(kind)" + (errored.errorMessage.map { ": \($0)" } ?? "")
+        }
+        for request in caseRun.requests {
+            if let assertion = request.failedAssertions.first {
+                return turn(request) + "\(assertion.name): \(assertion.message ?? "failed")"
+            }
+        }
+        if caseRun.status == .fail {
+            if let threshold = caseRun.requests.first?.threshold, let score = caseRun.score {
+                return "weighted score \(ComparisonText.decimal(score, places: 3)) is below the threshold \(ComparisonText.decimal(threshold, places: 3))"
+            }
+            return "a turn is missing from the results"
+        }
+        return nil
+    }
+}
+
+extension Comparison {
+    /// The results of the run in `directory`, for `role` ("baseline" or "current") in messages.
+    /// Throws a `Diagnostic` naming the path (and the line of a malformed result) with how to fix it.
+    public static func readResults(inRun directory: String, role: String) throws -> [RequestResult] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Diagnostic(file: directory, message: "the \(role) run directory does not exist",
+                             fix: "pass the --out directory of an earlier `evalbench run`; it holds results.jsonl")
+        }
+        let file = URL(fileURLWithPath: directory).appendingPathComponent("results.jsonl")
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw Diagnostic(file: file.path, message: "the \(role) run directory has no results.jsonl",
+                             fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
+        }
+        let results: [RequestResult]
+        do {
+            results = try ResultStore.read(file)
+        } catch let diagnostic as Diagnostic {
+            throw diagnostic
+        } catch {
+            throw Diagnostic(file: file.path, message: "could not read the \(role) results: \(error.localizedDescription)",
+                             fix: "check that the file is readable")
+        }
+        guard !results.isEmpty else {
+            throw Diagnostic(file: file.path, message: "the \(role) results.jsonl holds no results",
+                             fix: "compare against a run that finished at least one request")
+        }
+        return results
+    }
+
+    /// Writes `compare.md` and `compare.csv` into `directory`, creating it if needed.
+    /// `baselineName` and `currentName` say in compare.md which runs these were.
+    public func write(to directory: URL, baselineName: String, currentName: String) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportWriteFailure(path: directory.path, reason: error.localizedDescription)
+        }
+        for (name, text) in [("compare.md", CompareMarkdown.render(self, baselineName: baselineName, currentName: currentName)),
+                             ("compare.csv", CompareCSV.render(self))] {
+            let file = directory.appendingPathComponent(name)
+            do {
+                try Data(text.utf8).write(to: file, options: .atomic)
+            } catch {
+                throw ReportWriteFailure(path: file.path, reason: error.localizedDescription)
+            }
+        }
+    }
+}
+
+/// How comparison figures read in text: signed points, ratios, p-values.
+enum ComparisonText {
+    /// `−6.3 pts`, `+12.5 pts`, `±0.0 pts` for a change of fractions.
+    static func points(_ change: Double) -> String {
+        let text = DecimalText.fixed(abs(change) * 100, places: 1) ?? "n/a"
+        let zero = !text.contains { $0 != "0" && $0 != "." }
+        return (zero ? "±" : change < 0 ? "−" : "+") + text + " pts"
+    }
+
+    /// `+20.0%` for a ratio of 1.2, `−50.0%` for 0.5.
+    static func percentChange(_ ratio: Double) -> String {
+        let change = ratio - 1
+        let text = DecimalText.fixed(abs(change) * 100, places: 1) ?? "n/a"
+        let zero = !text.contains { $0 != "0" && $0 != "." }
+        return (zero ? "±" : change < 0 ? "−" : "+") + text + "%"
+    }
+
+    /// Two significant digits (`0.5`, `0.0005`, `0.012`), and `< 0.0001` below that.
+    static func pValue(_ p: Double) -> String {
+        guard p >= 0.0001 else { return "< 0.0001" }
+        let places = max(1, 1 - Int(log10(p).rounded(.down)))
+        return DecimalText.trimmed(p, maxPlaces: min(places, 9)) ?? "n/a"
+    }
+
+    static func milliseconds(_ value: Double) -> String { DecimalText.fixed(value, places: 1) ?? "n/a" }
+
+    static func decimal(_ value: Double, places: Int) -> String { DecimalText.trimmed(value, maxPlaces: places) ?? "n/a" }
+}
