@@ -108,3 +108,18 @@ func bootstrapMatchesSortingEachResample() throws {
         #expect(fast.low == reference.low && fast.high == reference.high, "p\(p): \(fast) vs \(reference)")
     }
 }
+
+@Test("Several percentiles from one set of resamples give each single-percentile interval")
+func bootstrapSeveralPercentiles() throws {
+    let values: [Double] = (0..<83).map { (i: Int) -> Double in
+        Double((i * 53 + 7) % 41) + 0.25 * Double(i % 3)
+    }
+    let ps: [Double] = [99, 50, 95, 90]
+    let together = try #require(bootstrapPercentileIntervals(ps, of: values, resamples: 400, seed: 9))
+    #expect(together.count == ps.count)
+    for (p, interval) in zip(ps, together) {
+        let alone = try #require(bootstrapPercentileInterval(p, of: values, resamples: 400, seed: 9))
+        #expect(interval.low == alone.low && interval.high == alone.high, "p\(p): \(interval) vs \(alone)")
+    }
+    #expect(bootstrapPercentileIntervals(ps, of: Array(values.prefix(19))) == nil)
+}

@@ -135,3 +135,32 @@ func markdownBrokenPrefix() {
     #expect(text.contains("| local · none · default | 2 | 1 | 400 | 4 | 1.0% | 21.9% | 20.0 |"), "\(text)")
     #expect(text.contains("| geo/trip/default/local/none/1 | 2 | 1.0% | 21.9% | instructions changed at character 0 |"))
 }
+
+@Test("Latency and TTFT percentiles carry bootstrap 95% intervals from 20 timed requests, n/a below, and say how they were obtained")
+func markdownBootstrapIntervals() throws {
+    let many = (1...40).map {
+        fixtureResult(caseID: "c\($0)", backend: "big", status: .pass, latencyMs: Double($0) * 10, ttftMs: Double($0))
+    }
+    let few = (1...5).map {
+        fixtureResult(caseID: "c\($0)", backend: "small", status: .pass, latencyMs: Double($0) * 10, ttftMs: Double($0))
+    }
+    let text = markdown(many + few)
+    #expect(text == markdown(many + few), "the same results give the same intervals")
+    #expect(text.contains("### Bootstrap 95% intervals"))
+    #expect(text.contains("1000 resamples with replacement from a SplitMix64 generator with the fixed seed 0x5EED"))
+    #expect(text.contains("| small | none | default | Latency (ms) | 5 | 30.0 [n/a] | 50.0 [n/a] | 50.0 [n/a] | 50.0 [n/a] |"), "\(text)")
+
+    let latencies = (1...40).map { Double($0) * 10 }
+    let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| big | none | default | Latency (ms) | 40 |") })
+    let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+    // Nearest-rank p50, p90, p95, p99 of 10…400 are 200, 360, 380, 400.
+    for (cell, (p, estimate)) in zip(cells[5...8], zip([50.0, 90, 95, 99], [200.0, 360, 380, 400])) {
+        let interval = try #require(bootstrapPercentileInterval(p, of: latencies, resamples: 1000, seed: 0x5EED))
+        #expect(interval.low <= estimate && estimate <= interval.high)
+        #expect(latencies.contains(interval.low) && latencies.contains(interval.high), "a percentile bootstrap returns sample values")
+        #expect(cell == String(format: "%.1f [%.1f–%.1f]", estimate, interval.low, interval.high), "p\(p): \(cell)")
+    }
+    // The p50 interval is neither a point nor the whole range.
+    let p50 = try #require(bootstrapPercentileInterval(50, of: latencies))
+    #expect(p50.low < 200 && p50.high > 200 && p50.low > 10 && p50.high < 400, "\(p50)")
+}

@@ -29,7 +29,16 @@ public let minimumBootstrapSampleSize = 20
 public func bootstrapPercentileInterval(
     _ p: Double, of values: [Double], resamples: Int = 1000, seed: UInt64 = 0x5EED
 ) -> (low: Double, high: Double)? {
-    guard values.count >= minimumBootstrapSampleSize, resamples > 0 else { return nil }
+    bootstrapPercentileIntervals([p], of: values, resamples: resamples, seed: seed)?.first
+}
+
+/// ``bootstrapPercentileInterval(_:of:resamples:seed:)`` for several percentiles at once, in
+/// the order of `ps`: every percentile is read from the same resamples, so each interval is
+/// the one the single-percentile call gives with the same seed, for the cost of one.
+public func bootstrapPercentileIntervals(
+    _ ps: [Double], of values: [Double], resamples: Int = 1000, seed: UInt64 = 0x5EED
+) -> [(low: Double, high: Double)]? {
+    guard values.count >= minimumBootstrapSampleSize, resamples > 0, !ps.isEmpty else { return nil }
     var generator = SplitMix64(seed: seed)
     let count = values.count
     // A resample's nearest-rank percentile is its value at rank ⌈p · n / 100⌉. Rather than
@@ -40,27 +49,38 @@ public func bootstrapPercentileInterval(
     var sortedPositionOf = [Int](repeating: 0, count: count)
     for (sortedPosition, index) in ascending.enumerated() { sortedPositionOf[index] = sortedPosition }
     let sorted = ascending.map { values[$0] }
-    let rank = min(max(Int((p * Double(count) / 100).rounded(.up)), 1), count)
+    let ranks = ps.map { min(max(Int(($0 * Double(count) / 100).rounded(.up)), 1), count) }
+    // Walk the ranks in ascending order in one pass over the counts.
+    let walkOrder = ranks.indices.sorted { ranks[$0] < ranks[$1] }
     var draws = [Int](repeating: 0, count: count)
-    var estimates: [Double] = []
-    estimates.reserveCapacity(resamples)
+    var estimates = [[Double]](repeating: [], count: ps.count)
+    for index in estimates.indices { estimates[index].reserveCapacity(resamples) }
     for _ in 0..<resamples {
-        draws.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        for _ in 0..<count {
-            // Multiply-high maps 64 random bits onto 0..<count without a modulo's bias toward low indices.
-            let index = Int(generator.next().multipliedFullWidth(by: UInt64(count)).high)
-            draws[sortedPositionOf[index]] += 1
+        draws.withUnsafeMutableBufferPointer { buffer in
+            buffer.update(repeating: 0)
+            sortedPositionOf.withUnsafeBufferPointer { positions in
+                for _ in 0..<count {
+                    // Multiply-high maps 64 random bits onto 0..<count without a modulo's bias toward low indices.
+                    let index = Int(generator.next().multipliedFullWidth(by: UInt64(count)).high)
+                    buffer[positions[index]] += 1
+                }
+            }
         }
         var seen = 0
         var position = 0
-        while true {
-            seen += draws[position]
-            if seen >= rank { break }
-            position += 1
+        for which in walkOrder {
+            while seen + draws[position] < ranks[which] {
+                seen += draws[position]
+                position += 1
+            }
+            estimates[which].append(sorted[position])
         }
-        estimates.append(sorted[position])
     }
-    estimates.sort()
-    guard let low = percentile(2.5, of: estimates), let high = percentile(97.5, of: estimates) else { return nil }
-    return (low, high)
+    var intervals: [(low: Double, high: Double)] = []
+    for var list in estimates {
+        list.sort()
+        guard let low = percentile(2.5, of: list), let high = percentile(97.5, of: list) else { return nil }
+        intervals.append((low, high))
+    }
+    return intervals
 }

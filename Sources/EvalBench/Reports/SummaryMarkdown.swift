@@ -116,7 +116,52 @@ public enum SummaryMarkdown {
         if withGoodput {
             text += "; goodput is the share of requests run under the suite's `slo` that succeeded within every declared target"
         }
-        return text + ".\n\n" + table.text
+        return text + ".\n\n" + table.text + "\n" + bootstrapIntervals(aggregate)
+    }
+
+    /// The percentiles whose bootstrap intervals summary.md gives.
+    static let bootstrapPercentiles: [Double] = [50, 90, 95, 99]
+    /// How many resamples, and the generator's seed: fixed, so a report rewritten from the same
+    /// results gives the same intervals.
+    static let bootstrapResamples = 1000
+    static let bootstrapSeed: UInt64 = 0x5EED
+
+    /// 95% bootstrap intervals of each group's latency and TTFT percentiles, once a group has
+    /// ``minimumBootstrapSampleSize`` timed requests.
+    private static func bootstrapIntervals(_ aggregate: RunAggregate) -> String {
+        var table = MarkdownTable([("Backend", .left), ("Reasoning", .left), ("Variant", .left), ("Measure", .left),
+                                   ("Timed requests", .right), ("p50 [95% CI]", .right), ("p90 [95% CI]", .right),
+                                   ("p95 [95% CI]", .right), ("p99 [95% CI]", .right)])
+        for summary in aggregate.groups {
+            for (measure, samples, estimates) in [
+                ("Latency (ms)", summary.timedLatenciesMs,
+                 [summary.latencyP50Ms, summary.latencyP90Ms, summary.latencyP95Ms, summary.latencyP99Ms]),
+                ("TTFT (ms)", summary.timedTTFTsMs,
+                 [summary.ttftP50Ms, summary.ttftP90Ms, summary.ttftP95Ms, summary.ttftP99Ms]),
+            ] {
+                var row = [summary.group.backend, summary.group.reasoning.rawValue, summary.group.variant, measure,
+                           String(samples.count)]
+                if let intervals = bootstrapPercentileIntervals(bootstrapPercentiles, of: samples,
+                                                                resamples: bootstrapResamples, seed: bootstrapSeed) {
+                    row += zip(estimates, intervals).map { estimate, interval in
+                        "\(milliseconds(estimate)) [\(milliseconds(interval.low))–\(milliseconds(interval.high))]"
+                    }
+                } else {
+                    row += estimates.map { "\(milliseconds($0)) [n/a]" }
+                }
+                table.appendRow(row)
+            }
+        }
+        return """
+            ### Bootstrap 95% intervals
+
+            Percentile bootstrap over the same timed requests: \(bootstrapResamples) resamples with replacement \
+            from a SplitMix64 generator with the fixed seed 0x\(String(bootstrapSeed, radix: 16, uppercase: true)), \
+            each resample's nearest-rank percentile, and the 2.5th and 97.5th percentiles of those. \
+            A group with fewer than \(minimumBootstrapSampleSize) timed requests gets no interval (`n/a`).
+
+
+            """ + table.text
     }
 
     /// pass^N per group, when any case ran more than once.
