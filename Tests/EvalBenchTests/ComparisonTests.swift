@@ -86,7 +86,7 @@ struct ComparisonTests {
         let finding = try #require(comparison.findings.first)
         #expect(finding.kind == .passRateDrop && !finding.significant)
         #expect(comparison.verdict.hasPrefix("No significant change: local · none · default: pass rate −6.3 pts"), "\(comparison.verdict)")
-        #expect(comparison.verdict.contains("not significant (McNemar p = \(ComparisonText.pValue(p)))"))
+        #expect(comparison.verdict.contains("not significant (McNemar \(ComparisonText.pIs(p)))"))
         #expect(comparison.flips.map(\.direction) == [.regressed, .regressed, .fixed])
         #expect(csvRows(CompareCSV.render(comparison)).first?["verdict"] == "not_significant")
     }
@@ -256,6 +256,7 @@ struct ComparisonTests {
         #expect(ComparisonText.pValue(0.0215) == "0.022")
         #expect(ComparisonText.pValue(0.00048828125) == "0.00049")
         #expect(ComparisonText.pValue(0.00001) == "< 0.0001")
+        #expect(ComparisonText.pIs(0.00001) == "p < 0.0001" && ComparisonText.pIs(0.0215) == "p = 0.022")
         #expect(ComparisonText.points(-0.0625) == "−6.3 pts")
         #expect(ComparisonText.points(0.125) == "+12.5 pts")
         #expect(ComparisonText.points(0) == "±0.0 pts")

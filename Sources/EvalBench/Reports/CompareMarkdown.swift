@@ -26,8 +26,8 @@ public enum CompareMarkdown {
         let thresholds = comparison.thresholds
         let alpha = ComparisonText.decimal(thresholds.alpha, places: 6)
         let latencyGate = thresholds.maxLatencyIncrease.map {
-            "a latency p50 increase over \(ComparisonText.percentChange(1 + $0)) with Mann-Whitney p < \(alpha) and a larger current median"
-        } ?? "latency is not gated (`--max-latency-increase X` gates it)"
+            ", or a latency p50 increase over \(ComparisonText.percentChange(1 + $0)) with Mann-Whitney p < \(alpha) and a larger current median"
+        } ?? "; latency is not gated (`--max-latency-increase X` gates it)"
         return """
             # evalbench compare
 
@@ -39,7 +39,7 @@ public enum CompareMarkdown {
             (in one run only, or skipped).
 
             A regression is a pass-rate drop over \(ComparisonText.points(thresholds.maxPassRateDrop).dropFirst()) \
-            with McNemar p < \(alpha), or \(latencyGate).
+            with McNemar p < \(alpha)\(latencyGate).
 
             """
     }
@@ -51,7 +51,7 @@ public enum CompareMarkdown {
                                    ("Test", .left)])
         table.appendRow(["Model", before?.model ?? "n/a", after?.model ?? "n/a", "", ""])
         let mcNemar = group.mcNemarP.map {
-            "McNemar p = \(ComparisonText.pValue($0)): \(group.passToFail) pass → fail, \(group.failToPass) fail → pass of \(group.pairedCaseRuns) pairs"
+            "McNemar \(ComparisonText.pIs($0)): \(group.passToFail) pass → fail, \(group.failToPass) fail → pass of \(group.pairedCaseRuns) pairs"
         } ?? "n/a (no case run in both runs)"
         table.appendRow(["Pass rate [95% CI]", passRate(before), passRate(after),
                          group.passRateChange.map(ComparisonText.points) ?? "n/a", mcNemar])
@@ -172,7 +172,7 @@ public enum CompareMarkdown {
 
     private static func mannWhitney(_ p: Double?, _ baselineCount: Int?, _ currentCount: Int?) -> String {
         guard let p else { return "n/a (no timed requests in one run)" }
-        return "Mann-Whitney p = \(ComparisonText.pValue(p)) (\(baselineCount ?? 0) and \(currentCount ?? 0) timed requests)"
+        return "Mann-Whitney \(ComparisonText.pIs(p)) (\(baselineCount ?? 0) and \(currentCount ?? 0) timed requests)"
     }
 
     private static func signedInteger(_ old: Int?, _ new: Int?) -> String {

@@ -246,7 +246,7 @@ public struct Comparison: Sendable {
             let significant = p < thresholds.alpha
             let counts = "(\(group.pairedPassedBaseline)/\(group.pairedCaseRuns) → \(group.pairedPassedCurrent)/\(group.pairedCaseRuns) paired; "
                 + "\(group.passToFail) pass → fail, \(group.failToPass) fail → pass)"
-            let test = "McNemar p = \(ComparisonText.pValue(p))"
+            let test = "McNemar \(ComparisonText.pIs(p))"
             if -change > thresholds.maxPassRateDrop {
                 found.append(ComparisonFinding(group: group.group, kind: .passRateDrop, significant: significant,
                                                text: "pass rate \(ComparisonText.points(change)) \(counts), "
@@ -259,7 +259,7 @@ public struct Comparison: Sendable {
         if let limit = thresholds.maxLatencyIncrease, let ratio = group.latencyP50Ratio,
            let p = group.latencyMannWhitneyP, let before = group.baseline?.latencyP50Ms, let after = group.current?.latencyP50Ms {
             let significant = p < thresholds.alpha
-            let test = "Mann-Whitney p = \(ComparisonText.pValue(p))"
+            let test = "Mann-Whitney \(ComparisonText.pIs(p))"
             let figures = "latency p50 \(ComparisonText.milliseconds(before)) → \(ComparisonText.milliseconds(after)) ms (\(ComparisonText.percentChange(ratio)))"
             if ratio - 1 > limit {
                 let worse = significant && after > before
@@ -368,6 +368,12 @@ enum ComparisonText {
         guard p >= 0.0001 else { return "< 0.0001" }
         let places = max(1, 1 - Int(log10(p).rounded(.down)))
         return DecimalText.trimmed(p, maxPlaces: min(places, 9)) ?? "n/a"
+    }
+
+    /// `p = 0.022`, or `p < 0.0001`.
+    static func pIs(_ p: Double) -> String {
+        let text = pValue(p)
+        return text.hasPrefix("<") ? "p \(text)" : "p = \(text)"
     }
 
     static func milliseconds(_ value: Double) -> String { DecimalText.fixed(value, places: 1) ?? "n/a" }

@@ -266,4 +266,77 @@ struct CommandLineTests {
         let summary = try String(contentsOf: directory.appendingPathComponent("out/summary.md"), encoding: .utf8)
         #expect(summary.contains("**qa** (4 cases): no backend × level reaches the 90.0% target"), "\(summary)")
     }
+
+    @Test("compare exits 1 on a significant regression and names the flipped cases, 0 with no change or within the threshold, 2 on bad arguments; run --baseline checks the baseline before sending")
+    func compareCommand() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-compare")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Two fake models behind the same backend name: one answers right, the other wrong.
+        let good = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        let bad = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("nope")]) }
+        try good.start()
+        defer { good.stop() }
+        try bad.start()
+        defer { bad.stop() }
+        try write(fakeConfig(good), to: directory.appendingPathComponent("good.json"))
+        try write(fakeConfig(bad), to: directory.appendingPathComponent("bad.json"))
+        let cases = (1...20).map { #"{"id": "c\#($0)", "prompt": "q\#($0)", "expect": [{"type": "contains", "value": "ok"}]}"# }
+        try write(#"{"format": "evalbench.suite/1", "suite": "cmp", "cases": [\#(cases.joined(separator: ","))]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+
+        let base = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "base", "--no-progress"], in: directory)
+        #expect(base.status == 0, "\(base.stdout)\(base.stderr)")
+        let again = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "again", "--no-progress"], in: directory)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+
+        let same = try runToEnd(["compare", "base", "again"], in: directory)
+        #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout.contains("evalbench: No significant change"), "\(same.stdout)")
+        let sameReport = try String(contentsOf: directory.appendingPathComponent("again/compare.md"), encoding: .utf8)
+        #expect(sameReport.contains("**No significant change.**"), "\(sameReport)")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("again/compare.csv").path))
+
+        // The wrong model, gated on the baseline within the run: every case flips pass → fail.
+        let requestsBefore = bad.requests.count
+        let stepSummary = directory.appendingPathComponent("step.md")
+        let worse = try runToEnd(["run", "s.json", "--config", "bad.json", "--out", "worse", "--baseline", "base", "--no-progress"],
+                                 in: directory, environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
+        #expect(worse.status == 1, "\(worse.stdout)\(worse.stderr)")
+        #expect(bad.requests.count == requestsBefore + 20)
+        #expect(worse.stdout.contains("compared with base: Regression: "), "\(worse.stdout)")
+        #expect(worse.stdout.contains("regression against the baseline base: see compare.md"), "\(worse.stdout)")
+        let worseReport = try String(contentsOf: directory.appendingPathComponent("worse/compare.md"), encoding: .utf8)
+        #expect(worseReport.contains("**Regression: "), "\(worseReport)")
+        for flipped in ["c1", "c7", "c20"] { #expect(worseReport.contains("| cmp/\(flipped) | fake · none · default | 1 | pass → fail | current run: "), "\(flipped): \(worseReport)") }
+        let step = try String(contentsOf: stepSummary, encoding: .utf8)
+        #expect(step.contains("# evalbench compare") && step.contains("# evalbench: cmp"), "the step summary has summary.md and compare.md")
+
+        // The same pair through `compare`, into --out; a threshold of a 100-point drop lets it through.
+        let compared = try runToEnd(["compare", "base", "worse", "--out", "cmp"], in: directory)
+        #expect(compared.status == 1, "\(compared.stdout)\(compared.stderr)")
+        #expect(compared.stdout.contains("evalbench: Regression: "), "\(compared.stdout)")
+        let csv = try parseCSV(String(contentsOf: directory.appendingPathComponent("cmp/compare.csv"), encoding: .utf8))
+        #expect(csv.count > 1, "compare.csv has a header and rows")
+        let allowed = try runToEnd(["compare", "base", "worse", "--out", "cmp2", "--max-pass-rate-drop", "100%"], in: directory)
+        #expect(allowed.status == 0, "\(allowed.stdout)\(allowed.stderr)")
+
+        // Bad arguments: exit 2, and a run with a bad baseline sends nothing.
+        let one = try runToEnd(["compare", "base"], in: directory)
+        #expect(one.status == 2 && one.stderr.contains("compare needs two run directories"), "\(one.stderr)")
+        let missing = try runToEnd(["compare", "base", "nowhere"], in: directory)
+        #expect(missing.status == 2 && missing.stderr.contains("nowhere") && missing.stderr.contains("does not exist"), "\(missing.stderr)")
+        let alpha = try runToEnd(["compare", "base", "again", "--alpha", "2"], in: directory)
+        #expect(alpha.status == 2 && alpha.stderr.contains("--alpha must be"), "\(alpha.stderr)")
+        let orphan = try runToEnd(["run", "s.json", "--config", "good.json", "--max-pass-rate-drop", "0.1", "--no-progress"], in: directory)
+        #expect(orphan.status == 2 && orphan.stderr.contains("give --baseline too"), "\(orphan.stderr)")
+        let goodRequests = good.requests.count
+        let noBaseline = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "x", "--baseline", "nowhere", "--no-progress"],
+                                      in: directory)
+        #expect(noBaseline.status == 2 && noBaseline.stderr.contains("nowhere"), "\(noBaseline.stderr)")
+        try write("{not json\n", to: directory.appendingPathComponent("again/results.jsonl"))
+        let malformed = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "y", "--baseline", "again", "--no-progress"],
+                                     in: directory)
+        #expect(malformed.status == 2 && malformed.stderr.contains("results.jsonl:1"), "\(malformed.stderr)")
+        #expect(good.requests.count == goodRequests, "nothing is sent when the baseline cannot be read")
+    }
 }
