@@ -77,6 +77,31 @@ struct ChartTests {
         #expect(Axis(covering: [1e-9, 4e-9]).label(2e-9) == "2e-9")
     }
 
+    @Test("a large CDF is thinned to a few hundred steps that stay within 1/400 of the full curve")
+    func cdfThinning() {
+        // 100,000 distinct values, skewed like latencies.
+        let values = (0..<100_000).map { (i: Int) -> Double in
+            let u = Double(i) / 100_000
+            return 100 + 50 * u + 3000 * u * u * u * u
+        }
+        let full = EmpiricalCDF.steps(values)
+        let thin = EmpiricalCDF.thinned(full)
+        #expect(full.count == 100_000)
+        #expect(thin.count <= 801 && thin.count > 100, "\(thin.count)")
+        #expect(thin.first == full.first && thin.last == full.last)
+        // The drawn curve at each original step is the last kept step at or below it.
+        var keptIndex = 0
+        var worst = 0.0
+        for step in full {
+            while keptIndex + 1 < thin.count && thin[keptIndex + 1].value <= step.value { keptIndex += 1 }
+            worst = max(worst, abs(step.fraction - thin[keptIndex].fraction))
+        }
+        #expect(worst < 1.0 / 400, "\(worst)")
+        // Small samples are drawn in full.
+        let small = EmpiricalCDF.steps((1...800).map(Double.init))
+        #expect(EmpiricalCDF.thinned(small) == small)
+    }
+
     @Test("the empirical CDF has one step per distinct value at the share of values at or below it")
     func cdfSteps() {
         #expect(EmpiricalCDF.steps([30, 10, 20, 20, .nan]) == [
