@@ -101,6 +101,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
             return .unavailable("\(name): could not start \(binary): \(error)")
         }
         lock.withLock { self.process = process }
+        Self.startWatchdog(owner: getpid(), server: process.processIdentifier)
 
         let baseURL = URL(string: "http://127.0.0.1:\(port)")!
         let deadline = Date().addingTimeInterval(Self.startupTimeoutSeconds)
@@ -128,6 +129,30 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         }
         await shutdown()
         return .unavailable("\(name): llama-server did not become healthy within \(Int(Self.startupTimeoutSeconds)) s; its log: \(logURL.path)")
+    }
+
+    /// What the watchdog runs: it polls both processes, and when evalbench ($1) is gone while
+    /// llama-server ($2) is not, it stops the server (SIGTERM, 2 s of grace, SIGKILL). It ends
+    /// by itself within half a second of the server exiting.
+    static let watchdogScript = """
+        while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 0.5; done
+        if kill -0 "$2" 2>/dev/null; then
+          kill -TERM "$2" 2>/dev/null; sleep 2; kill -KILL "$2" 2>/dev/null
+        fi
+        """
+
+    /// Starts a small `/bin/sh` watchdog beside the server, so that a managed llama-server
+    /// does not outlive an evalbench killed with SIGKILL (or crashed), which gets no chance to
+    /// stop it. Ctrl-C and normal ends stop the server in `shutdown()`, and the watchdog then
+    /// ends by itself. Best effort: without /bin/sh the server runs unwatched.
+    static func startWatchdog(owner: Int32, server: Int32) {
+        let watchdog = Process()
+        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
+        watchdog.arguments = ["-c", watchdogScript, "evalbench-llama-server-watchdog", String(owner), String(server)]
+        watchdog.standardInput = FileHandle.nullDevice
+        watchdog.standardOutput = FileHandle.nullDevice
+        watchdog.standardError = FileHandle.nullDevice
+        try? watchdog.run()
     }
 
     /// llama-server answers `Keep-Alive` but closes the connection after a streamed response;

@@ -81,6 +81,22 @@ struct LocalModelIntegrationTests {
         #expect(try ResultStore.read(results).count >= 1)
     }
 
+    @Test("kill -9 of evalbench during a run on the local model: the watchdog stops its llama-server within seconds")
+    func killNineStopsServer() throws {
+        let (process, log, results) = try startQuickstartAndWaitForAResult()
+        let servers = processes(writingTo: log)
+        #expect(!servers.isEmpty, "llama-server was running with its output in the run's log")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The watchdog polls every 0.5 s, then gives SIGTERM 2 s before SIGKILL.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !processes(writingTo: log).isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+        let left = processes(writingTo: log)
+        #expect(left.isEmpty, "llama-server outlived a killed evalbench: \(left)")
+        for pid in left { kill(pid, SIGKILL) }
+        #expect(try ResultStore.read(results).count >= 1, "finished results are kept")
+    }
+
     private func startQuickstartAndWaitForAResult() throws -> (Process, URL, URL) {
         let out = PackagePaths.temporaryDirectory("interrupt-local")
         let process = Process()
