@@ -18,11 +18,13 @@ func temporaryDirectory() -> URL {
 
 /// Runs N single-turn cases through the whole runner path (plan, request, transport, SSE,
 /// grading, JSONL) and returns the wall time in ms and the results.
-func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int) async throws -> (wallMs: Double, results: [RequestResult]) {
+/// `transport` defaults to the one the evalbench command uses (plain sockets for loopback).
+func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int,
+              transport: any HTTPStreaming = DefaultStreamTransport()) async throws -> (wallMs: Double, results: [RequestResult]) {
     let out = temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: out) }
     let backend = OpenAIBackend(name: "stub", model: "stub", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: nil,
-                                concurrency: concurrency, transport: URLSessionStreamTransport())
+                                concurrency: concurrency, transport: transport)
     let store = try ResultStore(url: out.appendingPathComponent("results.jsonl"))
     let runner = Runner(backends: ["stub": backend], store: store, concurrency: concurrency, timeoutSeconds: 60,
                         retryPolicy: RetryPolicy(maxRetries: 0))
@@ -35,8 +37,8 @@ func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int) async th
     return (wall, await store.all())
 }
 
-/// The same request sent with plain URLSession data tasks, `concurrency` at a time: the floor
-/// evalbench is compared with. Returns wall ms per request.
+/// The same request sent with plain URLSession data tasks, `concurrency` at a time: what
+/// evalbench on URLSession is compared with, for reference. Returns wall ms per request.
 func rawWallPerRequestMs(_ server: FakeOpenAIServer, count: Int, concurrency: Int) async throws -> Double {
     var template = URLRequest(url: server.chatCompletionsURL)
     template.httpMethod = "POST"
@@ -50,6 +52,25 @@ func rawWallPerRequestMs(_ server: FakeOpenAIServer, count: Int, concurrency: In
         for worker in 0..<concurrency {
             group.addTask {
                 for _ in stride(from: worker, to: count, by: concurrency) { _ = try await session.data(for: request) }
+            }
+        }
+        try await group.waitForAll()
+    }
+    return stopwatch.ms() / Double(count)
+}
+
+/// The same request through a transport alone, drained, `concurrency` at a time: the floor
+/// evalbench's own overhead is measured from. Returns wall ms per request.
+func transportWallPerRequestMs(_ server: FakeOpenAIServer, _ transport: any HTTPStreaming, count: Int, concurrency: Int) async throws -> Double {
+    let request = HTTPStreamRequest(url: server.chatCompletionsURL, headers: ["Content-Type": "application/json"],
+                                    body: Data(#"{"messages":[{"role":"user","content":"q"}],"stream":true}"#.utf8), timeoutSeconds: 60)
+    let stopwatch = Stopwatch()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<concurrency {
+            group.addTask {
+                for _ in stride(from: worker, to: count, by: concurrency) {
+                    for try await _ in transport.stream(request) {}
+                }
             }
         }
         try await group.waitForAll()
@@ -82,13 +103,17 @@ _ = try await runCases(instant, count: 50, concurrency: 4) // warm up connection
 for concurrency in [1, 64] {
     let count = concurrency == 1 ? 500 : 2000
     let raw = try await rawWallPerRequestMs(instant, count: count, concurrency: concurrency)
+    let sockets = try await transportWallPerRequestMs(instant, SocketStreamTransport(), count: count, concurrency: concurrency)
     let (wall, results) = try await runCases(instant, count: count, concurrency: concurrency)
+    let (sessionWall, _) = try await runCases(instant, count: count, concurrency: concurrency, transport: URLSessionStreamTransport())
     let perRequest = wall / Double(count)
     let measuredLatency = median(results.compactMap { $0.timing?.latencyMs })
     line("c=\(concurrency): evalbench wall / request (\(count) requests)", format(perRequest), "")
-    line("c=\(concurrency): plain URLSession wall / request", format(raw), "")
-    line("c=\(concurrency): evalbench's own overhead (difference)", format(perRequest - raw), "< 1 ms median (this is a mean)")
+    line("c=\(concurrency): plain socket transport wall / request", format(sockets), "")
+    line("c=\(concurrency): evalbench's own overhead (difference)", format(perRequest - sockets), "< 1 ms median (this is a mean)")
     line("c=\(concurrency): median latency as evalbench measured it", format(measuredLatency), "")
+    line("c=\(concurrency): for reference: plain URLSession / request", format(raw), "")
+    line("c=\(concurrency): for reference: evalbench on URLSession", format(sessionWall / Double(count)), "")
 }
 instant.stop()
 
@@ -104,7 +129,7 @@ for (count, concurrency, delay) in [(20, 1, 50.0), (256, 64, 100.0)] {
 }
 
 // 3. TTFT and latency accuracy: scripted delays, and the same script with no delays, whose
-// medians are the fixed cost of loopback, URLSession and the fake itself.
+// medians are the fixed cost of loopback, the transport and the fake itself.
 for (name, ttftDelay, endDelay) in [("scripted", 50.0, 25.0), ("instant", 0.0, 0.0)] {
     let timed = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: ttftDelay), .content("!", afterMs: endDelay)]) }
     try timed.start()

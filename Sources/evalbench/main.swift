@@ -37,6 +37,12 @@ Exit codes: 0 success and every gate held; 1 a gate failed (compare: a significa
 regression); 2 usage, suite or config error; 3 infrastructure (a backend unavailable); 130 interrupted (finished results kept).
 """
 
+/// Loopback `http://` over plain sockets, the rest through URLSession;
+/// `EVALBENCH_HTTP_CLIENT=urlsession` sends everything through URLSession.
+func makeTransport() -> any HTTPStreaming {
+    DefaultStreamTransport(socketsForLoopback: ProcessInfo.processInfo.environment["EVALBENCH_HTTP_CLIENT"] != "urlsession")
+}
+
 func fail(_ message: String, code: Int32 = ExitCode.usage) -> Never {
     FileHandle.standardError.write(Data("evalbench: \(message)\n".utf8))
     exit(code)
@@ -139,7 +145,7 @@ func commandRun(_ arguments: Arguments) async -> Int32 {
     let progress = Progress(total: loaded.plan.requestCount, enabled: !arguments.flags.contains("--no-progress"))
     let interrupts = Interrupts()
     interrupts.install()
-    let transport = URLSessionStreamTransport()
+    let transport = makeTransport()
     let box = OutcomeBox()
     let task = Task {
         do {
@@ -208,7 +214,7 @@ func commandWatch(_ arguments: Arguments) async -> Int32 {
             let box = OutcomeBox()
             let task = Task {
                 do {
-                    box.set(.success(try await EvalRun.execute(loaded, request, transport: URLSessionStreamTransport(),
+                    box.set(.success(try await EvalRun.execute(loaded, request, transport: makeTransport(),
                                                                onBackendsReady: { interrupts.watch($0) })))
                 } catch {
                     box.set(.failure(error))
@@ -286,7 +292,7 @@ func commandPlan(_ arguments: Arguments) async -> Int32 {
 
 /// How each planned backend will send each planned level, or why that level will be skipped.
 func printReasoningPlan(_ loaded: LoadedRun) {
-    let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
+    let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: makeTransport(),
                                  logDirectory: FileManager.default.temporaryDirectory,
                                  defaultConcurrency: loaded.config.defaults.concurrency,
                                  backendConfigs: loaded.config.backends)
@@ -306,7 +312,7 @@ func printReasoningPlan(_ loaded: LoadedRun) {
 /// The context-fit pre-flight: per backend, its window and the cases whose largest turn does
 /// not fit it. Managed servers are not started, so their inputs are estimated.
 func printContextFit(_ loaded: LoadedRun) async {
-    let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
+    let context = BackendContext(environment: ProcessInfo.processInfo.environment, transport: makeTransport(),
                                  logDirectory: FileManager.default.temporaryDirectory,
                                  defaultConcurrency: loaded.config.defaults.concurrency,
                                  backendConfigs: loaded.config.backends)
@@ -353,7 +359,7 @@ func commandBackends(_ arguments: Arguments) async -> Int32 {
         printLoadError(error)
     }
     let environment = ProcessInfo.processInfo.environment
-    let context = BackendContext(environment: environment, transport: URLSessionStreamTransport(),
+    let context = BackendContext(environment: environment, transport: makeTransport(),
                                  logDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-backends"),
                                  defaultConcurrency: config.defaults.concurrency, backendConfigs: config.backends)
     var unavailable = false

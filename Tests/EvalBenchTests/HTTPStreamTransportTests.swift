@@ -52,6 +52,17 @@ private func eventually(within seconds: Double, _ condition: () -> Bool) async -
     return condition()
 }
 
+/// The two transports for plain HTTP: every behaviour below holds for both.
+enum TransportKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case urlSession, sockets
+
+    var testDescription: String { rawValue }
+
+    func make() -> any HTTPStreaming {
+        self == .urlSession ? URLSessionStreamTransport() : SocketStreamTransport()
+    }
+}
+
 /// The suites that time real loopback traffic, run one test at a time so that they do not
 /// slow each other down on a small machine.
 @Suite("Loopback network", .serialized)
@@ -60,10 +71,9 @@ struct LoopbackNetworkTests {}
 extension LoopbackNetworkTests {
     @Suite("HTTP stream transport")
     struct HTTPStreamTransportTests {
-        let transport = URLSessionStreamTransport()
-
-        @Test("Status, lowercased headers and body arrive; the server sees method, headers and body")
-        func responseHead() async throws {
+        @Test("Status, lowercased headers and body arrive; the server sees method, headers and body", arguments: TransportKind.allCases)
+        func responseHead(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let server = try startedServer { _ in
                 .full(status: 201, headers: ["X-Request-Id": "abc", "Content-Type": "text/plain"], body: Data("hello".utf8))
             }
@@ -84,8 +94,9 @@ extension LoopbackNetworkTests {
             #expect(received.body == Data(#"{"q":1}"#.utf8))
         }
 
-        @Test("Bytes are delivered as they arrive: a piece sent 200 ms later arrives at least 190 ms later")
-        func incrementalDelivery() async throws {
+        @Test("Bytes are delivered as they arrive: a piece sent 200 ms later arrives at least 190 ms later", arguments: TransportKind.allCases)
+        func incrementalDelivery(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let server = try startedServer { _ in
                 .stream(pieces: [.init(afterMs: 0, "first"), .init(afterMs: 200, "second")])
             }
@@ -102,8 +113,9 @@ extension LoopbackNetworkTests {
             #expect(Double(second.atNanos - start) / 1_000_000 >= 200)
         }
 
-        @Test("The whole-request timeout ends a stalled stream with .timeout at about the limit")
-        func timeoutOnStall() async throws {
+        @Test("The whole-request timeout ends a stalled stream with .timeout at about the limit", arguments: TransportKind.allCases)
+        func timeoutOnStall(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let server = try startedServer { _ in .stall() }
             defer { server.stop() }
             let start = DispatchTime.now().uptimeNanoseconds
@@ -117,8 +129,9 @@ extension LoopbackNetworkTests {
             #expect(elapsed < 300 + 1_000)
         }
 
-        @Test("The timeout covers the whole exchange, not only idle gaps")
-        func timeoutIsWholeRequest() async throws {
+        @Test("The timeout covers the whole exchange, not only idle gaps", arguments: TransportKind.allCases)
+        func timeoutIsWholeRequest(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let pieces = Array(repeating: FakeHTTPResponse.Piece(afterMs: 100, "tick"), count: 10)
             let server = try startedServer { _ in .stream(pieces: pieces) }
             defer { server.stop() }
@@ -128,8 +141,9 @@ extension LoopbackNetworkTests {
             #expect(result.body.count < 10 * 4)
         }
 
-        @Test("A connection reset mid-stream ends it with .network after the bytes sent before it")
-        func resetMidStream() async throws {
+        @Test("A connection reset mid-stream ends it with .network after the bytes sent before it", arguments: TransportKind.allCases)
+        func resetMidStream(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let server = try startedServer { _ in
                 .streamThenReset(pieces: [.init("data: one\n\n"), .init(afterMs: 50, "data: two\n\n")])
             }
@@ -141,8 +155,9 @@ extension LoopbackNetworkTests {
             #expect(failure.message.contains("after status 200"))
         }
 
-        @Test("A refused connection gives .network, and the message names the server but not the headers or query")
-        func connectionRefused() async throws {
+        @Test("A refused connection gives .network, and the message names the server but not the headers or query", arguments: TransportKind.allCases)
+        func connectionRefused(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let server = try startedServer { _ in .full(status: 200) }
             let port = server.port
             server.stop()
@@ -155,11 +170,11 @@ extension LoopbackNetworkTests {
             #expect(!failure.message.contains("secret"))
         }
 
-        @Test("Cancelling the consuming task ends the stream without an error and closes the connection")
-        func cancellation() async throws {
+        @Test("Cancelling the consuming task ends the stream without an error and closes the connection", arguments: TransportKind.allCases)
+        func cancellation(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let server = try startedServer { _ in .stall() }
             defer { server.stop() }
-            let transport = transport
             let request = HTTPStreamRequest(url: server.baseURL, timeoutSeconds: 60)
             let consumer = Task { await exchange(transport, request) }
             #expect(await eventually(within: 5) { server.openConnectionCount == 1 })
@@ -171,13 +186,13 @@ extension LoopbackNetworkTests {
             #expect(await eventually(within: 5) { server.openConnectionCount == 0 })
         }
 
-        @Test("64 concurrent streams all complete, in parallel")
-        func concurrentStreams() async throws {
+        @Test("64 concurrent streams all complete, in parallel", arguments: TransportKind.allCases)
+        func concurrentStreams(_ kind: TransportKind) async throws {
+            let transport = kind.make()
             let server = try startedServer { request in
                 .stream(pieces: [.init(afterMs: 50, "a"), .init(afterMs: 50, request.path)])
             }
             defer { server.stop() }
-            let transport = transport
             let start = DispatchTime.now().uptimeNanoseconds
             let bodies = await withTaskGroup(of: (Int, String?).self) { group in
                 for index in 0..<64 {

@@ -17,7 +17,7 @@ public enum EvalBench {
                            reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, caseIDs: [String] = [],
                            tags: [String] = [], outputDirectory: String? = nil,
                            environment: [String: String] = ProcessInfo.processInfo.environment,
-                           transport: any HTTPStreaming = URLSessionStreamTransport(),
+                           transport: any HTTPStreaming = DefaultStreamTransport(),
                            onResult: @escaping @Sendable (RequestResult) -> Void = { _ in }) async throws -> EvalReport {
         let directory = outputDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("evalbench-\(UUID().uuidString)").path
@@ -28,7 +28,7 @@ public enum EvalBench {
     }
 
     /// Runs a `RunRequest` as `evalbench run` would, and returns the report.
-    public static func run(_ request: RunRequest, transport: any HTTPStreaming = URLSessionStreamTransport(),
+    public static func run(_ request: RunRequest, transport: any HTTPStreaming = DefaultStreamTransport(),
                            onResult: @escaping @Sendable (RequestResult) -> Void = { _ in }) async throws -> EvalReport {
         let loaded = try EvalRun.load(request)
         let outcome = try await EvalRun.execute(loaded, request, transport: transport, onEvent: { event in

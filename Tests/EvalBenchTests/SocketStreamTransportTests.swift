@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import EvalBench
+import EvalBenchTestSupport
+
+/// Feeds `text` to a parser in pieces of `size` bytes, then ends the connection.
+private func parse(_ text: String, in size: Int, method: String = "POST", close: Bool = true) throws
+    -> (head: HTTPResponseParser.Head?, body: String, complete: Bool) {
+    var parser = HTTPResponseParser(method: method)
+    let bytes = Array(text.utf8)
+    var head: HTTPResponseParser.Head?
+    var body = Data()
+    var complete = false
+    var index = 0
+    while index < bytes.count && !complete {
+        let output = try parser.feed(bytes[index..<min(index + size, bytes.count)])
+        if let parsed = output.head { head = parsed }
+        body += output.body
+        complete = output.complete
+        index += size
+    }
+    if !complete && close { complete = try parser.finish().complete }
+    return (head, String(decoding: body, as: UTF8.self), complete)
+}
+
+@Suite("The socket transport's HTTP/1.1 response parser")
+struct HTTPResponseParserTests {
+    static let chunked = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+        + "X-Seen: a\r\nx-seen: b\r\n\r\n"
+        + "5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nTrailer: x\r\n\r\n"
+
+    @Test("a chunked body decodes the same whole, in 1-byte and in 7-byte pieces; extensions and trailers are skipped",
+          arguments: [1, 7, 4096])
+    func chunked(_ size: Int) throws {
+        let result = try parse(Self.chunked, in: size, close: false)
+        #expect(result.head?.status == 200)
+        #expect(result.head?.headers["content-type"] == "text/event-stream")
+        #expect(result.head?.headers["x-seen"] == "a, b", "repeated fields are joined")
+        #expect(result.body == "hello, world")
+        #expect(result.complete, "the last chunk and the trailer's blank line end the body without the connection closing")
+    }
+
+    @Test("Content-Length ends the body at its length; with neither framing header the body runs to the close")
+    func lengthAndClose() throws {
+        let sized = try parse("HTTP/1.1 400 Bad Request\r\nContent-Length: 5\r\n\r\nerror and more", in: 3, close: false)
+        #expect(sized.head?.status == 400 && sized.body == "error" && sized.complete)
+        let open = try parse("HTTP/1.1 200 OK\r\n\r\nall of it", in: 4, close: false)
+        #expect(open.body == "all of it" && !open.complete)
+        let closed = try parse("HTTP/1.1 200 OK\r\n\r\nall of it", in: 4)
+        #expect(closed.body == "all of it" && closed.complete)
+    }
+
+    @Test("100 Continue is skipped; 204 and HEAD have no body")
+    func interimAndEmpty() throws {
+        let continued = try parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok", in: 5)
+        #expect(continued.head?.status == 201 && continued.body == "ok" && continued.complete)
+        let empty = try parse("HTTP/1.1 204 No Content\r\n\r\n", in: 100, close: false)
+        #expect(empty.head?.status == 204 && empty.body.isEmpty && empty.complete)
+        let head = try parse("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n", in: 100, method: "HEAD", close: false)
+        #expect(head.complete)
+    }
+
+    @Test("a body cut short is not complete when the connection ends")
+    func cutShort() throws {
+        #expect(try !parse("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", in: 100).complete)
+        #expect(try !parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", in: 100).complete)
+        #expect(try !parse("HTTP/1.1 200 O", in: 100).complete)
+    }
+
+    @Test("malformed responses are errors that say what was wrong")
+    func malformed() {
+        #expect(throws: HTTPResponseParser.Malformed(reason: "a status line that is not HTTP/1.x")) {
+            try parse("SSH-2.0-OpenSSH\r\n\r\n", in: 100)
+        }
+        #expect(throws: HTTPResponseParser.Malformed(reason: "a chunk size that is not hexadecimal")) {
+            try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", in: 100)
+        }
+        #expect(throws: HTTPResponseParser.Malformed(reason: "a chunk not followed by CRLF")) {
+            try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXY", in: 100)
+        }
+        #expect(throws: HTTPResponseParser.Malformed(reason: "a Content-Length that is not a number")) {
+            try parse("HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n", in: 100)
+        }
+    }
+}
+
+extension LoopbackNetworkTests {
+    @Suite("Socket transport on the wire")
+    struct SocketTransportWireTests {
+        @Test("the request carries Host, Content-Length, Connection: close, the query and the caller's headers; framing headers are the client's")
+        func requestHead() async throws {
+            let server = FakeHTTPServer { _ in .full(status: 200, body: Data("ok".utf8)) }
+            try server.start()
+            defer { server.stop() }
+            let url = try #require(URL(string: "\(server.baseURL.absoluteString)/v1/chat%20x?alt=sse&key=k"))
+            let request = HTTPStreamRequest(url: url, headers: ["X-Api-Key": "secret", "Content-Length": "999"],
+                                            body: Data("{}".utf8), timeoutSeconds: 10)
+            var body = Data()
+            for try await event in SocketStreamTransport().stream(request) {
+                if case let .bytes(bytes, _) = event { body += bytes }
+            }
+            #expect(String(decoding: body, as: UTF8.self) == "ok")
+            let received = try #require(server.requests.first)
+            #expect(received.path == "/v1/chat%20x?alt=sse&key=k")
+            #expect(received.headers["host"] == "127.0.0.1:\(server.port)")
+            #expect(received.headers["content-length"] == "2")
+            #expect(received.headers["connection"] == "close")
+            #expect(received.headers["x-api-key"] == "secret")
+            #expect(received.body == Data("{}".utf8))
+        }
+
+        @Test("a long streamed body arrives whole and in order")
+        func longBody() async throws {
+            let pieces = (0..<300).map { FakeHTTPResponse.Piece("data: \(String(repeating: "x", count: $0 * 7))\n\n") }
+            let expected = pieces.map { String(decoding: $0.bytes, as: UTF8.self) }.joined()
+            let server = FakeHTTPServer { _ in .stream(pieces: pieces) }
+            try server.start()
+            defer { server.stop() }
+            var body = Data()
+            for try await event in SocketStreamTransport().stream(HTTPStreamRequest(url: server.baseURL, timeoutSeconds: 30)) {
+                if case let .bytes(bytes, _) = event { body += bytes }
+            }
+            #expect(body.count == expected.utf8.count)
+            #expect(String(decoding: body, as: UTF8.self) == expected)
+        }
+    }
+}
+
+@Test("plain http to a loopback host goes over sockets; https and other hosts through URLSession")
+func transportRouting() throws {
+    for text in ["http://127.0.0.1:8080/v1", "http://localhost:11434/api", "http://[::1]:9000/", "http://127.0.1.1/"] {
+        #expect(SocketStreamTransport.isLoopbackHTTP(try #require(URL(string: text))), "\(text)")
+    }
+    for text in ["https://127.0.0.1/v1", "https://api.openai.com/v1", "http://10.0.0.5:8000/v1", "http://example.com/"] {
+        #expect(!SocketStreamTransport.isLoopbackHTTP(try #require(URL(string: text))), "\(text)")
+    }
+}
