@@ -99,9 +99,7 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
         var bytesReceived = 0
 
         /// How far the exchange got, for error messages.
-        var progress: String {
-            status.map { "after status \($0) and \(bytesReceived) body bytes" } ?? "before any response"
-        }
+        var progress: String { HTTPTarget.progress(status: status, bytesReceived: bytesReceived) }
     }
 
     private let lock = NSLock()
@@ -113,7 +111,7 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
         let timeout = DispatchWorkItem { [weak self] in self?.timedOut(id) }
         lock.withLock {
             streams[id] = TaskStream(continuation: continuation, task: task, timeout: timeout,
-                                     target: Self.describe(request.url), timeoutSeconds: request.timeoutSeconds)
+                                     target: HTTPTarget.describe(request.url), timeoutSeconds: request.timeoutSeconds)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + request.timeoutSeconds, execute: timeout)
     }
@@ -128,8 +126,7 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
         guard let stream = remove(id) else { return }
         stream.continuation.finish(throwing: BackendFailure(
             kind: .timeout,
-            message: "\(stream.target) did not finish within the request timeout of "
-                + "\(stream.timeoutSeconds) s (\(stream.progress)); raise timeoutSeconds if the model is slow",
+            message: HTTPTarget.timeoutMessage(stream.target, seconds: stream.timeoutSeconds, progress: stream.progress),
             httpStatus: stream.status))
         stream.task.cancel()
     }
@@ -198,14 +195,27 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
             message: "\(stream.target): \(what) \(stream.progress) (\(nsError.domain) \(nsError.code))",
             httpStatus: stream.status)
     }
+}
 
-    /// Scheme, host, port and path only: a query may hold an API key.
-    private static func describe(_ url: URL) -> String {
+/// How a request's URL is named in error messages: scheme, host, port and path only, since a
+/// query may hold an API key.
+enum HTTPTarget {
+    static func describe(_ url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.query = nil
         components?.fragment = nil
         components?.user = nil
         components?.password = nil
         return components?.string ?? "the server"
+    }
+
+    /// How far an exchange got: `after status 200 and 12 body bytes`, or `before any response`.
+    static func progress(status: Int?, bytesReceived: Int) -> String {
+        status.map { "after status \($0) and \(bytesReceived) body bytes" } ?? "before any response"
+    }
+
+    /// What a request that ran past its whole-request timeout says.
+    static func timeoutMessage(_ target: String, seconds: Double, progress: String) -> String {
+        "\(target) did not finish within the request timeout of \(seconds) s (\(progress)); raise timeoutSeconds if the model is slow"
     }
 }

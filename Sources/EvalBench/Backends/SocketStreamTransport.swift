@@ -112,8 +112,7 @@ private final class SocketExchange: @unchecked Sendable {
         } catch ExchangeStop.timedOut {
             continuation.finish(throwing: BackendFailure(
                 kind: .timeout,
-                message: "\(target) did not finish within the request timeout of \(request.timeoutSeconds) s "
-                    + "(\(progress)); raise timeoutSeconds if the model is slow",
+                message: HTTPTarget.timeoutMessage(target, seconds: request.timeoutSeconds, progress: progress),
                 httpStatus: status))
         } catch let ExchangeStop.failed(kind, what) {
             continuation.finish(throwing: BackendFailure(kind: kind, message: "\(target): \(what) \(progress)",
@@ -124,10 +123,7 @@ private final class SocketExchange: @unchecked Sendable {
         }
     }
 
-    /// How far the exchange got, for error messages (as URLSessionStreamTransport says it).
-    private var progress: String {
-        status.map { "after status \($0) and \(bytesReceived) body bytes" } ?? "before any response"
-    }
+    private var progress: String { HTTPTarget.progress(status: status, bytesReceived: bytesReceived) }
 
     // MARK: Connecting
 
@@ -307,18 +303,6 @@ private func connectSocket(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr
     Darwin.connect(fd, address, length)
 }
 #endif
-
-/// Scheme, host, port and path only: a query may hold an API key.
-enum HTTPTarget {
-    static func describe(_ url: URL) -> String {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        components?.query = nil
-        components?.fragment = nil
-        components?.user = nil
-        components?.password = nil
-        return components?.string ?? "the server"
-    }
-}
 
 /// An HTTP/1.1 response read incrementally: the head (1xx heads skipped), then the body by
 /// `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection.

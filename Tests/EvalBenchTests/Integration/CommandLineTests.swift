@@ -3,28 +3,6 @@ import Foundation
 import Testing
 @testable import EvalBench
 
-/// Runs the built `evalbench` executable as a user would.
-private func evalbench(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Process {
-    let process = Process()
-    process.executableURL = PackagePaths.executable
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    return process
-}
-
-private func runToEnd(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = try evalbench(arguments, in: directory, environment: environment)
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-}
-
 private func write(_ text: String, to url: URL) throws {
     try Data(text.utf8).write(to: url)
 }
@@ -45,7 +23,7 @@ private func startForty(in directory: URL, against server: FakeOpenAIServer, sui
     try write(#"{"format": "evalbench.suite/1", "suite": "\#(suite)", "cases": [\#(cases.joined(separator: ","))]}"#,
               to: directory.appendingPathComponent("s.json"))
     let out = directory.appendingPathComponent("out")
-    let process = try evalbench(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
+    let process = evalbenchProcess(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
@@ -79,12 +57,12 @@ struct CommandLineTests {
         try write("{\n  \"format\": \"evalbench.suite/1\",\n  \"cases\": [ { \"id\": \"a\" \"prompt\": \"x\" } ]\n}\n",
                   to: directory.appendingPathComponent("broken.json"))
 
-        let unknownKey = try runToEnd(["run", "bad.json", "--no-progress"], in: directory)
+        let unknownKey = try runEvalbench(["run", "bad.json", "--no-progress"], in: directory)
         #expect(unknownKey.status == 2)
         #expect(unknownKey.stderr.contains("bad.json:5:"), "got: \(unknownKey.stderr)")
         #expect(unknownKey.stderr.contains("prompt"))
 
-        let syntax = try runToEnd(["validate", "broken.json"], in: directory)
+        let syntax = try runEvalbench(["validate", "broken.json"], in: directory)
         #expect(syntax.status == 2)
         #expect(syntax.stderr.contains("broken.json:3:"), "got: \(syntax.stderr)")
         #expect(server.requests.isEmpty)
@@ -99,11 +77,11 @@ struct CommandLineTests {
                   to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let bad = try runToEnd(["run", "s.json", "--reasoning", "none,deeep", "--no-progress"], in: directory)
+        let bad = try runEvalbench(["run", "s.json", "--reasoning", "none,deeep", "--no-progress"], in: directory)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("unknown reasoning level 'deeep' (did you mean 'deep'?)"), "\(bad.stderr)")
         #expect(server.requests.isEmpty)
-        let plan = try runToEnd(["plan", "s.json", "--reasoning", "none,moderate,deep"], in: directory)
+        let plan = try runEvalbench(["plan", "s.json", "--reasoning", "none,moderate,deep"], in: directory)
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("s/a/default/fake/deep/1\t1"))
         #expect(plan.stdout.contains("3 case runs, 3 requests"))
@@ -122,19 +100,19 @@ struct CommandLineTests {
         try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
         let environment = ["EVALBENCH_CACHE": directory.appendingPathComponent("cache").path]
-        let first = try runToEnd(["run", "s.json", "--cache", "--out", "one", "--no-progress"], in: directory, environment: environment)
+        let first = try runEvalbench(["run", "s.json", "--cache", "--out", "one", "--no-progress"], in: directory, environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
-        let second = try runToEnd(["run", "s.json", "--cache", "--out", "two", "--no-progress"], in: directory, environment: environment)
+        let second = try runEvalbench(["run", "s.json", "--cache", "--out", "two", "--no-progress"], in: directory, environment: environment)
         #expect(second.status == 0)
         #expect(server.requests.count == 1, "the second run was answered from the cache")
         let summary = try String(contentsOf: directory.appendingPathComponent("two/summary.md"), encoding: .utf8)
         #expect(summary.contains("1 of 1 answers came from evalbench's response cache"))
-        let both = try runToEnd(["run", "s.json", "--cache", "--no-cache"], in: directory, environment: environment)
+        let both = try runEvalbench(["run", "s.json", "--cache", "--no-cache"], in: directory, environment: environment)
         #expect(both.status == 2)
-        let clear = try runToEnd(["cache", "clear"], in: directory, environment: environment)
+        let clear = try runEvalbench(["cache", "clear"], in: directory, environment: environment)
         #expect(clear.status == 0)
         #expect(clear.stdout.contains("removed 1 cached responses"))
-        _ = try runToEnd(["run", "s.json", "--cache", "--out", "three", "--no-progress"], in: directory, environment: environment)
+        _ = try runEvalbench(["run", "s.json", "--cache", "--out", "three", "--no-progress"], in: directory, environment: environment)
         #expect(server.requests.count == 2, "after clear, the request goes out again")
     }
 
@@ -145,10 +123,10 @@ struct CommandLineTests {
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
         try write(fakeConfig(server, extra: #", "apiKeyEnv": "EVALBENCH_TEST_UNSET_KEY""#), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
-        let unset = try runToEnd(["run", "s.json", "--no-progress"], in: directory)
+        let unset = try runEvalbench(["run", "s.json", "--no-progress"], in: directory)
         #expect(unset.status == 2)
         #expect(unset.stderr.contains("EVALBENCH_TEST_UNSET_KEY"))
-        let unknown = try runToEnd(["run", "s.json", "--backend", "fak", "--no-progress"], in: directory,
+        let unknown = try runEvalbench(["run", "s.json", "--backend", "fak", "--no-progress"], in: directory,
                                    environment: ["EVALBENCH_TEST_UNSET_KEY": "sk-hidden-value-123"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("fake"), "a suggestion names the configured backend: \(unknown.stderr)")
@@ -172,7 +150,7 @@ struct CommandLineTests {
         #expect(kept.count < 40, "the run was still going when it was killed")
         #expect(kept.allSatisfy { $0.status == .pass && $0.output == "ok" })
 
-        let resumed = try runToEnd(["run", "s.json", "--resume", out.path, "--no-progress"], in: directory)
+        let resumed = try runEvalbench(["run", "s.json", "--resume", out.path, "--no-progress"], in: directory)
         #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
         let all = try ResultStore.read(results)
         #expect(all.count == 40)
@@ -212,13 +190,13 @@ struct CommandLineTests {
         try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "e", "cases": [{"id": "a", "prompt": "x"}, {"id": "b", "prompt": "y"}, {"id": "c", "prompt": "down"}]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let bad = try runToEnd(["run", "s.json", "--max-error-rate", "1.5", "--no-progress"], in: directory)
+        let bad = try runEvalbench(["run", "s.json", "--max-error-rate", "1.5", "--no-progress"], in: directory)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--max-error-rate must be a fraction in 0...1"), "\(bad.stderr)")
         #expect(server.requests.isEmpty)
 
         let stepSummary = directory.appendingPathComponent("step.md")
-        let over = try runToEnd(["run", "s.json", "--out", "over", "--min-pass-rate", "0", "--max-error-rate", "0.25", "--no-progress"],
+        let over = try runEvalbench(["run", "s.json", "--out", "over", "--min-pass-rate", "0", "--max-error-rate", "0.25", "--no-progress"],
                                 in: directory, environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
         #expect(over.status == 3, "\(over.stdout)\(over.stderr)")
         #expect(over.stdout.contains("the run: error rate 33.3% (1 of 3 requests) is over --max-error-rate 25.0%"), "\(over.stdout)")
@@ -226,7 +204,7 @@ struct CommandLineTests {
         #expect(try String(contentsOf: stepSummary, encoding: .utf8) == summary + "\n")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("over/junit.xml").path))
 
-        let within = try runToEnd(["run", "s.json", "--out", "within", "--min-pass-rate", "0", "--max-error-rate", "40%", "--no-progress"],
+        let within = try runEvalbench(["run", "s.json", "--out", "within", "--min-pass-rate", "0", "--max-error-rate", "40%", "--no-progress"],
                                   in: directory)
         #expect(within.status == 0, "\(within.stdout)\(within.stderr)")
     }
@@ -242,12 +220,12 @@ struct CommandLineTests {
         let cases = (1...4).map { #"{"id": "c\#($0)", "prompt": "q", "tags": ["qa"], "expect": [{"type": "contains", "value": "ok"}]}"# }
         try write(#"{"format": "evalbench.suite/1", "suite": "t", "target": 0.4, "cases": [\#(cases.joined(separator: ","))]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let bad = try runToEnd(["run", "s.json", "--target", "0", "--no-progress"], in: directory)
+        let bad = try runEvalbench(["run", "s.json", "--target", "0", "--no-progress"], in: directory)
         #expect(bad.status == 2 && bad.stderr.contains("--target must be above 0"), "\(bad.stderr)")
         #expect(server.requests.isEmpty)
 
         // 4 of 4: Wilson lower bound 51.0%, above the suite's 40% but under --target 90%.
-        let run = try runToEnd(["run", "s.json", "--out", "out", "--no-progress"], in: directory)
+        let run = try runEvalbench(["run", "s.json", "--out", "out", "--no-progress"], in: directory)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         func qaRow() throws -> [String: String] {
             let rows = try parseCSV(String(contentsOf: directory.appendingPathComponent("out/recommendation.csv"), encoding: .utf8))
@@ -259,7 +237,7 @@ struct CommandLineTests {
         // $0.002 a request × 1,000 cases.
         #expect(row["cost_per_1000_cases_usd"] == "2")
 
-        let report = try runToEnd(["report", "out", "--target", "90%"], in: directory)
+        let report = try runEvalbench(["report", "out", "--target", "90%"], in: directory)
         #expect(report.status == 0, "\(report.stderr)")
         row = try qaRow()
         #expect(row["target"] == "0.9" && row["target_source"] == "command line" && row["recommended"] == "false", "\(row)")
@@ -284,12 +262,12 @@ struct CommandLineTests {
         try write(#"{"format": "evalbench.suite/1", "suite": "cmp", "cases": [\#(cases.joined(separator: ","))]}"#,
                   to: directory.appendingPathComponent("s.json"))
 
-        let base = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "base", "--no-progress"], in: directory)
+        let base = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "base", "--no-progress"], in: directory)
         #expect(base.status == 0, "\(base.stdout)\(base.stderr)")
-        let again = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "again", "--no-progress"], in: directory)
+        let again = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "again", "--no-progress"], in: directory)
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
 
-        let same = try runToEnd(["compare", "base", "again"], in: directory)
+        let same = try runEvalbench(["compare", "base", "again"], in: directory)
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
         #expect(same.stdout.contains("evalbench: No significant change"), "\(same.stdout)")
         let sameReport = try String(contentsOf: directory.appendingPathComponent("again/compare.md"), encoding: .utf8)
@@ -299,7 +277,7 @@ struct CommandLineTests {
         // The wrong model, gated on the baseline within the run: every case flips pass → fail.
         let requestsBefore = bad.requests.count
         let stepSummary = directory.appendingPathComponent("step.md")
-        let worse = try runToEnd(["run", "s.json", "--config", "bad.json", "--out", "worse", "--baseline", "base", "--no-progress"],
+        let worse = try runEvalbench(["run", "s.json", "--config", "bad.json", "--out", "worse", "--baseline", "base", "--no-progress"],
                                  in: directory, environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
         #expect(worse.status == 1, "\(worse.stdout)\(worse.stderr)")
         #expect(bad.requests.count == requestsBefore + 20)
@@ -312,29 +290,29 @@ struct CommandLineTests {
         #expect(step.contains("# evalbench compare") && step.contains("# evalbench: cmp"), "the step summary has summary.md and compare.md")
 
         // The same pair through `compare`, into --out; a threshold of a 100-point drop lets it through.
-        let compared = try runToEnd(["compare", "base", "worse", "--out", "cmp"], in: directory)
+        let compared = try runEvalbench(["compare", "base", "worse", "--out", "cmp"], in: directory)
         #expect(compared.status == 1, "\(compared.stdout)\(compared.stderr)")
         #expect(compared.stdout.contains("evalbench: Regression: "), "\(compared.stdout)")
         let csv = try parseCSV(String(contentsOf: directory.appendingPathComponent("cmp/compare.csv"), encoding: .utf8))
         #expect(csv.count > 1, "compare.csv has a header and rows")
-        let allowed = try runToEnd(["compare", "base", "worse", "--out", "cmp2", "--max-pass-rate-drop", "100%"], in: directory)
+        let allowed = try runEvalbench(["compare", "base", "worse", "--out", "cmp2", "--max-pass-rate-drop", "100%"], in: directory)
         #expect(allowed.status == 0, "\(allowed.stdout)\(allowed.stderr)")
 
         // Bad arguments: exit 2, and a run with a bad baseline sends nothing.
-        let one = try runToEnd(["compare", "base"], in: directory)
+        let one = try runEvalbench(["compare", "base"], in: directory)
         #expect(one.status == 2 && one.stderr.contains("compare needs two run directories"), "\(one.stderr)")
-        let missing = try runToEnd(["compare", "base", "nowhere"], in: directory)
+        let missing = try runEvalbench(["compare", "base", "nowhere"], in: directory)
         #expect(missing.status == 2 && missing.stderr.contains("nowhere") && missing.stderr.contains("does not exist"), "\(missing.stderr)")
-        let alpha = try runToEnd(["compare", "base", "again", "--alpha", "2"], in: directory)
+        let alpha = try runEvalbench(["compare", "base", "again", "--alpha", "2"], in: directory)
         #expect(alpha.status == 2 && alpha.stderr.contains("--alpha must be"), "\(alpha.stderr)")
-        let orphan = try runToEnd(["run", "s.json", "--config", "good.json", "--max-pass-rate-drop", "0.1", "--no-progress"], in: directory)
+        let orphan = try runEvalbench(["run", "s.json", "--config", "good.json", "--max-pass-rate-drop", "0.1", "--no-progress"], in: directory)
         #expect(orphan.status == 2 && orphan.stderr.contains("give --baseline too"), "\(orphan.stderr)")
         let goodRequests = good.requests.count
-        let noBaseline = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "x", "--baseline", "nowhere", "--no-progress"],
+        let noBaseline = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "x", "--baseline", "nowhere", "--no-progress"],
                                       in: directory)
         #expect(noBaseline.status == 2 && noBaseline.stderr.contains("nowhere"), "\(noBaseline.stderr)")
         try write("{not json\n", to: directory.appendingPathComponent("again/results.jsonl"))
-        let malformed = try runToEnd(["run", "s.json", "--config", "good.json", "--out", "y", "--baseline", "again", "--no-progress"],
+        let malformed = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "y", "--baseline", "again", "--no-progress"],
                                      in: directory)
         #expect(malformed.status == 2 && malformed.stderr.contains("results.jsonl:1"), "\(malformed.stderr)")
         #expect(good.requests.count == goodRequests, "nothing is sent when the baseline cannot be read")

@@ -2,23 +2,6 @@ import Foundation
 import Testing
 @testable import EvalBench
 
-/// Runs the built `evalbench` in the package root (so the root evalbench.json's managed local
-/// model is the backend) and returns its exit status and output.
-private func evalbenchInRoot(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = PackagePaths.executable
-    process.arguments = arguments
-    process.currentDirectoryURL = PackagePaths.root
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-}
-
 /// The regression gate on the real local model: the quickstart run twice compares as no
 /// significant change, and a copy whose few-shot examples all answer "banana" (a deliberately
 /// broken prompt) compares as a regression that names the cases it broke.
@@ -33,17 +16,17 @@ struct CompareLocalModelIntegrationTests {
         let broken = work.appendingPathComponent("broken")
 
         // The baseline, gated on nothing but errors: the quickstart has a case meant to fail.
-        let first = try evalbenchInRoot(["run", quickstart.path, "--out", base.path, "--min-pass-rate", "0", "--no-progress"])
+        let first = try runEvalbench(["run", quickstart.path, "--out", base.path, "--min-pass-rate", "0", "--no-progress"])
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
 
         // The same suite again, compared with the baseline as the run ends.
-        let second = try evalbenchInRoot(["run", quickstart.path, "--out", again.path, "--baseline", base.path, "--no-progress"])
+        let second = try runEvalbench(["run", quickstart.path, "--out", again.path, "--baseline", base.path, "--no-progress"])
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(second.stdout.contains("compared with \(base.path): No significant change"), "\(second.stdout)")
         let againReport = try String(contentsOf: again.appendingPathComponent("compare.md"), encoding: .utf8)
         #expect(againReport.contains("**No significant change"), "\(againReport)")
 
-        let same = try evalbenchInRoot(["compare", base.path, again.path, "--out", work.appendingPathComponent("same").path])
+        let same = try runEvalbench(["compare", base.path, again.path, "--out", work.appendingPathComponent("same").path])
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
         #expect(same.stdout.contains("evalbench: No significant change"), "\(same.stdout)")
 
@@ -56,10 +39,10 @@ struct CompareLocalModelIntegrationTests {
         suite.removeValue(forKey: "$schema")
         let brokenSuite = work.appendingPathComponent("quickstart-broken.json")
         try JSONSerialization.data(withJSONObject: suite, options: [.prettyPrinted, .sortedKeys]).write(to: brokenSuite)
-        let third = try evalbenchInRoot(["run", brokenSuite.path, "--out", broken.path, "--min-pass-rate", "0", "--no-progress"])
+        let third = try runEvalbench(["run", brokenSuite.path, "--out", broken.path, "--min-pass-rate", "0", "--no-progress"])
         #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
 
-        let compared = try evalbenchInRoot(["compare", base.path, broken.path])
+        let compared = try runEvalbench(["compare", base.path, broken.path])
         #expect(compared.status == 1, "\(compared.stdout)\(compared.stderr)")
         #expect(compared.stdout.contains("evalbench: Regression: local · none · default: pass rate −"), "\(compared.stdout)")
 

@@ -99,10 +99,7 @@ struct LocalModelIntegrationTests {
 
     private func startQuickstartAndWaitForAResult() throws -> (Process, URL, URL) {
         let out = PackagePaths.temporaryDirectory("interrupt-local")
-        let process = Process()
-        process.executableURL = PackagePaths.executable
-        process.arguments = ["run", "evals/quickstart.json", "--out", out.path, "--no-progress"]
-        process.currentDirectoryURL = PackagePaths.root
+        let process = evalbenchProcess(["run", "evals/quickstart.json", "--out", out.path, "--no-progress"])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

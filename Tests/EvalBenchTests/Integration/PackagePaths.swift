@@ -33,3 +33,29 @@ enum PackagePaths {
 
 /// Whether the real local model is installed for integration tests (scripts/test sets this).
 let integrationEnabled = ProcessInfo.processInfo.environment["EVALBENCH_INTEGRATION"] == "1"
+
+/// The built `evalbench` executable, set up to run in `directory` as a user would.
+func evalbenchProcess(_ arguments: [String], in directory: URL = PackagePaths.root,
+                      environment: [String: String] = [:]) -> Process {
+    let process = Process()
+    process.executableURL = PackagePaths.executable
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    return process
+}
+
+/// Runs the built `evalbench` in `directory` (by default the package root, whose
+/// evalbench.json names the managed local model) and returns its exit status and output.
+func runEvalbench(_ arguments: [String], in directory: URL = PackagePaths.root,
+                  environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = evalbenchProcess(arguments, in: directory, environment: environment)
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
