@@ -6,15 +6,21 @@ extension JSONSchemaFormat {
     private static let subDelimiters = "!$&'()*+,;="
     private static let percentEncoded = "%[0-9A-Fa-f]{2}"
 
+    /// The non-ASCII characters an IRI allows (RFC 3987 `ucschar`, and `iprivate` in queries).
+    private static let international = "\\x{A0}-\\x{D7FF}\\x{E000}-\\x{FFFD}\\x{10000}-\\x{10FFFD}"
+
     /// Characters of a URI component (RFC 3986 section 3), `extra` allowed besides.
-    private static func component(_ extra: String) -> String {
-        "(?:[\(unreserved)\(subDelimiters)\(extra)]|\(percentEncoded))*"
+    private static func component(_ extra: String, international: Bool = false) -> String {
+        "(?:[\(unreserved)\(subDelimiters)\(extra)\(international ? Self.international : "")]|\(percentEncoded))*"
     }
 
     /// RFC 3986: `scheme ":" hier-part [ "?" query ] [ "#" fragment ]`, or with
-    /// `relativeAllowed` a relative reference as well.
-    static func isURI(_ text: String, relativeAllowed: Bool) -> Bool {
-        guard text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else { return false }
+    /// `relativeAllowed` a relative reference as well; with `international` an RFC 3987 IRI,
+    /// whose components may also hold non-ASCII characters.
+    static func isURI(_ text: String, relativeAllowed: Bool, international: Bool = false) -> Bool {
+        guard text.unicodeScalars.allSatisfy({ ($0.isASCII && $0.value > 0x20 && $0.value < 0x7F) || (international && $0.value >= 0xA0) }) else {
+            return false
+        }
         let uri = URIReference(text)
         if let scheme = uri.scheme {
             guard fullMatch("[A-Za-z][A-Za-z0-9+.\\-]*", scheme) else { return false }
@@ -24,20 +30,20 @@ extension JSONSchemaFormat {
             if uri.authority == nil, let first = uri.path.split(separator: "/", omittingEmptySubsequences: false).first,
                first.contains(":") { return false }
         }
-        if let authority = uri.authority, !isAuthority(authority) { return false }
-        let pathCharacters = component(":@/")
+        if let authority = uri.authority, !isAuthority(authority, international: international) { return false }
+        let pathCharacters = component(":@/", international: international)
         guard fullMatch(pathCharacters, uri.path) else { return false }
         if uri.authority == nil && uri.path.hasPrefix("//") { return false }
-        let queryCharacters = component(":@/?")
+        let queryCharacters = component(":@/?", international: international)
         return (uri.query.map { fullMatch(queryCharacters, $0) } ?? true)
             && (uri.fragment.map { fullMatch(queryCharacters, $0) } ?? true)
     }
 
     /// `[ userinfo "@" ] host [ ":" port ]`, the host a name, an IPv4 address or `[IPv6]`.
-    private static func isAuthority(_ authority: String) -> Bool {
+    private static func isAuthority(_ authority: String, international: Bool) -> Bool {
         var hostAndPort = Substring(authority)
         if let at = authority.lastIndex(of: "@") {
-            guard fullMatch(component(":"), String(authority[..<at])) else { return false }
+            guard fullMatch(component(":", international: international), String(authority[..<at])) else { return false }
             hostAndPort = authority[authority.index(after: at)...]
         }
         if hostAndPort.hasPrefix("[") {
@@ -52,32 +58,42 @@ extension JSONSchemaFormat {
             guard fullMatch("[0-9]*", String(hostAndPort[hostAndPort.index(after: colon)...])) else { return false }
             host = hostAndPort[..<colon]
         }
-        return fullMatch(component(""), String(host))
+        return fullMatch(component("", international: international), String(host))
     }
 
-    /// A local part (dot-atom or quoted string), `@`, and a host name or an address literal.
-    static func isEmail(_ text: String) -> Bool {
+    /// RFC 6570 level 4: literals, and expressions such as `{var}`, `{+path}`, `{?x,y*}`, `{var:3}`.
+    static func isURITemplate(_ text: String) -> Bool {
+        // RFC 6570 leaves out the apostrophe; the JSON Schema Test Suite allows it, as its errata do.
+        let literal = "[^\\x00-\\x20\\x7F\"%<>\\\\^`{|}]|\(percentEncoded)"
+        let name = "(?:[A-Za-z0-9_]|\(percentEncoded))(?:\\.?(?:[A-Za-z0-9_]|\(percentEncoded)))*"
+        let variable = "\(name)(?::[1-9][0-9]{0,3}|\\*)?"
+        return fullMatch("(?:\(literal)|\\{[+#./;?&=,!@|]?\(variable)(?:,\(variable))*\\})*", text)
+    }
+
+    /// A local part (dot-atom or quoted string), `@`, and a host name or an address literal;
+    /// with `international` (RFC 6531) the local part and host name may hold non-ASCII letters.
+    static func isEmail(_ text: String, international: Bool = false) -> Bool {
         guard let at = text.lastIndex(of: "@") else { return false }
         let local = String(text[..<at])
         let domain = text[text.index(after: at)...]
-        let atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-        let quoted = "\"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\[\\x20-\\x7E])*\""
+        let atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\(international ? "\\x{80}-\\x{10FFFF}" : "")-]+"
+        let quoted = "\"(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E\(international ? "\\x{80}-\\x{10FFFF}" : "")]|\\\\[\\x20-\\x7E])*\""
         guard fullMatch("\(atom)(?:\\.\(atom))*|\(quoted)", local) else { return false }
         if domain.hasPrefix("[") && domain.hasSuffix("]") {
             let literal = domain.dropFirst().dropLast()
             if literal.lowercased().hasPrefix("ipv6:") { return isIPv6(literal.dropFirst(5)) }
             return isIPv4(literal)
         }
-        return domain.contains(".") && isHostname(domain)
+        return domain.contains(".") && isHostname(domain, international: international)
     }
 
     /// RFC 1123: labels of 1 to 63 letters, digits and hyphens, not starting or ending with
-    /// a hyphen, 253 characters at most.
-    static func isHostname(_ text: Substring) -> Bool {
-        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
+    /// a hyphen, 253 characters at most; with `international` the letters may be non-ASCII.
+    static func isHostname(_ text: Substring, international: Bool = false) -> Bool {
+        guard !text.isEmpty, international || text.utf8.count <= 253 else { return false }
         return text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             guard (1...63).contains(label.count), label.first != "-", label.last != "-",
-                  label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { return false }
+                  label.allSatisfy({ ($0.isASCII || international) && ($0.isLetter || $0.isNumber || $0 == "-") }) else { return false }
             // Positions 3 and 4 hold "--" only in a Punycode A-label.
             let lower = label.lowercased()
             return lower.count < 4 || Array(lower)[2...3] != ["-", "-"] || lower.hasPrefix("xn--")

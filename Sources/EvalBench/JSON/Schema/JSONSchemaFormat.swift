@@ -14,6 +14,8 @@ public enum JSONSchemaFormat: String, Sendable, CaseIterable {
     /// An RFC 5321 address: `local@domain.tld`, a quoted local part (`"a b"@x.org`) or an
     /// IP literal (`a@[192.0.2.1]`, `a@[IPv6:2001:db8::1]`).
     case email
+    /// An RFC 6531 address, whose local part and domain may hold non-ASCII letters.
+    case idnEmail = "idn-email"
     /// An RFC 1123 host name: dot-separated labels of letters, digits and hyphens.
     case hostname
     /// A dotted-quad IPv4 address without leading zeros.
@@ -24,6 +26,12 @@ public enum JSONSchemaFormat: String, Sendable, CaseIterable {
     case uri
     /// An RFC 3986 URI or relative reference.
     case uriReference = "uri-reference"
+    /// An absolute RFC 3987 IRI: a URI whose components may hold non-ASCII characters.
+    case iri
+    /// An RFC 3987 IRI or relative reference.
+    case iriReference = "iri-reference"
+    /// An RFC 6570 URI template: `https://x.org/{user}/items{?page,size}`.
+    case uriTemplate = "uri-template"
     /// An RFC 6901 JSON pointer: `/a/b~1c`.
     case jsonPointer = "json-pointer"
     /// A relative JSON pointer: `0/a`, `1#`.
@@ -41,11 +49,15 @@ public enum JSONSchemaFormat: String, Sendable, CaseIterable {
         case .time: Self.isTime(Substring(text))
         case .duration: Self.fullMatch(Self.durationPattern, text)
         case .email: Self.isEmail(text)
+        case .idnEmail: Self.isEmail(text, international: true)
         case .hostname: Self.isHostname(Substring(text))
         case .ipv4: Self.isIPv4(Substring(text))
         case .ipv6: Self.isIPv6(Substring(text))
         case .uri: Self.isURI(text, relativeAllowed: false)
         case .uriReference: Self.isURI(text, relativeAllowed: true)
+        case .iri: Self.isURI(text, relativeAllowed: false, international: true)
+        case .iriReference: Self.isURI(text, relativeAllowed: true, international: true)
+        case .uriTemplate: Self.isURITemplate(text)
         case .jsonPointer: Self.isJSONPointer(Substring(text))
         case .relativeJSONPointer: Self.isRelativeJSONPointer(text)
         case .regex: SchemaPattern(text) != nil
