@@ -126,7 +126,7 @@ struct JSONSchemaTestSuiteTests {
     func core(_ folder: String, _ draft: JSONSchema.Draft) throws {
         let outcome = try run(files: suiteFiles(in: suiteFolder("tests/\(folder)")), draft: draft)
         print("JSON Schema Test Suite \(folder): \(outcome.summary)")
-        for refusal in outcome.refusals { print("  refused: \(refusal)") }
+        for refusal in outcome.refusals { print("  refused in \(folder): \(refusal)") }
         #expect(outcome.total > 900)
         #expect(outcome.disagreements.isEmpty, "\(outcome.disagreements.count) disagree:\n\(outcome.disagreements.joined(separator: "\n"))")
         #expect(Double(outcome.refusedCount) <= 0.1 * Double(outcome.total), "\(outcome.refusedCount) of \(outcome.total) refused")

@@ -5,10 +5,10 @@ import Foundation
 /// for structured-output schemas.
 ///
 /// Supported: every validation and applicator keyword of both drafts (`JSONSchema.keywords`),
-/// `$ref` to JSON pointers, `$id`s and `$anchor`s of the same document (recursion allowed),
-/// and the formats of `JSONSchemaFormat`. Refused at load rather than silently not enforced:
-/// any other keyword or format, a `$ref` to another document, `$dynamicRef` and
-/// `$dynamicAnchor`, and a `$schema` other than the two drafts.
+/// `$ref` and `$dynamicRef` to JSON pointers, `$id`s, `$anchor`s and `$dynamicAnchor`s of the
+/// same document (recursion allowed), and the formats of `JSONSchemaFormat`. Refused at load
+/// rather than silently not enforced: any other keyword or format, a reference to another
+/// document, and a `$schema` other than the two drafts.
 public struct JSONSchema: Sendable, Equatable, Codable {
     /// The drafts a schema may be written in; a schema's own `$schema` picks one.
     public enum Draft: String, Sendable, CaseIterable {
@@ -37,6 +37,10 @@ public struct JSONSchema: Sendable, Equatable, Codable {
     let subschemas: [JSONPointer: SchemaNode]
     /// For each schema holding a `$ref`, where the reference leads.
     let references: [JSONPointer: JSONPointer]
+    /// For each schema holding a `$dynamicRef`, where it leads and the dynamic anchor it seeks.
+    let dynamicReferences: [JSONPointer: DynamicReference]
+    /// Each `$dynamicAnchor` by `resource#name`.
+    let dynamicAnchors: [String: JSONPointer]
 
     /// The keywords that constrain instances, in either draft.
     public static let keywords = [
@@ -46,7 +50,7 @@ public struct JSONSchema: Sendable, Equatable, Codable {
         "minContains", "maxContains", "unevaluatedItems", "minItems", "maxItems", "uniqueItems",
         "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
         "minLength", "maxLength", "pattern", "format", "anyOf", "oneOf", "allOf", "not", "if", "then", "else",
-        "$ref", "$defs", "definitions", "$id", "$anchor",
+        "$ref", "$dynamicRef", "$defs", "definitions", "$id", "$anchor", "$dynamicAnchor",
     ]
 
     /// Keywords that only annotate, accepted and ignored.
@@ -66,11 +70,13 @@ public struct JSONSchema: Sendable, Equatable, Codable {
         self.root = root
         self.subschemas = compiler.subschemas
         self.references = compiler.resolvedReferences
+        self.dynamicReferences = compiler.resolvedDynamicReferences
+        self.dynamicAnchors = compiler.dynamicAnchors
     }
 
     /// Every way `instance` breaks the schema; empty when it is valid.
     public func validate(_ instance: JSONValue) -> [SchemaViolation] {
-        var validator = SchemaValidator(subschemas: subschemas, references: references)
+        var validator = SchemaValidator(schema: self)
         return validator.validate(instance, against: root, at: JSONPointer(tokens: [])).violations
     }
 
@@ -198,4 +204,16 @@ struct SchemaRules: Sendable {
     var elseSchema: SchemaNode?
     /// The `$ref` as written, for messages; `JSONSchema.references` says where it leads.
     var ref: String?
+    /// The `$dynamicRef` as written; `JSONSchema.dynamicReferences` says where it leads.
+    var dynamicRef: String?
+    /// The URI of the schema resource this schema belongs to, for the dynamic scope.
+    var resource = ""
+}
+
+/// Where a `$dynamicRef` leads: its target as a `$ref` would resolve it and, when that target
+/// declares the `$dynamicAnchor` the reference names, that name, which the outermost schema
+/// resource of the dynamic scope that declares it too then answers instead.
+struct DynamicReference: Sendable {
+    var target: JSONPointer
+    var anchor: String?
 }

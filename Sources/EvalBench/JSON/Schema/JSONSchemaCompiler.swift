@@ -9,12 +9,18 @@ struct SchemaCompiler {
     var subschemas: [JSONPointer: SchemaNode] = [:]
     /// For each schema holding a `$ref`, the location it leads to; filled by `resolveReferences`.
     var resolvedReferences: [JSONPointer: JSONPointer] = [:]
-    /// Each `$ref` met: as written, the base URI it is relative to, and the schema holding it.
-    var references: [(text: String, base: URIReference, holder: JSONPointer)] = []
+    /// For each schema holding a `$dynamicRef`, where it leads; filled by `resolveReferences`.
+    var resolvedDynamicReferences: [JSONPointer: DynamicReference] = [:]
+    /// Each `$ref` and `$dynamicRef` met: as written, the base URI it is relative to, the
+    /// schema holding it, and which of the two it is.
+    var references: [(text: String, base: URIReference, holder: JSONPointer, dynamic: Bool)] = []
     /// Each schema resource (the document, and each `$id`) by its absolute URI.
     var resources: [String: JSONPointer] = [:]
     /// Each `$anchor` (and draft-07 `"$id": "#name"`) by `resource#name`.
     var anchors: [String: JSONPointer] = [:]
+    /// Each `$dynamicAnchor` by `resource#name`, and the name declared by each schema.
+    var dynamicAnchors: [String: JSONPointer] = [:]
+    var dynamicAnchorNames: [JSONPointer: String] = [:]
     /// The base URI of the schema being compiled and of those enclosing it.
     var bases: [URIReference] = [Self.documentBase]
 
@@ -33,13 +39,13 @@ struct SchemaCompiler {
         "minContains": (.draft2020_12, "draft-07 has no such keyword"),
         "maxContains": (.draft2020_12, "draft-07 has no such keyword"),
         "$anchor": (.draft2020_12, "in draft-07 write \"$id\": \"#name\""),
+        "$dynamicRef": (.draft2020_12, "draft-07 has no dynamic references; use '$ref'"),
+        "$dynamicAnchor": (.draft2020_12, "draft-07 has no dynamic references; use '$id' and '$ref'"),
     ]
 
     /// Likely names from other drafts or other tools, and what to write instead.
     static let renamed: [String: String] = [
         "nullable": "add \"null\" to 'type', e.g. \"type\": [\"string\", \"null\"]",
-        "$dynamicRef": "evalbench does not follow dynamic references; use '$ref'",
-        "$dynamicAnchor": "evalbench does not follow dynamic references; use '$anchor' and '$ref'",
         "$recursiveRef": "evalbench does not follow recursive references (draft 2019-09); use '$ref'",
         "$recursiveAnchor": "evalbench does not follow recursive references (draft 2019-09); use '$ref'",
     ]
@@ -85,6 +91,7 @@ struct SchemaCompiler {
         var rules = SchemaRules(pointer: pointer)
         let entered = identify(members, at: pointer)
         defer { if entered { bases.removeLast() } }
+        rules.resource = bases.last!.description
         if draft == .draft7, let ref = members["$ref"] {
             // In draft-07 a `$ref` replaces its siblings; definitions beside it stay reachable.
             rules.ref = reference(ref, at: pointer.appending("$ref"))
@@ -236,8 +243,9 @@ struct SchemaCompiler {
         case "then": rules.thenSchema = compile(value, at: here)
         case "else": rules.elseSchema = compile(value, at: here)
         case "$ref": rules.ref = reference(value, at: here)
+        case "$dynamicRef": rules.dynamicRef = reference(value, at: here, dynamic: true)
         case "$defs", "definitions": _ = schemaMap(value, at: here)
-        case "$id", "$anchor": break
+        case "$id", "$anchor", "$dynamicAnchor": break
         case "$schema": checkNestedSchemaURI(value, at: here)
         case _ where JSONSchema.annotations.contains(key): break
         default: return false

@@ -2,11 +2,12 @@ import Foundation
 
 /// Validates instances against compiled schema nodes, collecting every violation.
 struct SchemaValidator {
-    let subschemas: [JSONPointer: SchemaNode]
-    let references: [JSONPointer: JSONPointer]
-    /// The `$ref`s being followed, with the instance location, so that a reference cycle
+    let schema: JSONSchema
+    /// The references being followed, with the instance location, so that a reference cycle
     /// that makes no progress into the instance fails instead of recursing forever.
     private var activeReferences: Set<[JSONPointer]> = []
+    /// The schema resources entered so far, outermost first: where a `$dynamicRef` looks.
+    private var dynamicScope: [String] = []
 
     /// What validating one value against one schema found: the violations, and the members
     /// and elements of the value that the schema evaluated, which `unevaluatedProperties` and
@@ -30,9 +31,8 @@ struct SchemaValidator {
         }
     }
 
-    init(subschemas: [JSONPointer: SchemaNode], references: [JSONPointer: JSONPointer]) {
-        self.subschemas = subschemas
-        self.references = references
+    init(schema: JSONSchema) {
+        self.schema = schema
     }
 
     mutating func validate(_ instance: JSONValue, against node: SchemaNode, at pointer: JSONPointer) -> Outcome {
@@ -52,15 +52,19 @@ struct SchemaValidator {
         func fail(_ rule: String, _ message: String) {
             outcome.violations.append(Self.violation(rules, rule, message, at: pointer))
         }
-        if let text = rules.ref, let target = references[rules.pointer], let node = subschemas[target] {
-            let key = [target, pointer]
-            if activeReferences.contains(key) {
-                fail("$ref", "the reference \"\(text)\" loops back to itself without descending into the value")
-            } else {
-                activeReferences.insert(key)
-                outcome.absorb(validate(instance, against: node, at: pointer))
-                activeReferences.remove(key)
+        let entersResource = dynamicScope.last != rules.resource
+        if entersResource { dynamicScope.append(rules.resource) }
+        defer { if entersResource { dynamicScope.removeLast() } }
+        if let text = rules.ref, let target = schema.references[rules.pointer] {
+            outcome.absorb(follow(text, to: target, instance, rules, at: pointer))
+        }
+        if let text = rules.dynamicRef, let reference = schema.dynamicReferences[rules.pointer] {
+            var target = reference.target
+            if let anchor = reference.anchor {
+                let anchors = schema.dynamicAnchors
+                target = dynamicScope.lazy.compactMap { anchors[$0 + "#" + anchor] }.first ?? target
             }
+            outcome.absorb(follow(text, to: target, instance, rules, at: pointer))
         }
         if let types = rules.types, !types.contains(where: { $0.matches(instance) }) {
             let expected = types.map(\.rawValue).joined(separator: " or ")
@@ -85,6 +89,20 @@ struct SchemaValidator {
         outcome.absorb(combinators(instance, rules, at: pointer))
         unevaluated(instance, rules, at: pointer, into: &outcome)
         return outcome
+    }
+
+    private mutating func follow(_ text: String, to target: JSONPointer, _ instance: JSONValue, _ rules: SchemaRules,
+                                 at pointer: JSONPointer) -> Outcome {
+        guard let node = schema.subschemas[target] else { return Outcome() }
+        let key = [target, pointer]
+        guard !activeReferences.contains(key) else {
+            let rule = rules.ref == text ? "$ref" : "$dynamicRef"
+            return Outcome(violations: [Self.violation(rules, rule, "the reference \"\(text)\" loops back to itself without descending into the value",
+                                                       at: pointer)])
+        }
+        activeReferences.insert(key)
+        defer { activeReferences.remove(key) }
+        return validate(instance, against: node, at: pointer)
     }
 
     private mutating func object(_ members: [String: JSONValue], _ rules: SchemaRules, at pointer: JSONPointer) -> Outcome {

@@ -33,13 +33,19 @@ extension SchemaCompiler {
                 entered = true
             }
         }
-        if draft == .draft2020_12, let anchor = members["$anchor"] {
-            let here = pointer.appending("$anchor")
+        for keyword in ["$anchor", "$dynamicAnchor"] where draft == .draft2020_12 {
+            guard let anchor = members[keyword] else { continue }
+            let here = pointer.appending(keyword)
             guard case .string(let name) = anchor, SchemaFormatPatterns.isAnchorName(name) else {
-                report(here, "'$anchor' must be a name of letters, digits, '-', '_' and '.', starting with a letter or '_', found \(anchor.jsonText)")
-                return entered
+                report(here, "'\(keyword)' must be a name of letters, digits, '-', '_' and '.', starting with a letter or '_', found \(anchor.jsonText)")
+                continue
             }
+            // A dynamic anchor is also a plain one; a `$ref` may name it.
             register(anchor: name, in: bases.last!, at: pointer, keyword: here)
+            if keyword == "$dynamicAnchor" {
+                dynamicAnchors[bases.last!.description + "#" + name] = pointer
+                dynamicAnchorNames[pointer] = name
+            }
         }
         return entered
     }
@@ -52,21 +58,22 @@ extension SchemaCompiler {
         anchors[key] = pointer
     }
 
-    /// Records the `$ref` at `keyword`, relative to the current base URI, for `resolveReferences`.
-    mutating func reference(_ value: JSONValue, at keyword: JSONPointer) -> String? {
+    /// Records the `$ref` or `$dynamicRef` at `keyword`, relative to the current base URI,
+    /// for `resolveReferences`.
+    mutating func reference(_ value: JSONValue, at keyword: JSONPointer, dynamic: Bool = false) -> String? {
         guard case .string(let text) = value else {
-            report(keyword, "'$ref' must be a string such as \"#/$defs/name\", found \(value.kindDescription)")
+            report(keyword, "'\(keyword.tokens.last ?? "$ref")' must be a string such as \"#/$defs/name\", found \(value.kindDescription)")
             return nil
         }
-        references.append((text, bases.last!, JSONPointer(tokens: Array(keyword.tokens.dropLast()))))
+        references.append((text, bases.last!, JSONPointer(tokens: Array(keyword.tokens.dropLast())), dynamic))
         return text
     }
 
     /// Resolves each `$ref` to a schema of this document, reporting those that lead nowhere
     /// or to another document.
     mutating func resolveReferences() {
-        for (text, base, holder) in references {
-            let here = holder.appending("$ref")
+        for (text, base, holder, dynamic) in references {
+            let here = holder.appending(dynamic ? "$dynamicRef" : "$ref")
             let uri = URIReference(text).resolved(against: base)
             let document = uri.withoutFragment.description
             guard let resource = resources[document] else {
@@ -98,7 +105,13 @@ extension SchemaCompiler {
                 unresolved(text, target: target, at: here)
                 continue
             }
-            resolvedReferences[holder] = target
+            if dynamic {
+                // Only a target that declares the anchor named makes the reference dynamic.
+                let seeks = dynamicAnchorNames[target] == fragment ? fragment : nil
+                resolvedDynamicReferences[holder] = DynamicReference(target: target, anchor: seeks)
+            } else {
+                resolvedReferences[holder] = target
+            }
         }
     }
 
