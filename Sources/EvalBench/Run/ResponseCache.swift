@@ -23,9 +23,7 @@ public actor ResponseCache {
 
     /// The default directory: `$EVALBENCH_CACHE/responses`, else `~/.cache/evalbench/responses`.
     public static func defaultDirectory(environment: [String: String]) -> URL {
-        let base = environment["EVALBENCH_CACHE"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/evalbench")
-        return base.appendingPathComponent("responses")
+        Platform.cacheDirectory(environment: environment).appendingPathComponent("responses")
     }
 
     public init(directory: URL, maximumBytes: Int = 256 * 1024 * 1024) {
