@@ -27,7 +27,7 @@ func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int,
     let backend = OpenAIBackend(name: "stub", model: "stub", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: nil,
                                 concurrency: concurrency, transport: transport)
     let store = try ResultStore(url: out.appendingPathComponent("results.jsonl"))
-    let runner = Runner(backends: ["stub": backend], store: store, concurrency: concurrency, timeoutSeconds: 60,
+    var runner = Runner(backends: ["stub": backend], store: store, concurrency: concurrency, timeoutSeconds: 60,
                         retryPolicy: RetryPolicy(maxRetries: 0))
     runner.cache = cache
     let cases = (0..<count).map { EvalCase(id: "c\($0)", turns: [Turn(prompt: "q\($0)", expect: [Assertion(.contains("ok", ignoreCase: false))])]) }
