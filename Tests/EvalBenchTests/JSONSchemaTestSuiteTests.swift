@@ -132,13 +132,15 @@ struct JSONSchemaTestSuiteTests {
         #expect(Double(outcome.refusedCount) <= 0.1 * Double(outcome.total), "\(outcome.refusedCount) of \(outcome.total) refused")
     }
 
-    @Test("The optional format tests of each format evalbench checks agree; the counts are printed per file",
+    @Test("The optional format and ECMA-262 regex tests agree where evalbench checks them; the counts are printed per file",
           arguments: [("draft2020-12", JSONSchema.Draft.draft2020_12), ("draft7", .draft7)])
     func formats(_ folder: String, _ draft: JSONSchema.Draft) throws {
         var disagreements: [String] = []
-        for file in try suiteFiles(in: suiteFolder("tests/\(folder)/optional/format")) {
+        let regex = try suiteFolder("tests/\(folder)/optional/ecmascript-regex.json")
+        for file in try suiteFiles(in: suiteFolder("tests/\(folder)/optional/format")) + [regex] {
             let outcome = try run(files: [file], draft: draft, exclusions: knownFormatExclusions)
-            print("JSON Schema Test Suite \(folder) optional/format/\(file.lastPathComponent): \(outcome.summary)")
+            let path = file.deletingLastPathComponent().lastPathComponent == "format" ? "format/" : ""
+            print("JSON Schema Test Suite \(folder) optional/\(path)\(file.lastPathComponent): \(outcome.summary)")
             disagreements += outcome.disagreements
         }
         #expect(disagreements.isEmpty, "\(disagreements.count) disagree:\n\(disagreements.joined(separator: "\n"))")

@@ -121,6 +121,10 @@ private let validationTable: [SchemaCase] = [
     // `$` does not match before a final newline, in patterns and formats
     SchemaCase(##"{"pattern": "^abc$"}"##, ##""abc\n""##, fails: "pattern"),
     SchemaCase(##"{"pattern": "^[$]$"}"##, ##""$""##),
+    // \d and \w are ASCII only, as in ECMA-262
+    SchemaCase(##"{"pattern": "^\\d+$"}"##, ##""\u0663""##, fails: "pattern"),
+    SchemaCase(##"{"pattern": "^[\\w-]+$"}"##, ##""é""##, fails: "pattern"),
+    SchemaCase(##"{"pattern": "^[^\\D]\\s\\S$"}"##, ##""7\u000bx""##),
     SchemaCase(##"{"format": "date"}"##, ##""2024-02-29\n""##, fails: "format"),
     // formats: uri per RFC 3986, emails with quoted local parts and IP literals, leap seconds
     SchemaCase(##"{"format": "uri"}"##, ##""urn:isbn:0451450523""##),

@@ -12,7 +12,11 @@ import Foundation
 public struct JSONSchema: Sendable, Equatable, Codable {
     /// The drafts a schema may be written in; a schema's own `$schema` picks one.
     public enum Draft: String, Sendable, CaseIterable {
+        /// Draft-07: `definitions`, array `items` with `additionalItems`, `dependencies`, and a
+        /// `$ref` that replaces its sibling keywords.
         case draft7 = "draft-07"
+        /// Draft 2020-12, the default: `$defs`, `prefixItems`, `dependentRequired` and
+        /// `dependentSchemas`, `unevaluated*`, `$anchor` and `$dynamicRef`.
         case draft2020_12 = "draft 2020-12"
 
         /// The draft a `$schema` URI names, with or without the trailing `#`.

@@ -36,7 +36,7 @@ extension SchemaCompiler {
         for keyword in ["$anchor", "$dynamicAnchor"] where draft == .draft2020_12 {
             guard let anchor = members[keyword] else { continue }
             let here = pointer.appending(keyword)
-            guard case .string(let name) = anchor, SchemaFormatPatterns.isAnchorName(name) else {
+            guard case .string(let name) = anchor, Self.isAnchorName(name) else {
                 report(here, "'\(keyword)' must be a name of letters, digits, '-', '_' and '.', starting with a letter or '_', found \(anchor.jsonText)")
                 continue
             }
@@ -138,18 +138,13 @@ extension SchemaCompiler {
     /// A `$schema` inside the document must name the draft the document is read as.
     mutating func checkNestedSchemaURI(_ value: JSONValue, at here: JSONPointer) {
         guard here.tokens.count > 1 else { return }
-        guard case .string(let uri) = value, JSONSchema.Draft(schemaURI: uri) == draft else {
-            report(here, "'$schema' \(value.jsonText) inside the schema differs from the draft it is read as (\(draft.rawValue))",
-                   fix: "mixing drafts in one schema is not supported; remove it")
-            return
-        }
+        if case .string(let uri) = value, JSONSchema.Draft(schemaURI: uri) == draft { return }
+        report(here, "'$schema' \(value.jsonText) inside the schema differs from the draft it is read as (\(draft.rawValue))",
+               fix: "mixing drafts in one schema is not supported; remove it")
     }
-}
 
-/// Small syntax checks shared by the compiler.
-enum SchemaFormatPatterns {
     /// `$anchor` names: `[A-Za-z_][-A-Za-z0-9._]*`.
-    static func isAnchorName(_ name: String) -> Bool {
+    private static func isAnchorName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic || first == "_" else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
     }

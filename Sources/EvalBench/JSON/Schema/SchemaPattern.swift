@@ -1,15 +1,17 @@
 import Foundation
 
 /// A regular expression of a schema (`pattern`, `patternProperties`), compiled once. JSON
-/// Schema patterns are ECMA-262 expressions, in which `$` matches only at the very end; ICU's
-/// `$` also matches before a final newline, so each `$` outside a character class is read as `\z`.
+/// Schema patterns are ECMA-262 expressions, run here by ICU, so the constructs whose meaning
+/// differs are rewritten: `$` outside a character class matches only at the very end (ICU's
+/// also matches before a final newline), `\d` and `\w` are ASCII only, and `\s` is ECMA-262's
+/// white space (with U+000B and U+FEFF, which ICU leaves out).
 struct SchemaPattern: Sendable {
     /// The pattern as written.
     let source: String
     private let regex: NSRegularExpression
 
     init?(_ source: String) {
-        guard let regex = try? NSRegularExpression(pattern: Self.anchoredAtEnd(source)) else { return nil }
+        guard let regex = try? NSRegularExpression(pattern: Self.translated(source)) else { return nil }
         self.source = source
         self.regex = regex
     }
@@ -19,13 +21,26 @@ struct SchemaPattern: Sendable {
         regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
-    private static func anchoredAtEnd(_ pattern: String) -> String {
+    /// The ECMA-262 class escapes as ICU sets: the members, to be written inside a class.
+    private static let classEscapes: [Character: String] = [
+        "d": "0-9", "w": "A-Za-z0-9_", "s": "\\t\\n\\x{0B}\\f\\r\\p{Zs}\\x{2028}\\x{2029}\\x{FEFF}",
+    ]
+
+    private static func translated(_ pattern: String) -> String {
         var result = ""
         var escaped = false
         var inClass = false
         for character in pattern {
             if escaped {
                 escaped = false
+                let lower = Character(character.lowercased())
+                if let members = classEscapes[lower], character.isASCII {
+                    let negated = character != lower
+                    result.removeLast()
+                    // Inside a class a negated set is nested, which ICU reads as a union.
+                    result += negated ? "[^\(members)]" : inClass ? members : "[\(members)]"
+                    continue
+                }
             } else if character == "\\" {
                 escaped = true
             } else if inClass {
