@@ -84,7 +84,7 @@ enum JSONChecks {
         case (.contains, _):
             return false
         case let (.matches(pattern, ignoreCase), .string(text)):
-            return TextChecks.matches(pattern, text, ignoreCase)
+            return TextChecks.match(pattern, text, ignoreCase) == .matched
         case (.matches, _):
             return false
         case let (.approx(target, tolerance), .number(number)):

@@ -28,10 +28,15 @@ enum TextChecks {
     }
 
     static func regex(_ pattern: String, _ output: String, _ ignoreCase: Bool, negated: Bool) -> CheckOutcome {
-        let found = matches(pattern, output, ignoreCase)
-        return CheckOutcome(holds: found != negated,
-                            expected: "\(negated ? "no match" : "a match") for /\(pattern)/\(ignoreCase ? "i" : "")",
-                            actual: excerpt(output))
+        let expected = "\(negated ? "no match" : "a match") for /\(pattern)/\(ignoreCase ? "i" : "")"
+        switch match(pattern, output, ignoreCase) {
+        case .matched: return CheckOutcome(holds: !negated, expected: expected, actual: excerpt(output))
+        case .noMatch: return CheckOutcome(holds: negated, expected: expected, actual: excerpt(output))
+        case let .timedOut(seconds):
+            return CheckOutcome(holds: false, expected: expected, actual: excerpt(output),
+                                note: "the pattern was still matching after \(Grader.number(seconds)) s on this answer, so the check "
+                                    + "fails undecided; rewrite it without nested repetition (e.g. (a+)+ or (.*x){n})")
+        }
     }
 
     static func containsAll(_ values: [String], _ output: String, _ ignoreCase: Bool) -> CheckOutcome {
@@ -96,13 +101,13 @@ enum TextChecks {
         text.range(of: value, options: ignoreCase ? [.caseInsensitive] : []) != nil
     }
 
-    static func matches(_ pattern: String, _ text: String, _ ignoreCase: Bool) -> Bool {
+    static func match(_ pattern: String, _ text: String, _ ignoreCase: Bool) -> BoundedRegex.Outcome {
         // Patterns were compiled once at load time, so this cannot fail for a loaded suite;
         // a pattern that does not compile never matches.
         guard let regex = try? NSRegularExpression(pattern: pattern, options: ignoreCase ? [.caseInsensitive] : []) else {
-            return false
+            return .noMatch
         }
-        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        return BoundedRegex.firstMatch(regex, in: text)
     }
 
     static func excerpt(_ text: String) -> String {

@@ -222,6 +222,12 @@ struct AssertionReader {
     func compiles(_ pattern: String, ignoreCase: Bool, key: String, _ reader: ObjectReader) -> Bool {
         do {
             _ = try NSRegularExpression(pattern: pattern, options: ignoreCase ? [.caseInsensitive] : [])
+            if let shape = BoundedRegex.catastrophicShape(in: pattern) {
+                log.error("the pattern '\(pattern.prefix(200))' can take exponential time: \(shape)", at: reader[key]?.location,
+                          path: reader.path.key(key),
+                          fix: "repeat something that cannot match the same text two ways: (a+)+ is a+, (.*x){3} is (?:[^x]*x){3}; an atomic group (?>…) also works")
+                return false
+            }
             return true
         } catch {
             log.error("the pattern '\(pattern)' is not a valid regular expression", at: reader[key]?.location,
