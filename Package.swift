@@ -20,7 +20,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EvalBenchTests",
-            dependencies: ["EvalBench", "EvalBenchTestSupport"]
+            dependencies: ["EvalBench", "EvalBenchTestSupport"],
+            resources: [.copy("Resources/JSONSchemaTestSuite")]
         ),
     ],
     swiftLanguageModes: [.v6]

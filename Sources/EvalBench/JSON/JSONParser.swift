@@ -60,7 +60,8 @@ struct JSONParser {
         defer { depth -= 1 }
         position += 1
         var members: [JSONNode.Member] = []
-        var keyLocations: [String: SourceLocation] = [:]
+        // Keys are the same only when their code points are: "ä" and "a\u{308}" are two keys.
+        var keyLocations: [[UInt8]: SourceLocation] = [:]
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
             position += 1
@@ -74,12 +75,12 @@ struct JSONParser {
             }
             let keyLocation = location(at: position)
             let key = try parseString(start: keyLocation)
-            if let first = keyLocations[key] {
+            if let first = keyLocations[Array(key.utf8)] {
                 throw Diagnostic(file: file, location: keyLocation,
                                  message: "duplicate key '\(key)' in one object; it is first at line \(first.line), column \(first.column)",
                                  fix: "keep one of the two members")
             }
-            keyLocations[key] = keyLocation
+            keyLocations[Array(key.utf8)] = keyLocation
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { throw unexpected("expected ':' after the key '\(key)'") }
             position += 1

@@ -1,51 +1,87 @@
 import Foundation
 
-/// A JSON Schema (a draft 2020-12 subset) that was checked when it was loaded, ready to
-/// validate answers. Use it for the `jsonSchema` assertion and for structured-output schemas.
+/// A JSON Schema (draft 2020-12, or draft-07 when its `$schema` says so) that was checked
+/// when it was loaded, ready to validate answers. Use it for the `jsonSchema` assertion and
+/// for structured-output schemas.
 ///
-/// Supported: `type`, `properties`, `required`, `additionalProperties`, `minProperties`,
-/// `maxProperties`, `enum`, `const`, `items`, `prefixItems`, `minItems`, `maxItems`,
-/// `uniqueItems`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`,
-/// `minLength`, `maxLength` (in Unicode code points), `pattern`, `format` (see
-/// `JSONSchemaFormat`), `anyOf`, `oneOf`, `allOf`, `not`, `$defs` and local `$ref`s
-/// (recursion allowed). Any other keyword is refused rather than silently not enforced.
+/// Supported: every validation and applicator keyword of both drafts (`JSONSchema.keywords`),
+/// `$ref` and `$dynamicRef` to JSON pointers, `$id`s, `$anchor`s and `$dynamicAnchor`s of the
+/// same document (recursion allowed), and the formats of `JSONSchemaFormat`. Refused at load
+/// rather than silently not enforced: any other keyword or format, a reference to another
+/// document, and a `$schema` other than the two drafts.
 public struct JSONSchema: Sendable, Equatable, Codable {
+    /// The drafts a schema may be written in; a schema's own `$schema` picks one.
+    public enum Draft: String, Sendable, CaseIterable {
+        /// Draft-07: `definitions`, array `items` with `additionalItems`, `dependencies`, and a
+        /// `$ref` that replaces its sibling keywords.
+        case draft7 = "draft-07"
+        /// Draft 2020-12, the default: `$defs`, `prefixItems`, `dependentRequired` and
+        /// `dependentSchemas`, `unevaluated*`, `$anchor` and `$dynamicRef`.
+        case draft2020_12 = "draft 2020-12"
+
+        /// The draft a `$schema` URI names, with or without the trailing `#`.
+        init?(schemaURI: String) {
+            var uri = schemaURI
+            if uri.hasSuffix("#") { uri.removeLast() }
+            uri = uri.replacingOccurrences(of: "https://", with: "http://")
+            switch uri {
+            case "http://json-schema.org/draft-07/schema": self = .draft7
+            case "http://json-schema.org/draft/2020-12/schema": self = .draft2020_12
+            default: return nil
+            }
+        }
+    }
+
     /// The schema as written.
     public let source: JSONValue
+    /// The draft the schema was read as.
+    public let draft: Draft
     let root: SchemaNode
     /// Every subschema by its location, so that a `$ref` finds its target.
     let subschemas: [JSONPointer: SchemaNode]
+    /// For each schema holding a `$ref`, where the reference leads.
+    let references: [JSONPointer: JSONPointer]
+    /// For each schema holding a `$dynamicRef`, where it leads and the dynamic anchor it seeks.
+    let dynamicReferences: [JSONPointer: DynamicReference]
+    /// Each `$dynamicAnchor` by `resource#name`.
+    let dynamicAnchors: [String: JSONPointer]
 
-    /// The keywords that constrain instances.
+    /// The keywords that constrain instances, in either draft.
     public static let keywords = [
-        "type", "properties", "required", "additionalProperties", "minProperties", "maxProperties",
-        "enum", "const", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
+        "type", "properties", "patternProperties", "additionalProperties", "propertyNames", "required",
+        "dependentRequired", "dependentSchemas", "dependencies", "minProperties", "maxProperties",
+        "unevaluatedProperties", "enum", "const", "items", "prefixItems", "additionalItems", "contains",
+        "minContains", "maxContains", "unevaluatedItems", "minItems", "maxItems", "uniqueItems",
         "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-        "minLength", "maxLength", "pattern", "format", "anyOf", "oneOf", "allOf", "not", "$ref", "$defs",
+        "minLength", "maxLength", "pattern", "format", "anyOf", "oneOf", "allOf", "not", "if", "then", "else",
+        "$ref", "$dynamicRef", "$defs", "definitions", "$id", "$anchor", "$dynamicAnchor",
     ]
 
     /// Keywords that only annotate, accepted and ignored.
     public static let annotations = [
-        "$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated",
-        "readOnly", "writeOnly",
+        "$schema", "$comment", "title", "description", "default", "examples", "deprecated",
+        "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema",
     ]
 
-    /// Checks `source` and compiles it; throws every problem found, each at its location in
-    /// the schema.
-    public init(validating source: JSONValue) throws(JSONSchemaError) {
-        var compiler = SchemaCompiler(source: source)
-        let root = compiler.compile(source, at: JSONPointer(tokens: []))
-        compiler.resolveReferences()
+    /// Checks `source` and compiles it as `draft`, unless its own `$schema` names a draft;
+    /// throws every problem found, each at its location in the schema.
+    public init(validating source: JSONValue, draft: Draft = .draft2020_12) throws(JSONSchemaError) {
+        var compiler = SchemaCompiler(source: source, draft: draft)
+        let root = compiler.compileDocument()
         guard compiler.problems.isEmpty else { throw JSONSchemaError(problems: compiler.problems) }
         self.source = source
+        self.draft = compiler.draft
         self.root = root
         self.subschemas = compiler.subschemas
+        self.references = compiler.resolvedReferences
+        self.dynamicReferences = compiler.resolvedDynamicReferences
+        self.dynamicAnchors = compiler.dynamicAnchors
     }
 
     /// Every way `instance` breaks the schema; empty when it is valid.
     public func validate(_ instance: JSONValue) -> [SchemaViolation] {
-        var validator = SchemaValidator(subschemas: subschemas)
-        return validator.validate(instance, against: root, at: JSONPointer(tokens: []))
+        var validator = SchemaValidator(schema: self)
+        return validator.validate(instance, against: root, at: JSONPointer(tokens: [])).violations
     }
 
     public static func == (lhs: JSONSchema, rhs: JSONSchema) -> Bool {
@@ -127,19 +163,30 @@ indirect enum SchemaNode: Sendable {
     case rules(SchemaRules)
 }
 
-/// An object schema's keywords, checked and typed.
+/// An object schema's keywords, checked and typed. Draft-07 spellings are read into the
+/// draft 2020-12 fields they mean (`items` as an array is `prefixItems`, `dependencies`
+/// splits into `dependentRequired` and `dependentSchemas`).
 struct SchemaRules: Sendable {
     var pointer: JSONPointer
     var types: [SchemaType]?
     var properties: [(name: String, schema: SchemaNode)] = []
-    var required: [String] = []
+    var patternProperties: [(pattern: SchemaPattern, schema: SchemaNode)] = []
     var additionalProperties: SchemaNode?
+    var propertyNames: SchemaNode?
+    var required: [String] = []
+    var dependentRequired: [(name: String, required: [String])] = []
+    var dependentSchemas: [(name: String, schema: SchemaNode)] = []
     var minProperties: Int?
     var maxProperties: Int?
+    var unevaluatedProperties: SchemaNode?
     var enumValues: [JSONValue]?
     var constValue: JSONValue?
     var items: SchemaNode?
     var prefixItems: [SchemaNode] = []
+    var contains: SchemaNode?
+    var minContains: Int?
+    var maxContains: Int?
+    var unevaluatedItems: SchemaNode?
     var minItems: Int?
     var maxItems: Int?
     var uniqueItems = false
@@ -150,12 +197,27 @@ struct SchemaRules: Sendable {
     var multipleOf: Double?
     var minLength: Int?
     var maxLength: Int?
-    var pattern: String?
+    var pattern: SchemaPattern?
     var format: JSONSchemaFormat?
     var anyOf: [SchemaNode]?
     var oneOf: [SchemaNode]?
     var allOf: [SchemaNode]?
     var not: SchemaNode?
-    /// The location a `$ref` points at, resolved against `subschemas`.
-    var ref: JSONPointer?
+    var ifSchema: SchemaNode?
+    var thenSchema: SchemaNode?
+    var elseSchema: SchemaNode?
+    /// The `$ref` as written, for messages; `JSONSchema.references` says where it leads.
+    var ref: String?
+    /// The `$dynamicRef` as written; `JSONSchema.dynamicReferences` says where it leads.
+    var dynamicRef: String?
+    /// The URI of the schema resource this schema belongs to, for the dynamic scope.
+    var resource = ""
+}
+
+/// Where a `$dynamicRef` leads: its target as a `$ref` would resolve it and, when that target
+/// declares the `$dynamicAnchor` the reference names, that name, which the outermost schema
+/// resource of the dynamic scope that declares it too then answers instead.
+struct DynamicReference: Sendable {
+    var target: JSONPointer
+    var anchor: String?
 }

@@ -3,26 +3,72 @@ import Foundation
 /// Checks a schema's keywords and turns them into `SchemaNode`s, collecting every problem.
 struct SchemaCompiler {
     let source: JSONValue
-    private(set) var problems: [SchemaProblem] = []
-    private(set) var subschemas: [JSONPointer: SchemaNode] = [:]
-    /// Each `$ref` met, with where it was written.
-    private var references: [(target: JSONPointer, at: JSONPointer)] = []
+    /// The draft the schema is read as: the caller's, unless the root's `$schema` names one.
+    var draft: JSONSchema.Draft
+    var problems: [SchemaProblem] = []
+    var subschemas: [JSONPointer: SchemaNode] = [:]
+    /// For each schema holding a `$ref`, the location it leads to; filled by `resolveReferences`.
+    var resolvedReferences: [JSONPointer: JSONPointer] = [:]
+    /// For each schema holding a `$dynamicRef`, where it leads; filled by `resolveReferences`.
+    var resolvedDynamicReferences: [JSONPointer: DynamicReference] = [:]
+    /// Each `$ref` and `$dynamicRef` met: as written, the base URI it is relative to, the
+    /// schema holding it, and which of the two it is.
+    var references: [(text: String, base: URIReference, holder: JSONPointer, dynamic: Bool)] = []
+    /// Each schema resource (the document, and each `$id`) by its absolute URI.
+    var resources: [String: JSONPointer] = [:]
+    /// Each `$anchor` (and draft-07 `"$id": "#name"`) by `resource#name`.
+    var anchors: [String: JSONPointer] = [:]
+    /// Each `$dynamicAnchor` by `resource#name`, and the name declared by each schema.
+    var dynamicAnchors: [String: JSONPointer] = [:]
+    var dynamicAnchorNames: [JSONPointer: String] = [:]
+    /// The base URI of the schema being compiled and of those enclosing it.
+    var bases: [URIReference] = [Self.documentBase]
+
+    /// The base URI of a schema without an `$id`; never shown to users.
+    static let documentBase = URIReference("evalbench:/schema.json")
+
+    /// Keywords of one draft only, refused in the other with what to write instead.
+    static let draftOnly: [String: (draft: JSONSchema.Draft, fix: String)] = [
+        "additionalItems": (.draft7, "in draft 2020-12 'items' applies to the elements after 'prefixItems'"),
+        "dependencies": (.draft7, "split it into 'dependentRequired' (the arrays) and 'dependentSchemas' (the schemas)"),
+        "prefixItems": (.draft2020_12, "in draft-07 an array of schemas is written as 'items', the rest as 'additionalItems'"),
+        "dependentRequired": (.draft2020_12, "in draft-07 write it under 'dependencies'"),
+        "dependentSchemas": (.draft2020_12, "in draft-07 write it under 'dependencies'"),
+        "unevaluatedProperties": (.draft2020_12, "draft-07 has no such keyword; use 'additionalProperties'"),
+        "unevaluatedItems": (.draft2020_12, "draft-07 has no such keyword; use 'additionalItems'"),
+        "minContains": (.draft2020_12, "draft-07 has no such keyword"),
+        "maxContains": (.draft2020_12, "draft-07 has no such keyword"),
+        "$anchor": (.draft2020_12, "in draft-07 write \"$id\": \"#name\""),
+        "$dynamicRef": (.draft2020_12, "draft-07 has no dynamic references; use '$ref'"),
+        "$dynamicAnchor": (.draft2020_12, "draft-07 has no dynamic references; use '$id' and '$ref'"),
+    ]
 
     /// Likely names from other drafts or other tools, and what to write instead.
-    private static let renamed: [String: String] = [
-        "definitions": "rename it to \"$defs\" (draft 2020-12); '$ref's then point at \"#/$defs/name\"",
-        "additionalItems": "in draft 2020-12 'items' applies to the elements after 'prefixItems'",
+    static let renamed: [String: String] = [
         "nullable": "add \"null\" to 'type', e.g. \"type\": [\"string\", \"null\"]",
+        "$recursiveRef": "evalbench does not follow recursive references (draft 2019-09); use '$ref'",
+        "$recursiveAnchor": "evalbench does not follow recursive references (draft 2019-09); use '$ref'",
     ]
 
-    /// Common type names from programming languages, and the JSON Schema name.
-    private static let typeAliases: [String: String] = [
-        "int": "integer", "float": "number", "double": "number", "bool": "boolean", "str": "string",
-        "list": "array", "dict": "object", "map": "object", "obj": "object", "none": "null",
-    ]
-
-    init(source: JSONValue) {
+    init(source: JSONValue, draft: JSONSchema.Draft) {
         self.source = source
+        self.draft = draft
+    }
+
+    /// Compiles the whole document, in the draft its `$schema` names, and resolves its `$ref`s.
+    mutating func compileDocument() -> SchemaNode {
+        if case .object(let members) = source, let named = members["$schema"] {
+            if case .string(let uri) = named, let declared = JSONSchema.Draft(schemaURI: uri) {
+                draft = declared
+            } else {
+                report(JSONPointer(tokens: ["$schema"]), "'$schema' \(named.jsonText) names no draft evalbench reads",
+                       fix: "write \"https://json-schema.org/draft/2020-12/schema\" or \"http://json-schema.org/draft-07/schema#\", or remove it")
+            }
+        }
+        resources[Self.documentBase.description] = JSONPointer(tokens: [])
+        let root = compile(source, at: JSONPointer(tokens: []))
+        resolveReferences()
+        return root
     }
 
     mutating func compile(_ value: JSONValue, at pointer: JSONPointer) -> SchemaNode {
@@ -41,258 +87,170 @@ struct SchemaCompiler {
         return node
     }
 
-    /// Reports each `$ref` whose target is not a schema of this document.
-    mutating func resolveReferences() {
-        for (target, at) in references where subschemas[target] == nil {
-            let fragment = "#" + target.description
-            if case .found = target.resolve(in: source) {
-                report(at, "'$ref' \"\(fragment)\" points at a value that is not a schema",
-                       fix: "point at a schema, usually one under \"$defs\"")
-            } else {
-                let defined = definitions().map { "\"#/$defs/\($0)\"" }
-                let hint = definitions().isEmpty ? "define it under \"$defs\""
-                    : "defined: " + defined.joined(separator: ", ")
-                report(at, "'$ref' \"\(fragment)\" does not resolve", fix: hint)
-            }
-        }
-    }
-
-    private func definitions() -> [String] {
-        if case .object(let root) = source, case .object(let defs)? = root["$defs"] { return defs.keys.sorted() }
-        return []
-    }
-
     private mutating func rules(_ members: [String: JSONValue], at pointer: JSONPointer) -> SchemaRules {
         var rules = SchemaRules(pointer: pointer)
+        let entered = identify(members, at: pointer)
+        defer { if entered { bases.removeLast() } }
+        rules.resource = bases.last!.description
+        if draft == .draft7, let ref = members["$ref"] {
+            // In draft-07 a `$ref` replaces its siblings; definitions beside it stay reachable.
+            rules.ref = reference(ref, at: pointer.appending("$ref"))
+            for key in ["definitions", "$defs"] where members[key] != nil {
+                _ = applicator(key, members[key]!, into: &rules, at: pointer.appending(key))
+            }
+            return rules
+        }
         for key in members.keys.sorted() {
             let value = members[key]!
             let here = pointer.appending(key)
-            switch key {
-            case "type": rules.types = types(value, at: here)
-            case "properties":
-                guard case .object(let properties) = value else {
-                    report(here, "'properties' must be an object of schemas, found \(value.kindDescription)")
-                    continue
-                }
-                rules.properties = properties.keys.sorted().map { ($0, compile(properties[$0]!, at: here.appending($0))) }
-            case "required": rules.required = uniqueStrings(value, at: here)
-            case "additionalProperties": rules.additionalProperties = compile(value, at: here)
-            case "minProperties": rules.minProperties = count(value, at: here)
-            case "maxProperties": rules.maxProperties = count(value, at: here)
-            case "enum":
-                guard case .array(let values) = value, !values.isEmpty else {
-                    report(here, "'enum' must be a non-empty array of values, found \(value.kindDescription)")
-                    continue
-                }
-                rules.enumValues = values
-            case "const": rules.constValue = value
-            case "items":
-                if case .array = value {
-                    report(here, "'items' must be a schema; an array of schemas is 'prefixItems' in draft 2020-12",
-                           fix: "rename it to \"prefixItems\"")
-                    continue
-                }
-                rules.items = compile(value, at: here)
-            case "prefixItems": rules.prefixItems = schemaList(value, at: here) ?? []
-            case "minItems": rules.minItems = count(value, at: here)
-            case "maxItems": rules.maxItems = count(value, at: here)
-            case "uniqueItems":
-                guard case .bool(let flag) = value else {
-                    report(here, "'uniqueItems' must be true or false, found \(value.kindDescription)")
-                    continue
-                }
-                rules.uniqueItems = flag
-            case "minimum": rules.minimum = number(value, at: here)
-            case "maximum": rules.maximum = number(value, at: here)
-            case "exclusiveMinimum", "exclusiveMaximum":
-                if case .bool = value {
-                    report(here, "'\(key)' must be a number in draft 2020-12, found a boolean",
-                           fix: "write the bound itself: \"\(key)\": 0 (and remove the matching '\(key == "exclusiveMinimum" ? "minimum" : "maximum")')")
-                    continue
-                }
-                let bound = number(value, at: here)
-                if key == "exclusiveMinimum" { rules.exclusiveMinimum = bound } else { rules.exclusiveMaximum = bound }
-            case "multipleOf":
-                guard case .number(let step) = value, step > 0 else {
-                    report(here, "'multipleOf' must be a number greater than 0, found \(value.jsonText)")
-                    continue
-                }
-                rules.multipleOf = step
-            case "minLength": rules.minLength = count(value, at: here)
-            case "maxLength": rules.maxLength = count(value, at: here)
-            case "pattern": rules.pattern = pattern(value, at: here)
-            case "format": rules.format = format(value, at: here)
-            case "anyOf": rules.anyOf = schemaList(value, at: here)
-            case "oneOf": rules.oneOf = schemaList(value, at: here)
-            case "allOf": rules.allOf = schemaList(value, at: here)
-            case "not": rules.not = compile(value, at: here)
-            case "$ref": rules.ref = reference(value, at: here)
-            case "$defs":
-                guard case .object(let definitions) = value else {
-                    report(here, "'$defs' must be an object of named schemas, found \(value.kindDescription)")
-                    continue
-                }
-                for name in definitions.keys.sorted() { _ = compile(definitions[name]!, at: here.appending(name)) }
-            case _ where JSONSchema.annotations.contains(key):
+            if let only = Self.draftOnly[key], only.draft != draft {
+                report(here, "'\(key)' is a \(only.draft.rawValue) keyword, and this schema is read as \(draft.rawValue)",
+                       fix: only.fix + "; or declare the draft with \"$schema\"", isAboutKey: true)
                 continue
-            default:
-                unknown(key, at: here)
             }
+            let known = objectKeyword(key, value, into: &rules, at: here, members: members)
+                || arrayKeyword(key, value, into: &rules, at: here, members: members)
+                || valueKeyword(key, value, into: &rules, at: here)
+                || applicator(key, value, into: &rules, at: here)
+            if !known { unknown(key, at: here) }
         }
-        checkBounds(rules, members)
-        if case .bool(false)? = members["additionalProperties"] {
-            let declared = Set(rules.properties.map(\.name))
-            for name in rules.required where !declared.contains(name) {
-                report(pointer.appending("required"),
-                       "required property '\(name)' is not in 'properties' and 'additionalProperties' is false, so nothing can pass",
-                       fix: "declare '\(name)' under \"properties\", or remove it from 'required'")
-            }
-        }
+        checkBounds(rules)
+        checkRequired(rules, members)
         return rules
     }
 
-    private mutating func checkBounds(_ rules: SchemaRules, _ members: [String: JSONValue]) {
-        func check(_ low: Double?, _ high: Double?, _ lowKey: String, _ highKey: String, strict: Bool = false) {
-            guard let low, let high, strict ? low >= high : low > high else { return }
-            report(rules.pointer.appending(lowKey),
-                   "'\(lowKey)' (\(JSONValue.numberText(low))) is \(strict ? "not below" : "greater than") '\(highKey)' (\(JSONValue.numberText(high))), so nothing can pass",
-                   fix: "swap them, or correct one of the two")
-        }
-        check(rules.minimum, rules.maximum, "minimum", "maximum")
-        check(rules.exclusiveMinimum, rules.exclusiveMaximum, "exclusiveMinimum", "exclusiveMaximum", strict: true)
-        check(rules.minLength.map(Double.init), rules.maxLength.map(Double.init), "minLength", "maxLength")
-        check(rules.minItems.map(Double.init), rules.maxItems.map(Double.init), "minItems", "maxItems")
-        check(rules.minProperties.map(Double.init), rules.maxProperties.map(Double.init), "minProperties", "maxProperties")
-    }
-
-    private mutating func types(_ value: JSONValue, at pointer: JSONPointer) -> [SchemaType]? {
-        let names: [(String, JSONPointer)]
-        switch value {
-        case .string(let name): names = [(name, pointer)]
-        case .array(let elements) where !elements.isEmpty:
-            var list: [(String, JSONPointer)] = []
-            for (index, element) in elements.enumerated() {
-                guard case .string(let name) = element else {
-                    report(pointer.appending(index), "each type must be a string, found \(element.kindDescription)")
-                    continue
+    private mutating func objectKeyword(_ key: String, _ value: JSONValue, into rules: inout SchemaRules, at here: JSONPointer,
+                                        members: [String: JSONValue]) -> Bool {
+        switch key {
+        case "properties": rules.properties = schemaMap(value, at: here)
+        case "patternProperties":
+            rules.patternProperties = schemaMap(value, at: here).compactMap { name, schema in
+                guard let pattern = SchemaPattern(name) else {
+                    report(here.appending(name), "the pattern '\(name)' is not a valid regular expression",
+                           fix: "check its syntax; in JSON a backslash is written twice: \"\\\\d+\"", isAboutKey: true)
+                    return nil
                 }
-                list.append((name, pointer.appending(index)))
+                return (pattern, schema)
             }
-            names = list
-        default:
-            report(pointer, "'type' must be a type name or a non-empty array of them, found \(value.kindDescription)",
-                   fix: "types: " + SchemaType.allCases.map(\.rawValue).joined(separator: ", "))
-            return nil
-        }
-        var types: [SchemaType] = []
-        for (name, at) in names {
-            guard let type = SchemaType(rawValue: name) else {
-                let known = SchemaType.allCases.map(\.rawValue)
-                let near = Self.typeAliases[name.lowercased()] ?? suggestion(for: name, among: known)
-                report(at, "unknown type name '\(name)'" + (near.map { "; did you mean '\($0)'?" } ?? ""),
-                       fix: "types: " + known.joined(separator: ", "))
-                continue
+        case "additionalProperties": rules.additionalProperties = compile(value, at: here)
+        case "propertyNames": rules.propertyNames = compile(value, at: here)
+        case "required": rules.required = uniqueStrings(value, at: here)
+        case "dependentRequired":
+            guard case .object(let lists) = value else {
+                report(here, "'dependentRequired' must be an object of property-name arrays, found \(value.kindDescription)")
+                return true
             }
-            if types.contains(type) {
-                report(at, "type '\(name)' is listed twice", fix: "list each type once")
-                continue
+            rules.dependentRequired = lists.keys.sorted().map { ($0, uniqueStrings(lists[$0]!, at: here.appending($0))) }
+        case "dependentSchemas": rules.dependentSchemas = schemaMap(value, at: here)
+        case "dependencies":
+            guard case .object(let entries) = value else {
+                report(here, "'dependencies' must be an object of property-name arrays or schemas, found \(value.kindDescription)")
+                return true
             }
-            types.append(type)
-        }
-        return types
-    }
-
-    private mutating func schemaList(_ value: JSONValue, at pointer: JSONPointer) -> [SchemaNode]? {
-        guard case .array(let elements) = value, !elements.isEmpty else {
-            report(pointer, "'\(pointer.tokens.last ?? "")' must be a non-empty array of schemas, found \(value.kindDescription)")
-            return nil
-        }
-        return elements.enumerated().map { compile($1, at: pointer.appending($0)) }
-    }
-
-    private mutating func uniqueStrings(_ value: JSONValue, at pointer: JSONPointer) -> [String] {
-        guard case .array(let elements) = value else {
-            report(pointer, "'\(pointer.tokens.last ?? "")' must be an array of property names, found \(value.kindDescription)")
-            return []
-        }
-        var names: [String] = []
-        for (index, element) in elements.enumerated() {
-            guard case .string(let name) = element else {
-                report(pointer.appending(index), "each property name must be a string, found \(element.kindDescription)")
-                continue
+            for name in entries.keys.sorted() {
+                if case .array = entries[name]! {
+                    rules.dependentRequired.append((name, uniqueStrings(entries[name]!, at: here.appending(name))))
+                } else {
+                    rules.dependentSchemas.append((name, compile(entries[name]!, at: here.appending(name))))
+                }
             }
-            if names.contains(name) {
-                report(pointer.appending(index), "'\(name)' is listed twice", fix: "list each property once")
-                continue
+        case "minProperties": rules.minProperties = count(value, at: here)
+        case "maxProperties": rules.maxProperties = count(value, at: here)
+        case "unevaluatedProperties": rules.unevaluatedProperties = compile(value, at: here)
+        default: return false
+        }
+        return true
+    }
+
+    private mutating func arrayKeyword(_ key: String, _ value: JSONValue, into rules: inout SchemaRules, at here: JSONPointer,
+                                       members: [String: JSONValue]) -> Bool {
+        switch key {
+        case "items":
+            guard case .array = value else {
+                rules.items = compile(value, at: here)
+                return true
             }
-            names.append(name)
+            guard draft == .draft7 else {
+                report(here, "'items' must be a schema; an array of schemas is 'prefixItems' in draft 2020-12",
+                       fix: "rename it to \"prefixItems\"")
+                return true
+            }
+            rules.prefixItems = schemaList(value, at: here, allowsEmpty: true) ?? []
+        case "additionalItems":
+            let schema = compile(value, at: here)
+            // Without an array of 'items' there is nothing for the elements to be additional to.
+            if case .array? = members["items"] { rules.items = schema }
+        case "prefixItems": rules.prefixItems = schemaList(value, at: here) ?? []
+        case "contains": rules.contains = compile(value, at: here)
+        case "minContains": rules.minContains = count(value, at: here)
+        case "maxContains": rules.maxContains = count(value, at: here)
+        case "unevaluatedItems": rules.unevaluatedItems = compile(value, at: here)
+        case "minItems": rules.minItems = count(value, at: here)
+        case "maxItems": rules.maxItems = count(value, at: here)
+        case "uniqueItems":
+            guard case .bool(let flag) = value else {
+                report(here, "'uniqueItems' must be true or false, found \(value.kindDescription)")
+                return true
+            }
+            rules.uniqueItems = flag
+        default: return false
         }
-        return names
+        return true
     }
 
-    private mutating func count(_ value: JSONValue, at pointer: JSONPointer) -> Int? {
-        guard case .number(let number) = value, number >= 0, number.rounded() == number, let whole = Int(exactly: number) else {
-            report(pointer, "'\(pointer.tokens.last ?? "")' must be a whole number of at least 0, found \(value.jsonText)")
-            return nil
+    private mutating func valueKeyword(_ key: String, _ value: JSONValue, into rules: inout SchemaRules, at here: JSONPointer) -> Bool {
+        switch key {
+        case "type": rules.types = types(value, at: here)
+        case "enum":
+            guard case .array(let values) = value else {
+                report(here, "'enum' must be an array of values, found \(value.kindDescription)")
+                return true
+            }
+            rules.enumValues = values
+        case "const": rules.constValue = value
+        case "minimum": rules.minimum = number(value, at: here)
+        case "maximum": rules.maximum = number(value, at: here)
+        case "exclusiveMinimum", "exclusiveMaximum":
+            if case .bool = value {
+                report(here, "'\(key)' must be a number in draft-07 and draft 2020-12, found a boolean",
+                       fix: "write the bound itself: \"\(key)\": 0 (and remove the matching '\(key == "exclusiveMinimum" ? "minimum" : "maximum")')")
+                return true
+            }
+            let bound = number(value, at: here)
+            if key == "exclusiveMinimum" { rules.exclusiveMinimum = bound } else { rules.exclusiveMaximum = bound }
+        case "multipleOf":
+            guard case .number(let step) = value, step > 0 else {
+                report(here, "'multipleOf' must be a number greater than 0, found \(value.jsonText)")
+                return true
+            }
+            rules.multipleOf = step
+        case "minLength": rules.minLength = count(value, at: here)
+        case "maxLength": rules.maxLength = count(value, at: here)
+        case "pattern": rules.pattern = pattern(value, at: here)
+        case "format": rules.format = format(value, at: here)
+        default: return false
         }
-        return whole
+        return true
     }
 
-    private mutating func number(_ value: JSONValue, at pointer: JSONPointer) -> Double? {
-        guard case .number(let number) = value else {
-            report(pointer, "'\(pointer.tokens.last ?? "")' must be a number, found \(value.kindDescription)",
-                   fix: value.kindDescription == "a string" ? "remove the quotes around the value" : nil)
-            return nil
+    private mutating func applicator(_ key: String, _ value: JSONValue, into rules: inout SchemaRules, at here: JSONPointer) -> Bool {
+        switch key {
+        case "anyOf": rules.anyOf = schemaList(value, at: here)
+        case "oneOf": rules.oneOf = schemaList(value, at: here)
+        case "allOf": rules.allOf = schemaList(value, at: here)
+        case "not": rules.not = compile(value, at: here)
+        case "if": rules.ifSchema = compile(value, at: here)
+        case "then": rules.thenSchema = compile(value, at: here)
+        case "else": rules.elseSchema = compile(value, at: here)
+        case "$ref": rules.ref = reference(value, at: here)
+        case "$dynamicRef": rules.dynamicRef = reference(value, at: here, dynamic: true)
+        case "$defs", "definitions": _ = schemaMap(value, at: here)
+        case "$id", "$anchor", "$dynamicAnchor": break
+        case "$schema": checkNestedSchemaURI(value, at: here)
+        case _ where JSONSchema.annotations.contains(key): break
+        default: return false
         }
-        return number
-    }
-
-    private mutating func pattern(_ value: JSONValue, at pointer: JSONPointer) -> String? {
-        guard case .string(let pattern) = value else {
-            report(pointer, "'pattern' must be a regular expression in a string, found \(value.kindDescription)")
-            return nil
-        }
-        guard (try? NSRegularExpression(pattern: pattern)) != nil else {
-            report(pointer, "the pattern '\(pattern)' is not a valid regular expression",
-                   fix: "check its syntax (an unbalanced '(' or '[' is the usual cause); in JSON a backslash is written twice: \"\\\\d+\"")
-            return nil
-        }
-        return pattern
-    }
-
-    private mutating func format(_ value: JSONValue, at pointer: JSONPointer) -> JSONSchemaFormat? {
-        guard case .string(let name) = value else {
-            report(pointer, "'format' must be a string, found \(value.kindDescription)")
-            return nil
-        }
-        guard let format = JSONSchemaFormat(rawValue: name) else {
-            let known = JSONSchemaFormat.allCases.map(\.rawValue)
-            report(pointer, "unsupported format '\(name)'" + (suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""),
-                   fix: "formats checked: \(known.joined(separator: ", ")); use 'pattern' for anything else")
-            return nil
-        }
-        return format
-    }
-
-    private mutating func reference(_ value: JSONValue, at pointer: JSONPointer) -> JSONPointer? {
-        guard case .string(let text) = value else {
-            report(pointer, "'$ref' must be a string such as \"#/$defs/name\", found \(value.kindDescription)")
-            return nil
-        }
-        guard text.hasPrefix("#") else {
-            report(pointer, "'$ref' \"\(text)\" is not a local reference; only \"#\" and \"#/...\" (usually \"#/$defs/name\") are supported",
-                   fix: "copy the schema under \"$defs\" and point at it")
-            return nil
-        }
-        let fragment = String(text.dropFirst()).removingPercentEncoding ?? String(text.dropFirst())
-        do {
-            let target = try JSONPointer(parsing: fragment)
-            references.append((target, pointer))
-            return target
-        } catch {
-            report(pointer, "'$ref' \"\(text)\": \(error.message)", fix: "write \"#/$defs/name\"")
-            return nil
-        }
+        return true
     }
 
     private mutating func unknown(_ key: String, at pointer: JSONPointer) {
@@ -306,7 +264,7 @@ struct SchemaCompiler {
                isAboutKey: true)
     }
 
-    private mutating func report(_ pointer: JSONPointer, _ message: String, fix: String? = nil, isAboutKey: Bool = false) {
+    mutating func report(_ pointer: JSONPointer, _ message: String, fix: String? = nil, isAboutKey: Bool = false) {
         problems.append(SchemaProblem(pointer: pointer, message: message, fix: fix, isAboutKey: isAboutKey))
     }
 }

@@ -25,7 +25,7 @@ struct SchemaReader {
         var keyLocation: SourceLocation?
         var path = path
         for token in pointer.tokens {
-            if let member = node.members?.first(where: { $0.key == token }) {
+            if let member = node.members?.first(where: { $0.key.unicodeScalars.elementsEqual(token.unicodeScalars) }) {
                 node = member.value
                 keyLocation = member.keyLocation
                 path = path.key(token)
