@@ -100,15 +100,10 @@ extension LoopbackNetworkTests {
                                      suite: "{\"format\": \"evalbench.suite/1\", \"suite\": \"s\", \"cases\": [{\"id\": \"c\", \"prompt\": \"q\",\n \"expect\": [{\"type\": \"judge\", \"backend\": \"grade\", \"rubric\": \"r\"}]}]}",
                                      config: #"{"backends": [{"name": "main", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}, {"name": "grader", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]}"#)
         defer { fixture.remove() }
-        do {
-            _ = try EvalRun.load(fixture.request(backends: ["main"]))
-            Issue.record("must not load")
-        } catch let error as LoadError {
-            let diagnostic = try #require(error.diagnostics.first)
-            #expect(diagnostic.message == "the judge assertion names backend 'grade', which the config does not define; did you mean 'grader'?")
-            #expect(diagnostic.location?.line == 2)
-            #expect(diagnostic.path == "$.cases[0].expect[0].backend")
-        }
+        let diagnostic = try #require(fixture.loadDiagnostics(backends: ["main"]).first, "must not load")
+        #expect(diagnostic.message == "the judge assertion names backend 'grade', which the config does not define; did you mean 'grader'?")
+        #expect(diagnostic.location?.line == 2)
+        #expect(diagnostic.path == "$.cases[0].expect[0].backend")
     }
 }
 

@@ -22,7 +22,29 @@ struct RunFixture {
                    outputDirectory: directory.appendingPathComponent("out").path)
     }
 
+    /// The diagnostics loading the fixture's run reports; empty when it loads.
+    func loadDiagnostics(backends: [String] = []) -> [Diagnostic] {
+        do {
+            _ = try EvalRun.load(request(backends: backends))
+            return []
+        } catch let error as LoadError {
+            return error.diagnostics
+        } catch {
+            return [Diagnostic(file: configPath, message: "not a load error: \(error)")]
+        }
+    }
+
     func remove() {
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The diagnostics `load` throws; empty when it loads.
+func loadDiagnostics(_ load: () throws(LoadError) -> Void) -> [Diagnostic] {
+    do {
+        try load()
+        return []
+    } catch {
+        return error.diagnostics
     }
 }
