@@ -173,13 +173,13 @@ public final class FakeAnthropicServer: Sendable {
     /// `replies[1]`, and every later one with the last reply.
     public convenience init(replies: [Script]) {
         precondition(!replies.isEmpty, "FakeAnthropicServer needs at least one reply")
-        let counter = AnthropicRequestCounter()
+        let counter = RequestCounter()
         self.init { _ in replies[min(counter.next(), replies.count - 1)] }
     }
 
     /// A server that answers each Messages request with `reply(request)`.
     public init(reply: @escaping @Sendable (MessagesRequest) -> Script) {
-        let counter = AnthropicRequestCounter()
+        let counter = RequestCounter()
         server = FakeHTTPServer { http in
             guard http.method == "POST", http.path.hasPrefix("/v1/messages") else {
                 let body = json(["type": "error", "error": ["type": "not_found_error",
@@ -339,25 +339,4 @@ private struct EventWriter {
     static func event(_ name: String, _ data: [String: Any]) -> String {
         "event: \(name)\ndata: \(json(data))\n\n"
     }
-}
-
-/// Counts requests across connection threads.
-private final class AnthropicRequestCounter: @unchecked Sendable {
-    // Sendable because `count` is read and written only while holding `lock`.
-    private let lock = NSLock()
-    private var count = 0
-
-    /// The number of earlier calls.
-    func next() -> Int {
-        lock.withLock {
-            defer { count += 1 }
-            return count
-        }
-    }
-}
-
-/// Compact JSON with sorted keys, so replies are byte-for-byte reproducible.
-private func json(_ object: [String: Any]) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-    return String(decoding: data, as: UTF8.self)
 }

@@ -338,24 +338,3 @@ private struct ChunkWriter {
         ]
     }
 }
-
-/// Counts requests across connection threads.
-private final class RequestCounter: @unchecked Sendable {
-    // Sendable because `count` is read and written only while holding `lock`.
-    private let lock = NSLock()
-    private var count = 0
-
-    /// The number of earlier calls.
-    func next() -> Int {
-        lock.withLock {
-            defer { count += 1 }
-            return count
-        }
-    }
-}
-
-/// Compact JSON with sorted keys, so replies are byte-for-byte reproducible.
-private func json(_ object: [String: Any]) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-    return String(decoding: data, as: UTF8.self)
-}

@@ -456,8 +456,8 @@ func commandReport(_ arguments: Arguments) -> Int32 {
     guard let path = arguments.positional.first else { fail("report needs a run directory") }
     let directory = URL(fileURLWithPath: path)
     do {
-        let results = try ResultStore.read(directory.appendingPathComponent("results.jsonl"))
-        var metadata = try RunMetadata.read(from: directory.appendingPathComponent("run.json"))
+        let results = try RunDirectory(directory).readResults()
+        var metadata = try RunDirectory(directory).readMetadata()
         if let target = try arguments.target() { metadata.target = target }
         try EvalRun.writeReports(results, metadata: metadata, to: directory)
         print("evalbench: reports rewritten from \(results.count) results in \(directory.path)")

@@ -322,8 +322,6 @@ extension LoopbackNetworkTests {
         func unsupportedLevelThroughEvalRun() async throws {
             let server = try startedServer([paris])
             defer { server.stop() }
-            let directory = PackagePaths.temporaryDirectory("anthropic-config")
-            defer { try? FileManager.default.removeItem(at: directory) }
             let config = """
             {"backends": [{"name": "claude", "kind": "anthropic", "model": "claude-haiku-3", "baseURL": "\(server.baseURL.absoluteString)",
                            "apiKeyEnv": "EVALBENCH_TEST_ANTHROPIC_KEY",
@@ -334,12 +332,11 @@ extension LoopbackNetworkTests {
             {"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "What is the capital of France?",
              "expect": [{"type": "contains", "value": "Paris"}]}]}
             """
-            try Data(config.utf8).write(to: directory.appendingPathComponent("evalbench.json"))
-            try Data(suite.utf8).write(to: directory.appendingPathComponent("s.json"))
-            let request = RunRequest(suitePaths: [directory.appendingPathComponent("s.json").path],
-                                     configPath: directory.appendingPathComponent("evalbench.json").path,
-                                     reasoning: [.none, .deep], outputDirectory: directory.appendingPathComponent("out").path,
-                                     environment: ["EVALBENCH_TEST_ANTHROPIC_KEY": secretKey])
+            let fixture = try RunFixture("anthropic-config", suite: suite, config: config)
+            defer { fixture.remove() }
+            var request = fixture.request()
+            request.reasoning = [.none, .deep]
+            request.environment = ["EVALBENCH_TEST_ANTHROPIC_KEY": secretKey]
             let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
             let deep = try #require(outcome.results.first { $0.reasoning == .deep })
             #expect(deep.status == .skipped)
@@ -348,7 +345,7 @@ extension LoopbackNetworkTests {
             #expect(none.status == .pass)
             #expect(server.requests.count == 1, "nothing is sent for the skipped level")
             #expect(server.requests.first?.headers["x-api-key"] == secretKey)
-            let runJSON = try String(contentsOf: directory.appendingPathComponent("out/run.json"), encoding: .utf8)
+            let runJSON = try String(contentsOf: fixture.directory.appendingPathComponent("out/run.json"), encoding: .utf8)
             #expect(runJSON.contains("thinking: disabled"), "run.json records the mapping")
             #expect(!runJSON.contains(secretKey))
         }

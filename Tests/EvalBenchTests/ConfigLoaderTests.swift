@@ -8,12 +8,7 @@ private func load(_ text: String, baseDirectory: String = "/work/project") throw
 
 /// The diagnostics loading `text` reports; empty when it loads.
 private func problems(_ text: String) -> [Diagnostic] {
-    do {
-        _ = try load(text)
-        return []
-    } catch {
-        return error.diagnostics
-    }
+    loadDiagnostics { () throws(LoadError) in _ = try load(text) }
 }
 
 @Suite("Loading the backend config")

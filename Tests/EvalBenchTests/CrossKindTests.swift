@@ -31,25 +31,23 @@ extension LoopbackNetworkTests {
             anthropic.stop()
             gemini.stop()
         }
-        let directory = PackagePaths.temporaryDirectory("cross-kind")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("suite.json").path
-        try Data("""
+        let fixture = try RunFixture("cross-kind", suiteFile: "suite.json",
+                                     suite: """
         { "format": "evalbench.suite/1", "suite": "kinds", "reasoning": ["none", "deep"],
           "instructions": "Answer with one word.",
           "cases": [ { "id": "capital", "prompt": "Capital of France?", "expect": [ { "type": "equals", "value": "Paris" } ] } ] }
-        """.utf8).write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data("""
+        """,
+                                     config: """
         { "backends": [
             { "name": "oai", "kind": "openai", "model": "m", "baseURL": "\(openAI.baseURL.absoluteString)/v1" },
             { "name": "claude", "kind": "anthropic", "model": "claude-x", "baseURL": "\(anthropic.baseURL.absoluteString)",
               "apiKeyEnv": "EVALBENCH_TEST_ANTHROPIC_KEY" },
             { "name": "gem", "kind": "gemini", "model": "gemini-x", "baseURL": "\(gemini.baseURL.absoluteString)",
               "apiKeyEnv": "EVALBENCH_TEST_GEMINI_KEY" } ] }
-        """.utf8).write(to: URL(fileURLWithPath: configPath))
-        let out = directory.appendingPathComponent("out")
-        let request = RunRequest(suitePaths: [suitePath], configPath: configPath, outputDirectory: out.path,
+        """)
+        defer { fixture.remove() }
+        let out = fixture.directory.appendingPathComponent("out")
+        let request = RunRequest(suitePaths: [fixture.suitePath], configPath: fixture.configPath, outputDirectory: out.path,
                                  environment: ["EVALBENCH_TEST_ANTHROPIC_KEY": "sk-ant-secret-0000",
                                                "EVALBENCH_TEST_GEMINI_KEY": "AIza-secret-0000"])
         let loaded = try EvalRun.load(request)

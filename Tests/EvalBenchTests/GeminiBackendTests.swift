@@ -286,26 +286,22 @@ extension LoopbackNetworkTests {
         func configuredRun() async throws {
             let server = try startedServer([.init(steps: [.text("Paris")])])
             defer { server.stop() }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-gemini-run-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let suite = directory.appendingPathComponent("geo.json")
-            try Data(#"""
+            let fixture = try RunFixture("gemini-run", suiteFile: "geo.json", suite: #"""
             {"format": "evalbench.suite/1", "suite": "geo", "instructions": "One word.",
              "cases": [{"id": "capital", "prompt": "Capital of France?", "expect": [{"type": "contains", "value": "Paris"}]}]}
-            """#.utf8).write(to: suite)
-            let config = directory.appendingPathComponent("evalbench.json")
-            try Data("""
+            """#, config: """
             {"backends": [{"name": "gem", "kind": "gemini", "model": "gemini-2.0-flash", "baseURL": "\(server.baseURL.absoluteString)",
                            "apiKeyEnv": "EVALBENCH_TEST_GEMINI_KEY",
                            "extraBody": {"generationConfig": {"topK": 40}},
                            "reasoning": {"deep": {"unsupported": "gemini-2.0-flash has no thinking"},
                                          "light": {"thinkingBudget": 512}}}],
              "defaults": {"retries": 0}}
-            """.utf8).write(to: config)
-            let out = directory.appendingPathComponent("out")
-            let request = RunRequest(suitePaths: [suite.path], configPath: config.path, reasoning: [.none, .light, .deep],
-                                     outputDirectory: out.path, environment: ["EVALBENCH_TEST_GEMINI_KEY": secret])
+            """)
+            defer { fixture.remove() }
+            let out = fixture.directory.appendingPathComponent("out")
+            var request = fixture.request()
+            request.reasoning = [.none, .light, .deep]
+            request.environment = ["EVALBENCH_TEST_GEMINI_KEY": secret]
             let loaded = try EvalRun.load(request)
             let outcome = try await EvalRun.execute(loaded, request, transport: URLSessionStreamTransport())
             let byLevel = Dictionary(uniqueKeysWithValues: outcome.results.map { ($0.reasoning, $0) })

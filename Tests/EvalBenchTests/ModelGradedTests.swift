@@ -39,10 +39,8 @@ extension LoopbackNetworkTests {
             judge.stop()
             embeddings.stop()
         }
-        let directory = PackagePaths.temporaryDirectory("model-graded")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("s.json").path
-        try Data("""
+        let fixture = try RunFixture("model-graded",
+                                     suite: """
         { "format": "evalbench.suite/1", "suite": "mg",
           "cases": [
             { "id": "france", "prompt": "Capital of France?", "expect": [
@@ -51,17 +49,17 @@ extension LoopbackNetworkTests {
             { "id": "other", "prompt": "Capital of Italy?", "expect": [
                 { "type": "judge", "backend": "grader", "rubric": "Names Paris.", "name": "judged" },
                 { "type": "similar", "backend": "embedder", "value": "The capital is Paris.", "threshold": 0.9 } ] } ] }
-        """.utf8).write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data("""
+        """,
+                                     config: """
         { "backends": [
             { "name": "main", "kind": "openai", "model": "answerer", "baseURL": "\(graded.baseURL.absoluteString)/v1" },
             { "name": "grader", "kind": "openai", "model": "judge-model", "baseURL": "\(judge.baseURL.absoluteString)/v1" },
             { "name": "embedder", "kind": "openai", "model": "embed", "baseURL": "\(embeddings.baseURL.absoluteString)/v1" } ],
           "defaults": { "backends": ["main"] } }
-        """.utf8).write(to: URL(fileURLWithPath: configPath))
-        let out = directory.appendingPathComponent("out")
-        let request = RunRequest(suitePaths: [suitePath], configPath: configPath, outputDirectory: out.path)
+        """)
+        defer { fixture.remove() }
+        let out = fixture.directory.appendingPathComponent("out")
+        let request = fixture.request()
         let loaded = try EvalRun.load(request)
         #expect(Set(loaded.switchBackendNames) == ["grader", "embedder"], "grading backends start without being planned")
         #expect(loaded.plan.caseRuns.count == 2)
@@ -98,23 +96,14 @@ extension LoopbackNetworkTests {
 
     @Test("a judge naming an unknown backend is a load error at its line, before any request")
     func unknownJudge() throws {
-        let directory = PackagePaths.temporaryDirectory("judge-bad")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("s.json").path
-        try Data("{\"format\": \"evalbench.suite/1\", \"suite\": \"s\", \"cases\": [{\"id\": \"c\", \"prompt\": \"q\",\n \"expect\": [{\"type\": \"judge\", \"backend\": \"grade\", \"rubric\": \"r\"}]}]}".utf8)
-            .write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data(#"{"backends": [{"name": "main", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}, {"name": "grader", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: configPath))
-        do {
-            _ = try EvalRun.load(RunRequest(suitePaths: [suitePath], configPath: configPath, backends: ["main"]))
-            Issue.record("must not load")
-        } catch let error as LoadError {
-            let diagnostic = try #require(error.diagnostics.first)
-            #expect(diagnostic.message == "the judge assertion names backend 'grade', which the config does not define; did you mean 'grader'?")
-            #expect(diagnostic.location?.line == 2)
-            #expect(diagnostic.path == "$.cases[0].expect[0].backend")
-        }
+        let fixture = try RunFixture("judge-bad",
+                                     suite: "{\"format\": \"evalbench.suite/1\", \"suite\": \"s\", \"cases\": [{\"id\": \"c\", \"prompt\": \"q\",\n \"expect\": [{\"type\": \"judge\", \"backend\": \"grade\", \"rubric\": \"r\"}]}]}",
+                                     config: #"{"backends": [{"name": "main", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}, {"name": "grader", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]}"#)
+        defer { fixture.remove() }
+        let diagnostic = try #require(fixture.loadDiagnostics(backends: ["main"]).first, "must not load")
+        #expect(diagnostic.message == "the judge assertion names backend 'grade', which the config does not define; did you mean 'grader'?")
+        #expect(diagnostic.location?.line == 2)
+        #expect(diagnostic.path == "$.cases[0].expect[0].backend")
     }
 }
 

@@ -161,23 +161,21 @@ extension LoopbackNetworkTests {
         }
         try server.start()
         defer { server.stop() }
-        let directory = PackagePaths.temporaryDirectory("reasoning")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("suite.json").path
-        try Data("""
+        let fixture = try RunFixture("reasoning", suiteFile: "suite.json",
+                                     suite: """
         { "format": "evalbench.suite/1", "suite": "levels",
           "cases": [ { "id": "capital", "prompt": "Capital of France?", "expect": [ { "type": "contains", "value": "Paris" } ] } ] }
-        """.utf8).write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data("""
+        """,
+                                     config: """
         { "backends": [ { "name": "srv", "kind": "openai", "model": "m", "baseURL": "\(server.baseURL.absoluteString)/v1",
             "reasoning": { "moderate": { "unsupported": "this deployment has no medium effort" },
                            "deep": { "effort": "high", "extraBody": { "reasoning_budget_tokens": 1024 } } } },
           { "name": "plain", "kind": "openai", "model": "plain-model", "baseURL": "\(server.baseURL.absoluteString)/v1",
             "sendReasoningNone": true } ] }
-        """.utf8).write(to: URL(fileURLWithPath: configPath))
-        let out = directory.appendingPathComponent("out").path
-        let request = RunRequest(suitePaths: [suitePath], configPath: configPath,
+        """)
+        defer { fixture.remove() }
+        let out = fixture.directory.appendingPathComponent("out").path
+        let request = RunRequest(suitePaths: [fixture.suitePath], configPath: fixture.configPath,
                                  reasoning: [.none, .light, .moderate, .deep], outputDirectory: out)
         let loaded = try EvalRun.load(request)
         let outcome = try await EvalRun.execute(loaded, request, transport: URLSessionStreamTransport())

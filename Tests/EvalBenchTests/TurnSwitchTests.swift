@@ -67,24 +67,22 @@ extension LoopbackNetworkTests {
             first.stop()
             second.stop()
         }
-        let directory = PackagePaths.temporaryDirectory("switch")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("s.json").path
-        try Data("""
+        let fixture = try RunFixture("switch",
+                                     suite: """
         { "format": "evalbench.suite/1", "suite": "sw", "instructions": "Session 1. Brainstorm.",
           "cases": [ { "id": "c", "turns": [
             { "prompt": "one" },
             { "prompt": "two", "instructions": "Session 2. Brainstorm." },
             { "prompt": "three", "backend": "other", "history": { "keepLast": 2 } } ] } ] }
-        """.utf8).write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data("""
+        """,
+                                     config: """
         { "backends": [ { "name": "main", "kind": "openai", "baseURL": "\(first.baseURL.absoluteString)/v1" },
                         { "name": "other", "kind": "openai", "baseURL": "\(second.baseURL.absoluteString)/v1" } ],
           "defaults": { "backends": ["main"] } }
-        """.utf8).write(to: URL(fileURLWithPath: configPath))
-        let out = directory.appendingPathComponent("out")
-        let request = RunRequest(suitePaths: [suitePath], configPath: configPath, outputDirectory: out.path)
+        """)
+        defer { fixture.remove() }
+        let out = fixture.directory.appendingPathComponent("out")
+        let request = fixture.request()
         let loaded = try EvalRun.load(request)
         #expect(loaded.switchBackendNames == ["other"])
         let outcome = try await EvalRun.execute(loaded, request, transport: URLSessionStreamTransport())
@@ -109,23 +107,14 @@ extension LoopbackNetworkTests {
 
     @Test("a turn that switches to an unconfigured backend is a load error at its line")
     func unknownSwitchBackend() throws {
-        let directory = PackagePaths.temporaryDirectory("switch-bad")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("s.json").path
-        try Data("{\"format\": \"evalbench.suite/1\", \"suite\": \"s\", \"cases\": [{\"id\": \"c\", \"turns\": [\n{\"prompt\": \"a\"},\n{\"prompt\": \"b\", \"backend\": \"revewer\"}]}]}".utf8)
-            .write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data(#"{"backends": [{"name": "main", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}, {"name": "reviewer", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: configPath))
-        do {
-            _ = try EvalRun.load(RunRequest(suitePaths: [suitePath], configPath: configPath, backends: ["main"]))
-            Issue.record("must not load")
-        } catch let error as LoadError {
-            let diagnostic = try #require(error.diagnostics.first)
-            #expect(diagnostic.message == "turn 2 of case 'c' switches to backend 'revewer', which the config does not define; did you mean 'reviewer'?")
-            #expect(diagnostic.location?.line == 3)
-            #expect(diagnostic.path == "$.cases[0].turns[1].backend")
-        }
+        let fixture = try RunFixture("switch-bad",
+                                     suite: "{\"format\": \"evalbench.suite/1\", \"suite\": \"s\", \"cases\": [{\"id\": \"c\", \"turns\": [\n{\"prompt\": \"a\"},\n{\"prompt\": \"b\", \"backend\": \"revewer\"}]}]}",
+                                     config: #"{"backends": [{"name": "main", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}, {"name": "reviewer", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]}"#)
+        defer { fixture.remove() }
+        let diagnostic = try #require(fixture.loadDiagnostics(backends: ["main"]).first, "must not load")
+        #expect(diagnostic.message == "turn 2 of case 'c' switches to backend 'revewer', which the config does not define; did you mean 'reviewer'?")
+        #expect(diagnostic.location?.line == 3)
+        #expect(diagnostic.path == "$.cases[0].turns[1].backend")
     }
 }
 
@@ -135,18 +124,14 @@ extension LoopbackNetworkTests {
         let server = FakeOpenAIServer { request in FakeOpenAIServer.Script(model: request.model ?? "m", steps: [.content("ok")]) }
         try server.start()
         defer { server.stop() }
-        let directory = PackagePaths.temporaryDirectory("prewarm")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("s.json").path
-        try Data(#"{"format": "evalbench.suite/1", "suite": "w", "instructions": "Shared prefix.", "options": {"maxOutputTokens": 16}, "cases": [{"id": "c", "turns": [{"prompt": "one"}, {"prompt": "two"}]}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data("""
+        let fixture = try RunFixture("prewarm",
+                                     suite: #"{"format": "evalbench.suite/1", "suite": "w", "instructions": "Shared prefix.", "options": {"maxOutputTokens": 16}, "cases": [{"id": "c", "turns": [{"prompt": "one"}, {"prompt": "two"}]}]}"#,
+                                     config: """
         { "backends": [ { "name": "warm", "kind": "openai", "model": "warm-model", "baseURL": "\(server.baseURL.absoluteString)/v1", "prewarm": true },
                         { "name": "cold", "kind": "openai", "model": "cold-model", "baseURL": "\(server.baseURL.absoluteString)/v1", "prewarm": false } ] }
-        """.utf8).write(to: URL(fileURLWithPath: configPath))
-        let request = RunRequest(suitePaths: [suitePath], configPath: configPath,
-                                 outputDirectory: directory.appendingPathComponent("out").path)
+        """)
+        defer { fixture.remove() }
+        let request = fixture.request()
         let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
         func sessions(_ backend: String) -> [RequestDetails.SessionStart?] {
             outcome.results.filter { $0.backend == backend }.sorted { $0.turn < $1.turn }.map { $0.details?.session }

@@ -51,20 +51,17 @@ extension LoopbackNetworkTests {
         }
         try server.start()
         defer { server.stop() }
-        let directory = PackagePaths.temporaryDirectory("variants")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let suitePath = directory.appendingPathComponent("s.json").path
-        try Data("""
+        let fixture = try RunFixture("variants",
+                                     suite: """
         { "format": "evalbench.suite/1", "suite": "v",
           "variants": [ { "name": "long", "instructions": "A long and careful set of instructions." }, { "name": "short", "instructions": "Be brief." } ],
           "cases": [ { "id": "france", "prompt": "France?", "expect": [ { "type": "contains", "value": "Paris" } ] },
                      { "id": "other", "prompt": "Other?", "expect": [ { "type": "contains", "value": "Paris" } ] } ] }
-        """.utf8).write(to: URL(fileURLWithPath: suitePath))
-        let configPath = directory.appendingPathComponent("evalbench.json").path
-        try Data(#"{"backends": [{"name": "fake", "kind": "openai", "baseURL": "\#(server.baseURL.absoluteString)/v1"}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: configPath))
-        let out = directory.appendingPathComponent("out")
-        let request = RunRequest(suitePaths: [suitePath], configPath: configPath, outputDirectory: out.path)
+        """,
+                                     config: #"{"backends": [{"name": "fake", "kind": "openai", "baseURL": "\#(server.baseURL.absoluteString)/v1"}]}"#)
+        defer { fixture.remove() }
+        let out = fixture.directory.appendingPathComponent("out")
+        let request = fixture.request()
         let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
         #expect(outcome.results.count == 4)
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)

@@ -300,27 +300,10 @@ extension Comparison {
     /// The results of the run in `directory`, for `role` ("baseline" or "current") in messages.
     /// Throws a `Diagnostic` naming the path (and the line of a malformed result) with how to fix it.
     public static func readResults(inRun directory: String, role: String) throws -> [RequestResult] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw Diagnostic(file: directory, message: "the \(role) run directory does not exist",
-                             fix: "pass the --out directory of an earlier `evalbench run`; it holds results.jsonl")
-        }
-        let file = URL(fileURLWithPath: directory).appendingPathComponent("results.jsonl")
-        guard FileManager.default.fileExists(atPath: file.path) else {
-            throw Diagnostic(file: file.path, message: "the \(role) run directory has no results.jsonl",
-                             fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
-        }
-        let results: [RequestResult]
-        do {
-            results = try ResultStore.read(file)
-        } catch let diagnostic as Diagnostic {
-            throw diagnostic
-        } catch {
-            throw Diagnostic(file: file.path, message: "could not read the \(role) results: \(error.localizedDescription)",
-                             fix: "check that the file is readable")
-        }
+        let run = RunDirectory(path: directory)
+        let results = try run.readResults(role: role)
         guard !results.isEmpty else {
-            throw Diagnostic(file: file.path, message: "the \(role) results.jsonl holds no results",
+            throw Diagnostic(file: run.results.path, message: "the \(role) \(RunDirectory.FileName.results) holds no results",
                              fix: "compare against a run that finished at least one request")
         }
         return results
@@ -334,9 +317,10 @@ extension Comparison {
         } catch {
             throw ReportWriteFailure(path: directory.path, reason: error.localizedDescription)
         }
-        for (name, text) in [("compare.md", CompareMarkdown.render(self, baselineName: baselineName, currentName: currentName)),
-                             ("compare.csv", CompareCSV.render(self))] {
-            let file = directory.appendingPathComponent(name)
+        let run = RunDirectory(directory)
+        for (name, text) in [(RunDirectory.FileName.compareMarkdown, CompareMarkdown.render(self, baselineName: baselineName, currentName: currentName)),
+                             (RunDirectory.FileName.compareCSV, CompareCSV.render(self))] {
+            let file = run.file(name)
             do {
                 try Data(text.utf8).write(to: file, options: .atomic)
             } catch {

@@ -278,7 +278,7 @@ private struct ConfigReader {
                       fix: "name an earlier run's output directory (the --out of `evalbench run`), relative to the config's directory")
             return nil
         }
-        guard FileManager.default.fileExists(atPath: URL(fileURLWithPath: path).appendingPathComponent("results.jsonl").path) else {
+        guard FileManager.default.fileExists(atPath: RunDirectory(path: path).results.path) else {
             log.error("'\(key)' names \(path), which has no results.jsonl", at: node.location, path: reader.path.key(key),
                       fix: "name the directory an earlier `evalbench run` wrote its results.jsonl into")
             return nil

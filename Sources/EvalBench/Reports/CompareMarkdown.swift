@@ -62,13 +62,13 @@ public enum CompareMarkdown {
         }
         let latencyTest = mannWhitney(group.latencyMannWhitneyP, before?.timedLatenciesMs.count, after?.timedLatenciesMs.count)
         let ttftTest = mannWhitney(group.ttftMannWhitneyP, before?.timedTTFTsMs.count, after?.timedTTFTsMs.count)
-        table.appendRow(["Latency p50 (ms)", milliseconds(before?.latencyP50Ms), milliseconds(after?.latencyP50Ms),
+        table.appendRow(["Latency p50 (ms)", ReportFormat.milliseconds(before?.latencyP50Ms), ReportFormat.milliseconds(after?.latencyP50Ms),
                          ratio(group.latencyP50Ratio), latencyTest])
-        table.appendRow(["Latency p95 (ms)", milliseconds(before?.latencyP95Ms), milliseconds(after?.latencyP95Ms),
+        table.appendRow(["Latency p95 (ms)", ReportFormat.milliseconds(before?.latencyP95Ms), ReportFormat.milliseconds(after?.latencyP95Ms),
                          ratio(group.latencyP95Ratio), ""])
-        table.appendRow(["TTFT p50 (ms)", milliseconds(before?.ttftP50Ms), milliseconds(after?.ttftP50Ms),
+        table.appendRow(["TTFT p50 (ms)", ReportFormat.milliseconds(before?.ttftP50Ms), ReportFormat.milliseconds(after?.ttftP50Ms),
                          ratio(group.ttftP50Ratio), ttftTest])
-        table.appendRow(["TTFT p95 (ms)", milliseconds(before?.ttftP95Ms), milliseconds(after?.ttftP95Ms),
+        table.appendRow(["TTFT p95 (ms)", ReportFormat.milliseconds(before?.ttftP95Ms), ReportFormat.milliseconds(after?.ttftP95Ms),
                          ratio(group.ttftP95Ratio), ""])
         for (label, figure) in [("Input tokens", \UsageTotals.inputTokens), ("Cached input tokens", \UsageTotals.cachedInputTokens),
                                 ("Output tokens", \UsageTotals.outputTokens)] {
@@ -77,7 +77,7 @@ public enum CompareMarkdown {
             table.appendRow([label, old.map(String.init) ?? "n/a", new.map(String.init) ?? "n/a",
                              signedInteger(old, new), ""])
         }
-        table.appendRow(["Cache hit", percent(before?.usage.cacheHitRatio), percent(after?.usage.cacheHitRatio),
+        table.appendRow(["Cache hit", ReportFormat.percent(before?.usage.cacheHitRatio), ReportFormat.percent(after?.usage.cacheHitRatio),
                          group.cacheHitRatioChange.map(ComparisonText.points) ?? "n/a", ""])
         table.appendRow(["Cost (USD)", cost(before?.costUSD), cost(after?.costUSD),
                          group.costChange.map { ($0 < 0 ? "−" : "+") + cost(abs($0)) } ?? "n/a", ""])
@@ -153,16 +153,8 @@ public enum CompareMarkdown {
         guard let summary, let rate = summary.passRate, let low = summary.passRateLow, let high = summary.passRateHigh else {
             return "n/a"
         }
-        return "\(number(rate)) [\(number(low))–\(number(high))] (\(summary.passed)/\(summary.cases - summary.skipped))"
+        return "\(ReportFormat.percent(rate)) [\(ReportFormat.percent(low))–\(ReportFormat.percent(high))] (\(summary.passed)/\(summary.cases - summary.skipped))"
     }
-
-    private static func number(_ ratio: Double) -> String {
-        (DecimalText.fixed(ratio * 100, places: 1) ?? "n/a") + (ratio.isFinite ? "%" : "")
-    }
-
-    private static func percent(_ ratio: Double?) -> String { ratio.map(number) ?? "n/a" }
-
-    private static func milliseconds(_ value: Double?) -> String { value.map(ComparisonText.milliseconds) ?? "n/a" }
 
     /// `×1.25 (+25.0%)`.
     private static func ratio(_ value: Double?) -> String {

@@ -63,12 +63,12 @@ public enum RecommendationMarkdown {
             return [
                 recommendation.label,
                 String(recommendation.cases),
-                percent(recommendation.target),
+                ReportFormat.percent(recommendation.target),
                 recommendation.recommended.map { $0.summary.group.label }
                     ?? "none meets it" + (shown.map { " (closest: \($0.summary.group.label))" } ?? ""),
-                shown.map { passRate($0.summary) } ?? "n/a",
-                shown.map { "\(milliseconds($0.summary.latencyP50Ms)) / \(milliseconds($0.summary.latencyP95Ms))" } ?? "n/a",
-                shown?.summary.goodput.map(percent) ?? "n/a",
+                shown.map { ReportFormat.passRate($0.summary) } ?? "n/a",
+                shown.map { "\(ReportFormat.milliseconds($0.summary.latencyP50Ms)) / \(ReportFormat.milliseconds($0.summary.latencyP95Ms))" } ?? "n/a",
+                ReportFormat.percent(shown?.summary.goodput),
                 shown?.summary.costPerThousandCasesUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) } ?? "n/a",
                 fitText(recommendation.onDevice),
                 (recommendation.pccMeasuredRequestsPerTask ?? recommendation.pccRequestsPerTask)
@@ -80,7 +80,7 @@ public enum RecommendationMarkdown {
     /// How the pick is made, for the section's first paragraph.
     static let method = "Per tag, the backend × reasoning × variant whose pass rate's 95% lower bound reaches the target and whose "
         + "p95 latency and p95 TTFT are within the suite's `slo`, at the lowest cost per 1,000 cases, then the lowest "
-        + "p50 latency. Target from `--target`, else the suite's `target`, else \(percent(RecommendationSettings.defaultTarget)). "
+        + "p50 latency. Target from `--target`, else the suite's `target`, else \(ReportFormat.percent(RecommendationSettings.defaultTarget)). "
         + "Context fit is estimated from the recorded text at about \(TokenEstimate.charactersPerToken) characters a token "
         + "(instructions, the conversation so far and the answer); the on-device model's tokenizer is not available here. "
         + "recommendation.csv has every candidate."
@@ -101,21 +101,21 @@ public enum RecommendationMarkdown {
     public static func sentence(_ recommendation: TagRecommendation, markdown: Bool = true) -> String {
         let cases = "\(recommendation.cases) case\(recommendation.cases == 1 ? "" : "s")"
         var text = (markdown ? "**\(recommendation.label)**" : recommendation.label) + " (\(cases)): "
-        let target = percent(recommendation.target)
+        let target = ReportFormat.percent(recommendation.target)
         if let pick = recommendation.recommended {
             let summary = pick.summary
-            text += "use \(summary.group.label): pass rate \(passRate(summary)) meets the \(target) target"
+            text += "use \(summary.group.label): pass rate \(ReportFormat.passRate(summary)) meets the \(target) target"
             if recommendation.slo != nil { text += " within the latency targets" }
             text += ", at " + (summary.costPerThousandCasesUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) }.map { "$\($0)" } ?? "an unknown cost")
-            text += " per 1,000 cases, p50 latency \(milliseconds(summary.latencyP50Ms)) ms"
-            if let goodput = summary.goodput { text += ", goodput \(percent(goodput))" }
+            text += " per 1,000 cases, p50 latency \(ReportFormat.milliseconds(summary.latencyP50Ms)) ms"
+            if let goodput = summary.goodput { text += ", goodput \(ReportFormat.percent(goodput))" }
             text += "."
         } else if let closest = recommendation.closest {
             let summary = closest.summary
             let reaching = recommendation.candidates.filter(\.meetsTarget)
             if reaching.isEmpty {
                 text += "no backend × level reaches the \(target) target at 95% confidence; the closest is \(summary.group.label) "
-                text += "at \(passRate(summary)). Add cases or repeats to narrow the interval, or lower the target."
+                text += "at \(ReportFormat.passRate(summary)). Add cases or repeats to narrow the interval, or lower the target."
             } else {
                 text += reaching.map { $0.summary.group.label }.joined(separator: ", ")
                 text += " reach\(reaching.count == 1 ? "es" : "") the \(target) target but miss the latency targets."
@@ -146,18 +146,6 @@ public enum RecommendationMarkdown {
         return fit.fits ? "yes (≤ \(largest) of \(fit.window), est.)" : "no: \(fit.overflowing.count) over \(fit.window) (est.)"
     }
 
-    static func passRate(_ summary: GroupSummary) -> String {
-        guard let rate = summary.passRate, let low = summary.passRateLow, let high = summary.passRateHigh else { return "n/a" }
-        return "\(number(rate))% [\(number(low))–\(number(high))]"
-    }
-
-    static func percent(_ ratio: Double) -> String { number(ratio) + "%" }
-
-    static func number(_ ratio: Double) -> String { DecimalText.fixed(ratio * 100, places: 1) ?? "n/a" }
-
-    static func milliseconds(_ value: Double?) -> String {
-        value.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a"
-    }
 }
 
 /// The recommendation as a section of report.html: the same table and sentences as summary.md.

@@ -12,21 +12,22 @@ public enum ReportWriter {
         } catch {
             throw ReportWriteFailure(path: directory.path, reason: error.localizedDescription)
         }
+        let run = RunDirectory(directory)
         let aggregate = RunAggregate(input.results)
         let recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
-        try write(ResultsCSV.render(input.results), to: directory.appendingPathComponent("results.csv"))
-        try write(SummaryCSV.render(aggregate.groups), to: directory.appendingPathComponent("summary.csv"))
-        try write(MetricsCSV.render(aggregate.groups), to: directory.appendingPathComponent("metrics.csv"))
-        try write(RecommendationCSV.render(recommendations), to: directory.appendingPathComponent("recommendation.csv"))
+        try write(ResultsCSV.render(input.results), to: run.file(RunDirectory.FileName.resultsCSV))
+        try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
+        try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))
+        try write(RecommendationCSV.render(recommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
         let charts = ChartSet(aggregate, results: input.results)
         try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations, charts: charts),
-                  to: directory.appendingPathComponent("summary.md"))
-        try write(JUnitXML.render(aggregate), to: directory.appendingPathComponent("junit.xml"))
-        for chart in charts.charts { try write(chart.svg, to: directory.appendingPathComponent(chart.fileName)) }
+                  to: run.file(RunDirectory.FileName.summaryMarkdown))
+        try write(JUnitXML.render(aggregate), to: run.file(RunDirectory.FileName.junit))
+        for chart in charts.charts { try write(chart.svg, to: run.file(chart.fileName)) }
         // A chart left out this time must not survive from an earlier report of the same directory.
-        for omitted in charts.omitted { try? FileManager.default.removeItem(at: directory.appendingPathComponent(omitted.fileName)) }
+        for omitted in charts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
         try write(HTMLReport.render(input, aggregate: aggregate, charts: charts,
-                                    extraSections: [RecommendationHTML.section(recommendations)].compactMap { $0 }), to: directory.appendingPathComponent("report.html"))
+                                    extraSections: [RecommendationHTML.section(recommendations)].compactMap { $0 }), to: run.file(RunDirectory.FileName.html))
     }
 
     private static func write(_ text: String, to file: URL) throws {

@@ -30,7 +30,7 @@ enum RequestDetailsSection {
                 let values = requests.filter {
                     $0.details?.session == start && $0.details?.fallback == nil && ($0.status == .pass || $0.status == .fail)
                 }.compactMap { $0.timing?.ttftMs }.sorted()
-                return percentile(50, of: values).flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a"
+                return ReportFormat.oneDecimal(percentile(50, of: values))
             }.joined(separator: " / ")
             table.appendRow([backend, quota.isEmpty ? "n/a" : quota.joined(separator: ", "), reset ?? "n/a", fallbackText, ttft])
         }

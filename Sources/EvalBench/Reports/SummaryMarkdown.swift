@@ -70,7 +70,7 @@ public enum SummaryMarkdown {
                 summary.model ?? "n/a",
                 summary.group.reasoning.rawValue,
                 summary.group.variant,
-                passRate(summary),
+                ReportFormat.passRate(summary),
                 "\(summary.passed)/\(summary.cases)",
                 String(summary.errors),
                 String(summary.skipped),
@@ -79,7 +79,7 @@ public enum SummaryMarkdown {
                 tokens(summary.usage.inputTokens),
                 tokens(summary.usage.cachedInputTokens),
                 tokens(summary.usage.outputTokens),
-                percent(summary.usage.cacheHitRatio),
+                ReportFormat.percent(summary.usage.cacheHitRatio),
                 summary.costUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) } ?? "n/a",
             ])
         }
@@ -102,12 +102,12 @@ public enum SummaryMarkdown {
             var row = [
                 summary.group.backend, summary.group.reasoning.rawValue, summary.group.variant,
                 [summary.latencyP50Ms, summary.latencyP90Ms, summary.latencyP95Ms, summary.latencyP99Ms]
-                    .map(milliseconds).joined(separator: " / "),
+                    .map(ReportFormat.milliseconds).joined(separator: " / "),
                 [summary.ttftP50Ms, summary.ttftP90Ms, summary.ttftP95Ms, summary.ttftP99Ms]
-                    .map(milliseconds).joined(separator: " / "),
+                    .map(ReportFormat.milliseconds).joined(separator: " / "),
             ]
             if withGoodput {
-                row.append(summary.goodput.map { "\(percent($0)) (\(summary.goodRequests)/\(summary.sloRequests))" } ?? "n/a")
+                row.append(summary.goodput.map { "\(ReportFormat.percent($0)) (\(summary.goodRequests)/\(summary.sloRequests))" } ?? "n/a")
             }
             if withReplayed { row.append(String(summary.replayedRequests)) }
             table.appendRow(row)
@@ -144,10 +144,10 @@ public enum SummaryMarkdown {
                 if let intervals = bootstrapPercentileIntervals(bootstrapPercentiles, of: samples,
                                                                 resamples: bootstrapResamples, seed: bootstrapSeed) {
                     row += zip(estimates, intervals).map { estimate, interval in
-                        "\(milliseconds(estimate)) [\(milliseconds(interval.low))–\(milliseconds(interval.high))]"
+                        "\(ReportFormat.milliseconds(estimate)) [\(ReportFormat.milliseconds(interval.low))–\(ReportFormat.milliseconds(interval.high))]"
                     }
                 } else {
-                    row += estimates.map { "\(milliseconds($0)) [n/a]" }
+                    row += estimates.map { "\(ReportFormat.milliseconds($0)) [n/a]" }
                 }
                 table.appendRow(row)
             }
@@ -235,15 +235,15 @@ public enum SummaryMarkdown {
                 let sentAs = input.reasoningMappings[summary.group.backend]?[level.rawValue] ?? "n/a"
                 table.appendRow([
                     key, level.rawValue, sentAs,
-                    summary.passRate.map { percentNumber($0) + "%" } ?? "n/a",
+                    ReportFormat.percent(summary.passRate),
                     delta(summary.passRate.map { $0 * 100 }, baseline?.passRate.map { $0 * 100 }, suffix: " pp"),
-                    milliseconds(summary.latencyP50Ms),
+                    ReportFormat.milliseconds(summary.latencyP50Ms),
                     delta(summary.latencyP50Ms, baseline?.latencyP50Ms),
-                    milliseconds(summary.ttfaP50Ms),
+                    ReportFormat.milliseconds(summary.ttfaP50Ms),
                     delta(summary.ttfaP50Ms, baseline?.ttfaP50Ms),
-                    summary.reasoningTokensPerRequest.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
+                    ReportFormat.oneDecimal(summary.reasoningTokensPerRequest),
                     delta(summary.reasoningTokensPerRequest, baseline?.reasoningTokensPerRequest),
-                    summary.outputTokensPerRequest.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
+                    ReportFormat.oneDecimal(summary.outputTokensPerRequest),
                     delta(summary.costUSD, baseline?.costUSD, places: 6),
                 ])
             }
@@ -278,11 +278,11 @@ public enum SummaryMarkdown {
             let requests = summary.requestsReportingOutput
             let inputPerRequest = summary.usage.inputTokens.flatMap { requests > 0 ? Double($0) / Double(requests) : nil }
             table.appendRow([
-                "\(summary.group.backend) · \(summary.group.reasoning.rawValue)", summary.group.variant, passRate(summary),
+                "\(summary.group.backend) · \(summary.group.reasoning.rawValue)", summary.group.variant, ReportFormat.passRate(summary),
                 "\(summary.passed)/\(summary.cases)",
-                instructions.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
-                inputPerRequest.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a",
-                milliseconds(summary.latencyP50Ms), milliseconds(summary.ttftP50Ms),
+                ReportFormat.oneDecimal(instructions),
+                ReportFormat.oneDecimal(inputPerRequest),
+                ReportFormat.milliseconds(summary.latencyP50Ms), ReportFormat.milliseconds(summary.ttftP50Ms),
             ])
         }
         // Cases whose verdict differs between variants on the same backend, level and repeat.
@@ -376,7 +376,7 @@ public enum SummaryMarkdown {
             let kinds = Set(list.map(\.type)).sorted().joined(separator: ", ")
             table.appendRow([backend, kinds, String(list.count), String(list.filter { $0.call.error != nil }.count),
                              verdicts.isEmpty ? "n/a" : "\(verdicts.filter(\.pass).count)/\(verdicts.count)",
-                             milliseconds(percentile(50, of: list.compactMap(\.call.latencyMs).sorted())),
+                             ReportFormat.milliseconds(percentile(50, of: list.compactMap(\.call.latencyMs).sorted())),
                              tokens(usage.inputTokens), tokens(usage.outputTokens)])
         }
         return "## Grading calls\n\nThe judge and embedding calls that judge and similar assertions made, with their own "
@@ -395,7 +395,7 @@ public enum SummaryMarkdown {
         for name in names {
             table.appendRow([name] + aggregate.groups.map { summary in
                 guard let metric = summary.metrics.first(where: { $0.name == name }), let rate = metric.rate else { return "—" }
-                return "\(percentNumber(rate))% (\(metric.passed)/\(metric.total))"
+                return "\(ReportFormat.percentNumber(rate))% (\(metric.passed)/\(metric.total))"
             })
         }
         return "## Named metrics\n\nEach named assertion's pass rate over the turns it graded; also in metrics.csv.\n\n"
@@ -419,9 +419,9 @@ public enum SummaryMarkdown {
                     String(turn.requests),
                     tokens(turn.usage.inputTokens),
                     tokens(turn.usage.cachedInputTokens),
-                    percent(turn.usage.cacheHitRatio),
-                    percent(turn.idealRatio),
-                    milliseconds(turn.ttftP50Ms),
+                    ReportFormat.percent(turn.usage.cacheHitRatio),
+                    ReportFormat.percent(turn.idealRatio),
+                    ReportFormat.milliseconds(turn.ttftP50Ms),
                 ])
             }
         }
@@ -443,8 +443,8 @@ public enum SummaryMarkdown {
         for result in switched.sorted(by: { ($0.key, $0.turn) < ($1.key, $1.turn) }) {
             let before = byTurn["\(result.caseRunKey)#\(result.turn - 1)"]
             table.appendRow([result.key, String(result.turn), result.switched ?? "", result.backend,
-                             percent(result.usage.cacheHitRatio), percent(before?.usage.cacheHitRatio),
-                             milliseconds(result.timing?.ttftMs), milliseconds(before?.timing?.ttftMs)])
+                             ReportFormat.percent(result.usage.cacheHitRatio), ReportFormat.percent(before?.usage.cacheHitRatio),
+                             ReportFormat.milliseconds(result.timing?.ttftMs), ReportFormat.milliseconds(before?.timing?.ttftMs)])
         }
         return "\nMid-conversation switches (a turn's own instructions, options, reasoning or backend) and what they cost:\n\n"
             + table.text
@@ -458,7 +458,7 @@ public enum SummaryMarkdown {
             let measured = result.usage.cacheHitRatio
             let gap = ideal - (measured ?? 0)
             guard prefix.brokenSegment != nil || (measured != nil && gap > 0.2) else { continue }
-            rows.append((gap, [result.key, String(result.turn), percent(measured), percent(ideal),
+            rows.append((gap, [result.key, String(result.turn), ReportFormat.percent(measured), ReportFormat.percent(ideal),
                                prefix.explanation ?? "prefix intact; the server did not reuse it"]))
         }
         guard !rows.isEmpty else { return "" }
@@ -502,32 +502,12 @@ public enum SummaryMarkdown {
             + items.joined(separator: "\n") + "\n"
     }
 
-    /// `83.3% [55.2–95.3]`.
-    private static func passRate(_ summary: GroupSummary) -> String {
-        guard let rate = summary.passRate, let low = summary.passRateLow, let high = summary.passRateHigh else {
-            return "n/a"
-        }
-        return "\(percentNumber(rate))% [\(percentNumber(low))–\(percentNumber(high))]"
-    }
-
     private static func pair(_ p50: Double?, _ p95: Double?) -> String {
-        p50 == nil && p95 == nil ? "n/a" : "\(milliseconds(p50)) / \(milliseconds(p95))"
-    }
-
-    private static func milliseconds(_ value: Double?) -> String {
-        value.flatMap { DecimalText.fixed($0, places: 1) } ?? "n/a"
+        p50 == nil && p95 == nil ? "n/a" : "\(ReportFormat.milliseconds(p50)) / \(ReportFormat.milliseconds(p95))"
     }
 
     private static func tokens(_ value: Int?) -> String {
         value.map(String.init) ?? "n/a"
-    }
-
-    private static func percent(_ ratio: Double?) -> String {
-        ratio.map { percentNumber($0) + "%" } ?? "n/a"
-    }
-
-    private static func percentNumber(_ ratio: Double) -> String {
-        DecimalText.fixed(ratio * 100, places: 1) ?? "n/a"
     }
 
     /// `42.0 s`, `4 min 12 s`, `1 h 3 min`.

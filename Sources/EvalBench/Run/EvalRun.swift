@@ -96,55 +96,9 @@ public enum EvalRun {
         }
         let names = request.backends.isEmpty ? (config.defaults.backends ?? config.backends.map(\.name)) : request.backends
         diagnostics += ConfigLoader.checkSelection(config, backends: names, environment: request.environment)
-        let suiteNames = suites.map(\.name)
-        for (index, name) in suiteNames.enumerated() where suiteNames[..<index].contains(name) {
-            diagnostics.append(Diagnostic(file: suites[index].file, path: "$.suite",
-                                          message: "two suites are both named '\(name)'",
-                                          fix: "give each suite a distinct \"suite\" name; result keys start with it"))
-        }
-        var switchNames: [String] = []
-        let configured = config.backends.map(\.name)
-        for suite in suites {
-            for (caseIndex, evalCase) in suite.cases.enumerated() {
-                for (turnIndex, turn) in evalCase.turns.enumerated() {
-                    // Backends a judge or similar assertion calls.
-                    for assertion in turn.expect {
-                        let grader: ModelGrader
-                        switch assertion.check {
-                        case let .judge(model, _, _), let .similar(model, _, _): grader = model
-                        default: continue
-                        }
-                        if !configured.contains(grader.backend) {
-                            let hint = suggestion(for: grader.backend, among: configured).map { "; did you mean '\($0)'?" } ?? ""
-                            diagnostics.append(Diagnostic(file: suite.file, location: grader.location,
-                                                          path: grader.path ?? "$.cases[\(caseIndex)]",
-                                                          message: "the \(assertion.type) assertion names backend '\(grader.backend)', which the config does not define\(hint)",
-                                                          fix: "configured backends: \(configured.joined(separator: ", "))"))
-                        } else if !names.contains(grader.backend), !switchNames.contains(grader.backend) {
-                            switchNames.append(grader.backend)
-                        }
-                    }
-                    guard let name = turn.switchTo?.backend else { continue }
-                    if !configured.contains(name) {
-                        let hint = suggestion(for: name, among: configured).map { "; did you mean '\($0)'?" } ?? ""
-                        diagnostics.append(Diagnostic(file: suite.file, location: turn.switchTo?.backendLocation,
-                                                      path: "$.cases[\(caseIndex)].turns[\(turnIndex)].backend",
-                                                      message: "turn \(turnIndex + 1) of case '\(evalCase.id)' switches to backend '\(name)', which the config does not define\(hint)",
-                                                      fix: "configured backends: \(configured.joined(separator: ", "))"))
-                    } else if !names.contains(name), !switchNames.contains(name) {
-                        switchNames.append(name)
-                    }
-                }
-            }
-        }
-        diagnostics += ConfigLoader.checkSelection(config, backends: switchNames, environment: request.environment)
-            .filter { !$0.message.hasPrefix("no backend named") }
-        let variantNames = Set(suites.flatMap { $0.variants.isEmpty ? [Planner.defaultVariant] : $0.variants.map(\.name) })
-        for name in request.variants where !variantNames.contains(name) {
-            let hint = suggestion(for: name, among: variantNames.sorted()).map { "; did you mean '\($0)'?" } ?? ""
-            diagnostics.append(Diagnostic(file: request.suitePaths.first ?? "suite", message: "no variant named '\(name)'\(hint)",
-                                          fix: "variants: \(variantNames.sorted().joined(separator: ", "))"))
-        }
+        var validation = PlanValidation(suites: suites, config: config, selected: names)
+        validation.check(request)
+        diagnostics += validation.diagnostics
         var baselineResults: [RequestResult]?
         if let baseline = request.baselineDirectory {
             do {
@@ -163,7 +117,8 @@ public enum EvalRun {
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
                                         fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
         }
-        return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan, switchBackendNames: switchNames,
+        return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
+                         switchBackendNames: validation.extraBackends,
                          baselineResults: baselineResults)
     }
 
@@ -183,34 +138,62 @@ public enum EvalRun {
                                onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in },
                                onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in }) async throws -> RunOutcome {
         let started = Date()
-        let directory = outputDirectory(for: loaded, request, started: started)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-
-        var existing: [RequestResult] = []
-        if let resume = request.resumeDirectory {
-            existing = try finishedResults(in: URL(fileURLWithPath: resume).appendingPathComponent("results.jsonl"))
-        }
-        let resultsURL = directory.appendingPathComponent("results.jsonl")
-        if request.resumeDirectory != nil {
-            let lines = try existing.map { String(decoding: try ResultStore.makeEncoder().encode($0), as: UTF8.self) + "\n" }
-            try Data(lines.joined().utf8).write(to: resultsURL, options: .atomic)
-        } else {
-            try Data().write(to: resultsURL)
-        }
-        let store = try ResultStore(url: resultsURL, existing: existing)
+        let directory = RunDirectory(outputDirectory(for: loaded, request, started: started))
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let kept = try request.resumeDirectory.map { try RunDirectory(path: $0).finishedResults() } ?? []
+        let store = try directory.startResults(keeping: kept)
 
         let concurrency = request.concurrency ?? loaded.config.defaults.concurrency
         let context = BackendContext(environment: request.environment, transport: transport,
-                                     logDirectory: directory, defaultConcurrency: concurrency,
+                                     logDirectory: directory.url, defaultConcurrency: concurrency,
                                      backendConfigs: loaded.config.backends)
-        var backends: [String: any Backend] = [:]
-        for name in loaded.backendNames + loaded.switchBackendNames {
-            guard let config = loaded.config.backend(named: name) else { continue }
-            backends[name] = try BackendRegistry.make(config, context: context)
+        let slots = try makeSlots(loaded, context: context)
+        // As the selection names them (a name given twice is prepared and described twice, as before).
+        let ordered = (loaded.backendNames + loaded.switchBackendNames).compactMap { name in
+            slots.first { $0.name == name }?.backend
         }
-        let ordered = (loaded.backendNames + loaded.switchBackendNames).compactMap { backends[$0] }
         onBackendsReady(ordered)
 
+        var metadata = startMetadata(loaded, request, started: started)
+        try metadata.write(to: directory.metadata)
+        let availability = await prepare(ordered)
+        let runner = Runner(slots: slots, store: store, concurrency: concurrency,
+                            timeoutSeconds: loaded.config.defaults.timeoutSeconds,
+                            retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
+                            cache: request.cacheDirectory.map { ResponseCache(directory: $0) }, onEvent: onEvent)
+        await runner.run(loaded.plan, availability: availability, finishedKeys: Set(kept.map(\.key)))
+        for backend in ordered { await backend.shutdown() }
+
+        let results = await store.all()
+        try await store.close()
+        metadata.endedAt = Date()
+        metadata.backends = ordered.map { backendInfo($0, availability: availability[$0.name] ?? .available, plan: loaded.plan) }
+        try metadata.write(to: directory.metadata)
+        try writeReports(results, metadata: metadata, to: directory.url)
+        try appendStepSummary(from: directory.url, environment: request.environment)
+        let comparison = try compare(results, with: loaded, request, in: directory)
+        let verdict = verdict(results, loaded, request, availability: availability, ordered: ordered, comparison: comparison)
+        return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison)
+    }
+
+    /// One slot per backend the run starts (the selected ones, then those turns switch to or
+    /// graders call), in that order, each with its settings from the config.
+    static func makeSlots(_ loaded: LoadedRun, context: BackendContext) throws -> [BackendSlot] {
+        var slots: [BackendSlot] = []
+        for name in loaded.backendNames + loaded.switchBackendNames where !slots.contains(where: { $0.name == name }) {
+            guard let config = loaded.config.backend(named: name) else { continue }
+            slots.append(BackendSlot(name: name, backend: try BackendRegistry.make(config, context: context),
+                                     pricing: config.chargedPricing, timeoutSeconds: config.timeoutSeconds,
+                                     contextSize: config.contextSize,
+                                     prewarm: ["openai", "llama-server"].contains(config.kind) ? config.prewarm : nil,
+                                     cacheIdentity: ResponseCacheIdentity.of(config)))
+        }
+        return slots
+    }
+
+    /// `run.json` as the run starts: the tool, the arguments, the suites with their digests,
+    /// the config, the commit and the host.
+    static func startMetadata(_ loaded: LoadedRun, _ request: RunRequest, started: Date) -> RunMetadata {
         var metadata = RunMetadata(
             toolVersion: EvalBenchVersion.current, arguments: request.arguments,
             suites: loaded.suites.map { suite in
@@ -221,62 +204,49 @@ public enum EvalRun {
             config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
             host: .current(), startedAt: started, endedAt: nil, backends: [])
         metadata.target = request.target
-        try metadata.write(to: directory.appendingPathComponent("run.json"))
+        return metadata
+    }
 
+    /// Each backend's answer to `prepare()`, asked of all of them at once.
+    static func prepare(_ backends: [any Backend]) async -> [String: Availability] {
         var availability: [String: Availability] = [:]
         await withTaskGroup(of: (String, Availability).self) { group in
-            for backend in ordered {
+            for backend in backends {
                 group.addTask { (backend.name, await backend.prepare()) }
             }
             for await (name, answer) in group { availability[name] = answer }
         }
+        return availability
+    }
 
-        var runner = Runner(backends: backends, store: store, concurrency: concurrency,
-                            timeoutSeconds: loaded.config.defaults.timeoutSeconds,
-                            retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
-                            pricing: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.chargedPricing },
-                            timeouts: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.timeoutSeconds },
-                            contextSizes: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.contextSize },
-                            prewarm: loaded.config.backends.reduce(into: [:]) { table, backend in
-                                if ["openai", "llama-server"].contains(backend.kind) { table[backend.name] = backend.prewarm }
-                            },
-                            onEvent: onEvent)
-        if let directory = request.cacheDirectory {
-            runner.cache = ResponseCache(directory: directory)
-            runner.cacheIdentities = loaded.config.backends.reduce(into: [:]) { table, backend in
-                table[backend.name] = ResponseCacheIdentity.of(backend)
-            }
+    /// What run.json says of `backend`: its kind, model, availability, reasoning mapping and,
+    /// when a case of `plan` asks for structured output on it, how it sends the schema.
+    static func backendInfo(_ backend: any Backend, availability: Availability, plan: RunPlan) -> RunMetadata.BackendInfo {
+        let state: String
+        switch availability {
+        case .available: state = "available"
+        case let .unavailable(reason): state = "unavailable: \(reason)"
+        case let .unavailableHere(reason): state = "unavailable here (case runs skipped): \(reason)"
         }
-        let finished = Set(existing.map(\.key))
-        await runner.run(loaded.plan, availability: availability, finishedKeys: finished)
-        for backend in ordered { await backend.shutdown() }
+        let usesOutput = plan.caseRuns.contains { $0.backend == backend.name && $0.evalCase.output != nil }
+        return RunMetadata.BackendInfo(name: backend.name, kind: backend.kind, model: backend.model,
+                                       availability: state, reasoning: reasoningTable(backend),
+                                       structuredOutput: usesOutput ? backend.structuredOutputSupport : nil)
+    }
 
-        let results = await store.all()
-        try await store.close()
-        metadata.endedAt = Date()
-        metadata.backends = ordered.map { backend in
-            let state: String
-            switch availability[backend.name] ?? .available {
-            case .available: state = "available"
-            case let .unavailable(reason): state = "unavailable: \(reason)"
-            case let .unavailableHere(reason): state = "unavailable here (case runs skipped): \(reason)"
-            }
-            let usesOutput = loaded.plan.caseRuns.contains { $0.backend == backend.name && $0.evalCase.output != nil }
-            return RunMetadata.BackendInfo(name: backend.name, kind: backend.kind, model: backend.model,
-                                           availability: state, reasoning: reasoningTable(backend),
-                                           structuredOutput: usesOutput ? backend.structuredOutputSupport : nil)
-        }
-        try metadata.write(to: directory.appendingPathComponent("run.json"))
-        try writeReports(results, metadata: metadata, to: directory)
-        try appendStepSummary(from: directory, environment: request.environment)
-        var comparison: Comparison?
-        if let baseline = loaded.baselineResults, let baselineDirectory = request.baselineDirectory {
-            let compared = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
-            try compared.write(to: directory, baselineName: baselineDirectory, currentName: directory.path)
-            try appendStepSummary(from: directory, file: "compare.md", environment: request.environment)
-            comparison = compared
-        }
+    /// With `--baseline`, compares `results` with the baseline's and writes compare.md and compare.csv.
+    static func compare(_ results: [RequestResult], with loaded: LoadedRun, _ request: RunRequest,
+                        in directory: RunDirectory) throws -> Comparison? {
+        guard let baseline = loaded.baselineResults, let baselineDirectory = request.baselineDirectory else { return nil }
+        let comparison = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
+        try comparison.write(to: directory.url, baselineName: baselineDirectory, currentName: directory.url.path)
+        try appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown, environment: request.environment)
+        return comparison
+    }
 
+    /// The gate's verdict on `results`, failed too by a regression against the baseline.
+    static func verdict(_ results: [RequestResult], _ loaded: LoadedRun, _ request: RunRequest,
+                        availability: [String: Availability], ordered: [any Backend], comparison: Comparison?) -> Gate.Verdict {
         var unavailable: [String] = []
         var unavailableHere: [String: String] = [:]
         for backend in ordered {
@@ -291,15 +261,15 @@ public enum EvalRun {
         var verdict = gate.evaluate(results, unavailableBackends: unavailable, unavailableHere: unavailableHere,
                                     suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates })
         if let comparison, comparison.isRegression {
-            verdict.reasons.append("regression against the baseline \(request.baselineDirectory ?? ""): see compare.md")
+            verdict.reasons.append("regression against the baseline \(request.baselineDirectory ?? ""): see \(RunDirectory.FileName.compareMarkdown)")
             if verdict.exitCode == 0 { verdict.exitCode = 1 }
         }
-        return RunOutcome(outputDirectory: directory, results: results, verdict: verdict, comparison: comparison)
+        return verdict
     }
 
     /// With `GITHUB_STEP_SUMMARY` set to a file, appends `file` (summary.md, or compare.md) of
     /// `directory` to it, so that a GitHub Actions job page shows the report.
-    public static func appendStepSummary(from directory: URL, file: String = "summary.md",
+    public static func appendStepSummary(from directory: URL, file: String = RunDirectory.FileName.summaryMarkdown,
                                          environment: [String: String]) throws {
         guard let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
         let summary = try Data(contentsOf: directory.appendingPathComponent(file))
@@ -352,14 +322,6 @@ public enum EvalRun {
             }
         }
         return table
-    }
-
-    /// The results of case runs that finished every turn; a case run cut off mid-way runs again.
-    static func finishedResults(in url: URL) throws -> [RequestResult] {
-        let all = try ResultStore.read(url)
-        var turnsSeen: [String: Int] = [:]
-        for result in all { turnsSeen[result.key, default: 0] += 1 }
-        return all.filter { turnsSeen[$0.key] == $0.turns }
     }
 
     static func outputDirectory(for loaded: LoadedRun, _ request: RunRequest, started: Date) -> URL {

@@ -50,10 +50,10 @@ public struct ReplayBackend: Backend {
         self.model = model
         self.directory = directory
         self.concurrency = concurrency
-        let url = directory.appendingPathComponent("results.jsonl")
+        let url = RunDirectory(directory).results
         do {
             var answers: [RequestOrigin: RequestResult] = [:]
-            for result in try ResultStore.read(url) {
+            for result in try RunDirectory(directory).readResults(role: "replayed") {
                 let origin = RequestOrigin(suite: result.suite, caseID: result.caseID, variant: result.variant,
                                            reasoning: result.reasoning, repeatIndex: result.repeatIndex, turn: result.turn)
                 // With --resume a key can appear twice; the later line is the one that counts.
@@ -87,7 +87,7 @@ public struct ReplayBackend: Backend {
     public var structuredOutputSupport: String { "as recorded" }
 
     public func startConversation() async -> any Conversation {
-        Replaying(answers: answers, source: directory.appendingPathComponent("results.jsonl").path)
+        Replaying(answers: answers, source: RunDirectory(directory).results.path)
     }
 
     public func shutdown() async {}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// One case run from its first turn to its last, on one session: the turns' switches, the
+/// history each turn sends, the response cache, retries, grading, and a result recorded for
+/// every turn (skipped or errored ones too).
+struct CaseRunExecution {
+    private let caseRun: PlannedCaseRun
+    private let runner: Runner
+    private let global: AsyncSemaphore
+    private let grader: Grader
+    private var current: BackendSlot
+    private var conversation: any Conversation
+    private var level: ReasoningLevel
+    private var instructions: String?
+    private var options: GenerationOptions
+    private var history: [ChatMessage] = []
+    private var previousPrompt: CanonicalPrompt?
+    /// How the planned backend's session started, for backends that tag it.
+    private var sessionStart: RequestDetails.SessionStart?
+    private var caseScore = WeightedScore()
+
+    private var evalCase: EvalCase { caseRun.evalCase }
+
+    /// Runs `caseRun` on `slot`, or records why it cannot run there.
+    static func perform(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner, global: AsyncSemaphore) async {
+        guard await startable(caseRun, on: slot, runner: runner) else { return }
+        var execution = await CaseRunExecution(caseRun, on: slot, runner: runner, global: global)
+        await execution.run()
+    }
+
+    /// False, with every turn recorded, when `slot` cannot run `caseRun` at all.
+    private static func startable(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner) async -> Bool {
+        let turns = caseRun.evalCase.turns.indices
+        let model = slot.backend.model
+        if case let .unsupported(reason) = slot.backend.reasoningSupport(caseRun.reasoning) {
+            for index in turns { await runner.record(.skipped(caseRun, turn: index, model: model, reason: reason)) }
+            return false
+        }
+        switch slot.availability {
+        case .available:
+            return true
+        case let .unavailableHere(reason):
+            for index in turns {
+                var result = RequestResult.skipped(caseRun, turn: index, model: model, reason: "unavailable here: \(reason)")
+                result.errorKind = .unavailable
+                await runner.record(result)
+            }
+        case let .unavailable(reason):
+            await runner.fail(caseRun, from: 0, model: model, BackendFailure(kind: .unavailable, message: reason, attempts: 0))
+        }
+        return false
+    }
+
+    private init(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner, global: AsyncSemaphore) async {
+        self.caseRun = caseRun
+        self.runner = runner
+        self.global = global
+        grader = Grader(models: runner.slots.mapValues(\.backend), timeoutSeconds: runner.timeoutSeconds)
+        current = slot
+        level = caseRun.reasoning
+        instructions = caseRun.evalCase.instructions
+        options = caseRun.evalCase.options
+        conversation = await slot.backend.startConversation()
+        sessionStart = await prewarm(slot)
+    }
+
+    /// How the session on `slot` starts: prewarmed when its config asks and the prewarm worked.
+    private func prewarm(_ slot: BackendSlot) async -> RequestDetails.SessionStart? {
+        guard let warm = slot.prewarm else { return nil }
+        guard warm, let prewarming = slot.backend as? any Prewarming else { return .cold }
+        let ready = await prewarming.prewarm(instructions: evalCase.turns.first?.switchTo?.instructions ?? evalCase.instructions,
+                                             options: evalCase.options,
+                                             timeoutSeconds: slot.timeoutSeconds ?? runner.timeoutSeconds)
+        return ready ? .prewarmed : .cold
+    }
+
+    private mutating func run() async {
+        for (index, turn) in evalCase.turns.enumerated() {
+            if Task.isCancelled { return }
+            if let change = turn.switchTo {
+                guard await apply(change, at: index) else { return }
+            }
+            guard await send(turn, at: index) else { return }
+        }
+    }
+
+    /// Applies turn `index`'s switches; false, with the rest recorded, when the case run cannot go on.
+    private mutating func apply(_ change: TurnSwitch, at index: Int) async -> Bool {
+        if let text = change.instructions { instructions = text }
+        if let changed = change.options { options = changed.merged(over: options) }
+        if let changed = change.reasoning { level = changed }
+        if let name = change.backend, name != current.name {
+            guard let next = runner.slots[name] else {
+                let message = "turn \(index + 1) switches to backend '\(name)', which this run did not start"
+                await runner.fail(caseRun, from: index, model: current.backend.model,
+                                  BackendFailure(kind: .badRequest, message: message, attempts: 0))
+                return false
+            }
+            switch next.availability {
+            case .available: break
+            case let .unavailable(reason):
+                await runner.fail(caseRun, from: index, model: next.backend.model,
+                                  BackendFailure(kind: .unavailable, message: reason, attempts: 0))
+                return false
+            case let .unavailableHere(reason):
+                await runner.skip(caseRun, from: index, model: next.backend.model,
+                                  reason: "turn \(index + 1) switches to \(name), unavailable here: \(reason)")
+                return false
+            }
+            current = next
+            conversation = await next.backend.startConversation()
+            // A new session shares nothing with the old one's cache.
+            previousPrompt = nil
+        }
+        if case let .unsupported(reason) = current.backend.reasoningSupport(level) {
+            await runner.skip(caseRun, from: index, model: current.backend.model, reason: "turn \(index + 1): \(reason)")
+            return false
+        }
+        return true
+    }
+
+    /// Sends turn `index`, grades and records it; false when the case run stops there.
+    private mutating func send(_ turn: Turn, at index: Int) async -> Bool {
+        let request = makeRequest(turn, at: index)
+        let canonical = CanonicalPrompt(request)
+        let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
+        previousPrompt = canonical
+        let (result, attempts, fromCache) = await respond(to: request)
+        let sent = SentTurn(backend: current.name, model: current.backend.model, reasoning: level,
+                            instructions: instructions, switched: turn.switchTo?.summary,
+                            historyNote: historyNote(turn, sent: request), prefix: prefix)
+        switch result {
+        case let .success(response):
+            await recordAnswer(response, to: turn, at: index, sent: sent, attempts: attempts, fromCache: fromCache)
+            history.append(ChatMessage(role: .assistant, content: response.text))
+            return true
+        case let .failure(failure):
+            if failure.kind == .cancelled || Task.isCancelled { return false }
+            var errored = RequestResult.errored(caseRun, turn: index, model: current.backend.model, failure: failure)
+            errored.backend = sent.backend
+            errored.reasoning = sent.reasoning
+            errored.switched = sent.switched
+            await runner.record(errored)
+            await runner.skip(caseRun, from: index + 1, model: current.backend.model, reason: "turn \(index + 1) errored")
+            return false
+        }
+    }
+
+    /// Turn `index`'s request: the history its `history` transform keeps, then its prompt.
+    private mutating func makeRequest(_ turn: Turn, at index: Int) -> ModelRequest {
+        let prompt = ChatMessage(role: .user, content: turn.prompt)
+        let earlier = turn.history?.apply(to: history, prompt: prompt, instructions: instructions,
+                                          maxOutputTokens: options.maxOutputTokens,
+                                          contextSize: current.contextSize) ?? history
+        history.append(prompt)
+        return ModelRequest(instructions: instructions, messages: earlier + [prompt], options: options, reasoning: level,
+                            timeoutSeconds: current.timeoutSeconds ?? runner.timeoutSeconds, output: evalCase.output,
+                            origin: RequestOrigin(suite: caseRun.suite, caseID: evalCase.id, variant: caseRun.variant,
+                                                  reasoning: level, repeatIndex: caseRun.repeatIndex, turn: index + 1))
+    }
+
+    /// `sent 2 of 4 earlier messages` when the turn's `history` transform left some out.
+    private func historyNote(_ turn: Turn, sent request: ModelRequest) -> String? {
+        guard let kept = turn.history, request.messages.count - 1 < history.count - 1 else { return nil }
+        return "sent \(request.messages.count - 1) of \(history.count - 1) earlier messages"
+            + (kept.truncateToFit ? " (truncated to fit)" : "")
+    }
+
+    /// The answer from the response cache, else from the backend under the global limit and the retry policy.
+    private func respond(to request: ModelRequest) async -> (Result<ModelResponse, BackendFailure>, attempts: Int, fromCache: Bool) {
+        let cacheKey = runner.cache.map { _ in
+            ResponseCache.key(backend: current.cacheIdentity ?? current.name, request: request, repeatIndex: caseRun.repeatIndex)
+        }
+        if let cache = runner.cache, let cacheKey, let hit = await cache.lookup(cacheKey) {
+            return (.success(hit), 0, true)
+        }
+        await global.acquire()
+        let (result, attempts) = await runner.retryPolicy.run { await conversation.respond(to: request) }
+        await global.release()
+        if let cache = runner.cache, let cacheKey, case let .success(response) = result {
+            await cache.store(response, key: cacheKey)
+        }
+        return (result, attempts, false)
+    }
+
+    private mutating func recordAnswer(_ response: ModelResponse, to turn: Turn, at index: Int, sent: SentTurn,
+                                       attempts: Int, fromCache: Bool) async {
+        let input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
+                                 ttftMs: response.timing.ttftMs, usage: response.usage, prompt: turn.prompt)
+        let grade = await grader.grade(turn.expect, input)
+        caseScore.add(grade.score)
+        var recorded = RequestResult.answered(caseRun, turn: index, sent: sent, response: response, attempts: attempts, grade: grade)
+        if index == evalCase.turns.count - 1 { recorded.caseScore = caseScore.value }
+        recorded.costUSD = current.pricing?.costUSD(for: response.usage)
+        if let start = sessionStart, current.name == caseRun.backend {
+            recorded.tagSession(index == 0 ? start : .reused)
+        }
+        recorded.cached = fromCache ? true : nil
+        await runner.record(recorded)
+    }
+}

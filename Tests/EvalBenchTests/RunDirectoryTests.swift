@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+@Suite("A run directory's files and reading a run back")
+struct RunDirectoryTests {
+    private func write(_ results: [RequestResult], to run: RunDirectory) throws {
+        let encoder = ResultStore.makeEncoder()
+        let lines = try results.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }
+        try Data(lines.joined().utf8).write(to: run.results)
+    }
+
+    @Test("resuming keeps the case runs that finished every turn and drops one cut off mid-way")
+    func finishedResults() throws {
+        let directory = PackagePaths.temporaryDirectory("run-directory")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = RunDirectory(directory)
+        try write([fixtureResult(caseID: "done", turn: 1, turns: 2, status: .pass),
+                   fixtureResult(caseID: "cut", turn: 1, turns: 2, status: .pass),
+                   fixtureResult(caseID: "done", turn: 2, turns: 2, status: .fail)], to: run)
+        let kept = try run.finishedResults()
+        #expect(kept.map(\.caseID) == ["done", "done"])
+        #expect(kept.map(\.turn) == [1, 2])
+    }
+
+    @Test("a missing run directory, results.jsonl or run.json is a diagnostic naming the path")
+    func missingFiles() throws {
+        let directory = PackagePaths.temporaryDirectory("run-directory-missing")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = RunDirectory(directory)
+        do {
+            _ = try RunDirectory(directory.appendingPathComponent("nowhere")).readResults(role: "resumed")
+            Issue.record("a missing directory must fail")
+        } catch let diagnostic as Diagnostic {
+            #expect(diagnostic.message == "the resumed run directory does not exist")
+        }
+        do {
+            _ = try run.readResults()
+            Issue.record("a directory without results.jsonl must fail")
+        } catch let diagnostic as Diagnostic {
+            #expect(diagnostic.file == run.results.path)
+            #expect(diagnostic.message == "the run directory has no results.jsonl")
+        }
+        do {
+            _ = try run.readMetadata()
+            Issue.record("a directory without run.json must fail")
+        } catch let diagnostic as Diagnostic {
+            #expect(diagnostic.file == run.metadata.path)
+            #expect(diagnostic.fix != nil)
+        }
+    }
+
+    @Test("the report writer writes every report file under the name RunDirectory gives it")
+    func reportFileNames() throws {
+        let directory = PackagePaths.temporaryDirectory("run-directory-reports")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let results = [fixtureResult(caseID: "a", status: .pass, latencyMs: 10, ttftMs: 2)]
+        try ReportWriter.write(ReportInput(results: results, suiteNames: ["geo"], startedAt: Date(), endedAt: Date()), to: directory)
+        let run = RunDirectory(directory)
+        for name in [RunDirectory.FileName.resultsCSV, RunDirectory.FileName.summaryCSV, RunDirectory.FileName.metricsCSV,
+                     RunDirectory.FileName.recommendationCSV, RunDirectory.FileName.summaryMarkdown,
+                     RunDirectory.FileName.junit, RunDirectory.FileName.html] {
+            #expect(FileManager.default.fileExists(atPath: run.file(name).path), "\(name)")
+        }
+    }
+}
