@@ -94,12 +94,3 @@ extension OpenAIBackend: EmbeddingBackend {
                                transport: transport).embed(texts, timeoutSeconds: timeoutSeconds)
     }
 }
-
-extension LlamaServerBackend: EmbeddingBackend {
-    public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
-        guard let client = runningClient else {
-            return .failure(BackendFailure(kind: .unavailable, message: "\(name): llama-server is not running"))
-        }
-        return await client.embed(texts, timeoutSeconds: timeoutSeconds)
-    }
-}

@@ -31,6 +31,8 @@ public struct RunRequest: Sendable {
     public var comparisonThresholds = ComparisonThresholds()
     public var arguments: [String]
     public var environment: [String: String]
+    /// The backend kinds the config may name: the built-in ones, and any an app registers.
+    public var backendKinds = BackendKindRegistry.builtIn
 
     public init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
                 reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, concurrency: Int? = nil,
@@ -90,7 +92,7 @@ public enum EvalRun {
         }
         let config: Config
         do {
-            config = try loadConfig(request.configPath)
+            config = try loadConfig(request.configPath, kinds: request.backendKinds)
         } catch {
             throw LoadError(diagnostics + error.diagnostics)
         }
@@ -169,13 +171,13 @@ public enum EvalRun {
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
     /// how to write one.
-    public static func loadConfig(_ path: String?) throws(LoadError) -> Config {
+    public static func loadConfig(_ path: String?, kinds: BackendKindRegistry = .builtIn) throws(LoadError) -> Config {
         let file = path ?? "evalbench.json"
         guard FileManager.default.fileExists(atPath: file) else {
             throw LoadError([Diagnostic(file: file, message: "no backend config found",
                                         fix: "pass --config FILE, or create evalbench.json with a \"backends\" list (see README)")])
         }
-        return try ConfigLoader.load(path: file)
+        return try ConfigLoader.load(path: file, kinds: kinds)
     }
 
     /// Runs a loaded run to the end (or until the task is cancelled) and writes every report.
@@ -206,7 +208,7 @@ public enum EvalRun {
         var backends: [String: any Backend] = [:]
         for name in loaded.backendNames + loaded.switchBackendNames {
             guard let config = loaded.config.backend(named: name) else { continue }
-            backends[name] = try BackendRegistry.make(config, context: context)
+            backends[name] = try config.makeBackend(context: context)
         }
         let ordered = (loaded.backendNames + loaded.switchBackendNames).compactMap { backends[$0] }
         onBackendsReady(ordered)
@@ -238,7 +240,7 @@ public enum EvalRun {
                             timeouts: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.timeoutSeconds },
                             contextSizes: loaded.config.backends.reduce(into: [:]) { $0[$1.name] = $1.contextSize },
                             prewarm: loaded.config.backends.reduce(into: [:]) { table, backend in
-                                if ["openai", "llama-server"].contains(backend.kind) { table[backend.name] = backend.prewarm }
+                                if backends[backend.name] is any Prewarming { table[backend.name] = backend.prewarm }
                             },
                             onEvent: onEvent)
         if let directory = request.cacheDirectory {
@@ -337,8 +339,8 @@ public enum EvalRun {
         input.recommendation = RecommendationSettings(
             target: metadata.target,
             suiteTargets: metadata.suites.reduce(into: [:]) { table, suite in table[suite.suite] = suite.target },
-            backendKinds: metadata.config.backends.reduce(into: [:]) { $0[$1.name] = $1.kind },
-            onDeviceWindow: metadata.config.backends.first { $0.kind == "apple-system" }?.contextSize
+            placements: metadata.config.backends.reduce(into: [:]) { $0[$1.name] = $1.placement },
+            onDeviceWindow: metadata.config.backends.first { $0.placement == .onDevice }?.contextSize
                 ?? RecommendationSettings.defaultOnDeviceWindow)
         try ReportWriter.write(input, to: directory)
     }

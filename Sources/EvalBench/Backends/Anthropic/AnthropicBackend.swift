@@ -14,7 +14,7 @@ public struct AnthropicBackend: Backend {
     public static let defaultMaxTokens = 4096
 
     public let name: String
-    public let kind = "anthropic"
+    public let kind = AnthropicKind.name
     public let model: String?
     public let concurrency: Int
     let baseURL: URL
@@ -157,27 +157,5 @@ struct AnthropicConversation: Conversation {
         var redacted = failure
         redacted.message = failure.message.replacingOccurrences(of: key, with: "[redacted]")
         return redacted
-    }
-}
-
-extension AnthropicBackend {
-    static let make: BackendFactory = { config, context in
-        guard let model = config.model, !model.isEmpty else {
-            throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' (kind anthropic) has no model",
-                             fix: "set model, e.g. \"claude-sonnet-4-5\"")
-        }
-        var baseURL = defaultBaseURL
-        if let text = config.baseURL {
-            guard let url = URL(string: text), url.scheme != nil else {
-                throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
-                                 fix: "set baseURL to the server root, e.g. \"https://api.anthropic.com\" or \"http://127.0.0.1:8080\"")
-            }
-            baseURL = url
-        }
-        return AnthropicBackend(name: config.name, model: model, baseURL: baseURL, apiKey: context.apiKey(for: config),
-                                headers: config.headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
-                                promptCache: config.promptCache != "off", extraBody: config.extraBody ?? [:],
-                                reasoning: config.reasoning ?? [:], structuredOutput: config.structuredOutput ?? .native,
-                                transport: context.transport)
     }
 }

@@ -23,7 +23,7 @@ public struct OpenAIBackend: Backend {
     let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
-    public init(name: String, kind: String = "openai", model: String?, baseURL: URL, apiKey: String?,
+    public init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, sendReasoningNone: Bool = false,
                 prefersConfiguredModelName: Bool = false, reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], maxTokensField: String = "max_tokens",
