@@ -140,22 +140,8 @@ struct AnthropicConversation: Conversation {
     let backend: AnthropicBackend
 
     func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
-        let httpRequest: HTTPStreamRequest
-        do {
-            httpRequest = try backend.httpRequest(for: request)
-        } catch {
-            return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
-        }
-        var reader = AnthropicStreamReader(backend: backend.name, stopwatch: Stopwatch())
-        let result = await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
-        return result.mapError(redactingKey)
-    }
-
-    /// A server may echo what it was sent; the API key never reaches a message.
-    private func redactingKey(_ failure: BackendFailure) -> BackendFailure {
-        guard let key = backend.apiKey, !key.isEmpty, failure.message.contains(key) else { return failure }
-        var redacted = failure
-        redacted.message = failure.message.replacingOccurrences(of: key, with: "[redacted]")
-        return redacted
+        await StreamedResponse.respond({ try backend.httpRequest(for: request) }, on: backend.transport,
+                                       backend: backend.name,
+                                       with: AnthropicStreamReader(backend: backend.name, stopwatch: Stopwatch()))
     }
 }

@@ -184,13 +184,8 @@ struct GeminiConversation: Conversation {
     let backend: GeminiBackend
 
     func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
-        let httpRequest: HTTPStreamRequest
-        do {
-            httpRequest = try backend.httpRequest(for: request)
-        } catch {
-            return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
-        }
-        var reader = GeminiStreamReader(backend: backend.name, model: backend.model, stopwatch: Stopwatch())
-        return await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
+        await StreamedResponse.respond({ try backend.httpRequest(for: request) }, on: backend.transport,
+                                       backend: backend.name,
+                                       with: GeminiStreamReader(backend: backend.name, model: backend.model, stopwatch: Stopwatch()))
     }
 }
