@@ -299,7 +299,7 @@ func printReasoningPlan(_ loaded: LoadedRun) {
     for name in loaded.backendNames {
         let levels = Set(loaded.plan.caseRuns.filter { $0.backend == name }.map(\.reasoning))
         guard let config = loaded.config.backend(named: name),
-              let backend = try? BackendRegistry.make(config, context: context) else { continue }
+              let backend = try? config.makeBackend(context: context) else { continue }
         for level in ReasoningLevel.allCases where levels.contains(level) {
             switch backend.reasoningSupport(level) {
             case let .supported(how): print("reasoning \(name)/\(level.rawValue): \(how)")
@@ -319,7 +319,7 @@ func printContextFit(_ loaded: LoadedRun) async {
     var backends: [(name: String, backend: any Backend, config: BackendConfig?)] = []
     for name in loaded.backendNames {
         guard let config = loaded.config.backend(named: name),
-              let backend = try? BackendRegistry.make(config, context: context) else { continue }
+              let backend = try? config.makeBackend(context: context) else { continue }
         backends.append((name, backend, config))
     }
     for report in await ContextFit.check(loaded.plan, backends: backends) {
@@ -372,7 +372,7 @@ func commandBackends(_ arguments: Arguments) async -> Int32 {
             continue
         }
         do {
-            let backend = try BackendRegistry.make(backendConfig, context: context)
+            let backend = try backendConfig.makeBackend(context: context)
             if arguments.flags.contains("--no-start") {
                 print("  availability: not checked (--no-start)")
             } else {

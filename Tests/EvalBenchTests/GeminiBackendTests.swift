@@ -89,17 +89,17 @@ struct GeminiBackendMappingTests {
         #expect(proxied.streamURL.absoluteString == "https://proxy.example/google/v1/models/gemini-2.5-pro:streamGenerateContent?alt=sse")
     }
 
-    @Test("the registry makes a gemini backend from its config: default baseURL and key variable, per-backend timeout")
+    @Test("the gemini kind makes a backend from its config: default baseURL and key variable, per-backend timeout")
     func factory() throws {
         let context = BackendContext(environment: ["GEMINI_API_KEY": "k1", "OTHER_KEY": "k2"], transport: URLSessionStreamTransport(),
                                      logDirectory: FileManager.default.temporaryDirectory, defaultConcurrency: 3)
-        let made = try #require(try BackendRegistry.make(BackendConfig(name: "g", kind: "gemini", model: "gemini-2.5-flash"),
-                                                         context: context) as? GeminiBackend)
+        let made = try #require(try BackendConfig(name: "g", model: "gemini-2.5-flash", options: GeminiKind())
+                                                         .makeBackend(context: context) as? GeminiBackend)
         #expect(made.baseURL == GeminiBackend.defaultBaseURL)
         #expect(made.apiKey == "k1")
         #expect(made.concurrency == 3)
-        let other = try #require(try BackendRegistry.make(BackendConfig(name: "g", kind: "gemini", model: "m", apiKeyEnv: "OTHER_KEY",
-                                                                        timeoutSeconds: 7), context: context) as? GeminiBackend)
+        let other = try #require(try BackendConfig(name: "g", model: "m", timeoutSeconds: 7, options: GeminiKind(apiKeyEnv: "OTHER_KEY"))
+                                                           .makeBackend(context: context) as? GeminiBackend)
         #expect(other.apiKey == "k2")
         let http = try other.httpRequest(for: prompt("hi"))
         #expect(http.timeoutSeconds == 7)

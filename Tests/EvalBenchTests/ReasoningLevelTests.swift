@@ -32,9 +32,10 @@ struct ReasoningLevelTests {
           "defaults": { "reasoning": ["light", "deep"] } }
         """.utf8), file: "evalbench.json", baseDirectory: "/")
         let backend = try #require(config.backends.first)
-        #expect(backend.maxTokensField == "max_completion_tokens")
-        #expect(backend.extraBody?["top_k"] == .number(40))
-        #expect(backend.extraBody?["chat_template_kwargs"] == .object(["enable_thinking": .bool(false)]))
+        let options = try #require(backend.options(as: OpenAIKind.self))
+        #expect(options.maxTokensField == "max_completion_tokens")
+        #expect(options.extraBody?["top_k"] == .number(40))
+        #expect(options.extraBody?["chat_template_kwargs"] == .object(["enable_thinking": .bool(false)]))
         #expect(backend.reasoningOverride(.none) == ReasoningOverride(unsupported: "this server always reasons"))
         #expect(backend.reasoningOverride(.deep) == ReasoningOverride(effort: "xhigh", extraBody: ["reasoning_budget_tokens": .number(2048)]))
         #expect(backend.reasoningOverride(.light) == nil)
@@ -134,10 +135,10 @@ struct ReasoningLevelTests {
 
     @Test("The on-device model skips every level above none; PCC maps each level")
     func appleMappings() throws {
-        let system = try AppleBackend.makeOnDevice(BackendConfig(name: "d", kind: "apple-system"), context(nil))
+        let system = try BackendConfig(name: "d", options: AppleSystemKind()).makeBackend(context: context(nil))
         #expect(system.reasoningSupport(.none) == .supported("no reasoning level"))
         #expect(system.reasoningSupport(.deep) == .unsupported("the on-device system model has no reasoning levels"))
-        let pcc = try AppleBackend.makePrivateCloudCompute(BackendConfig(name: "p", kind: "apple-pcc"), context(nil))
+        let pcc = try BackendConfig(name: "p", options: ApplePCCKind()).makeBackend(context: context(nil))
         #expect(pcc.reasoningSupport(.moderate) == .supported("ContextOptions reasoning level .moderate"))
     }
 }

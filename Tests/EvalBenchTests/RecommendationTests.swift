@@ -113,7 +113,7 @@ struct RecommendationTests {
         var overflowed = fixtureResult(caseID: "chat", backend: "device", status: .error, errorKind: .contextOverflow)
         overflowed.prompt = "short"
         let measured = try #require(Recommendation.compute([turn1, turn2, overflowed],
-                                                           settings: RecommendationSettings(backendKinds: ["device": "apple-system"])).first)
+                                                           settings: RecommendationSettings(placements: ["device": .onDevice])).first)
         #expect(measured.onDevice.measuredOverflowing == ["chat"] && !measured.onDevice.fits)
     }
 
@@ -128,7 +128,7 @@ struct RecommendationTests {
         let planned = try #require(Recommendation.compute([first, second, single], settings: RecommendationSettings()).first)
         #expect(planned.pccRequestsPerTask == 1.5 && planned.pccMeasuredRequestsPerTask == nil)
         let measured = try #require(Recommendation.compute([first, second, single],
-                                                           settings: RecommendationSettings(backendKinds: ["pcc": "apple-pcc"])).first)
+                                                           settings: RecommendationSettings(placements: ["pcc": .privateCloudCompute])).first)
         #expect(measured.pccMeasuredRequestsPerTask == 2)
         #expect(RecommendationMarkdown.sentence(measured).contains("each task spent 2 requests of a user's daily quota (measured"))
     }

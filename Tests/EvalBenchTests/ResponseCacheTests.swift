@@ -9,9 +9,9 @@ struct ResponseCacheKeyTests {
     func keys() {
         let request = ModelRequest(instructions: "I", messages: [ChatMessage(role: .user, content: "q")],
                                    options: GenerationOptions(temperature: 0, maxOutputTokens: 8))
-        let backend = ResponseCacheIdentity.of(BackendConfig(name: "a", kind: "openai", model: "m", baseURL: "http://x/v1"))
-        let renamed = ResponseCacheIdentity.of(BackendConfig(name: "b", kind: "openai", model: "m", baseURL: "http://x/v1",
-                                                             concurrency: 8, pricing: Pricing(inputPerMTok: 1)))
+        let backend = ResponseCacheIdentity.of(BackendConfig(name: "a", model: "m", options: OpenAIKind(baseURL: "http://x/v1")))
+        let renamed = ResponseCacheIdentity.of(BackendConfig(name: "b", model: "m", concurrency: 8, pricing: Pricing(inputPerMTok: 1),
+                                                             options: OpenAIKind(baseURL: "http://x/v1")))
         let base = ResponseCache.key(backend: backend, request: request, repeatIndex: 1)
         #expect(ResponseCache.key(backend: renamed, request: request, repeatIndex: 1) == base, "names, prices and limits do not change answers")
         var changed = request
@@ -27,7 +27,7 @@ struct ResponseCacheKeyTests {
         changed.output = StructuredOutput(schema: .object(["type": .string("object")]))
         #expect(ResponseCache.key(backend: backend, request: changed, repeatIndex: 1) != base)
         #expect(ResponseCache.key(backend: backend, request: request, repeatIndex: 2) != base, "repeats stay independent samples")
-        let otherModel = ResponseCacheIdentity.of(BackendConfig(name: "a", kind: "openai", model: "m2", baseURL: "http://x/v1"))
+        let otherModel = ResponseCacheIdentity.of(BackendConfig(name: "a", model: "m2", options: OpenAIKind(baseURL: "http://x/v1")))
         #expect(ResponseCache.key(backend: otherModel, request: request, repeatIndex: 1) != base)
     }
 }

@@ -142,7 +142,7 @@ struct StructuredOutputTests {
         let config = try ConfigLoader.load(data: Data("""
         { "backends": [ { "name": "a", "kind": "anthropic", "model": "m", "baseURL": "http://127.0.0.1:8080", "structuredOutput": "prompt" } ] }
         """.utf8), file: "evalbench.json", baseDirectory: "/")
-        #expect(config.backends.first?.structuredOutput == .prompt)
+        #expect(config.backends.first?.options(as: AnthropicKind.self)?.structuredOutput == .prompt)
         do {
             _ = try ConfigLoader.load(data: Data("""
             { "backends": [ { "name": "o", "kind": "openai", "baseURL": "http://127.0.0.1:1/v1", "structuredOutput": "grammar" } ] }

@@ -5,8 +5,8 @@ public struct RecommendationSettings: Sendable, Equatable {
     public var target: Double?
     /// Each suite's `target`, by suite name.
     public var suiteTargets: [String: Double]
-    /// Backend name → kind (`apple-pcc`, `apple-system`, …), from the config.
-    public var backendKinds: [String: String]
+    /// Backend name → where its model runs, from each backend's kind.
+    public var placements: [String: BackendPlacement]
     /// The on-device model's window the context-fit check counts against.
     public var onDeviceWindow: Int
 
@@ -15,11 +15,11 @@ public struct RecommendationSettings: Sendable, Equatable {
     /// The on-device window on OS 26 (DESIGN.md; 8192 on OS 27 on newer devices).
     public static let defaultOnDeviceWindow = 4096
 
-    public init(target: Double? = nil, suiteTargets: [String: Double] = [:], backendKinds: [String: String] = [:],
+    public init(target: Double? = nil, suiteTargets: [String: Double] = [:], placements: [String: BackendPlacement] = [:],
                 onDeviceWindow: Int = RecommendationSettings.defaultOnDeviceWindow) {
         self.target = target
         self.suiteTargets = suiteTargets
-        self.backendKinds = backendKinds
+        self.placements = placements
         self.onDeviceWindow = onDeviceWindow
     }
 }
@@ -158,7 +158,7 @@ public enum Recommendation {
             candidates: candidates, recommendedIndex: ranked.first,
             onDevice: onDeviceFit(aggregate.caseRuns, settings: settings),
             pccRequestsPerTask: pccPlanned(aggregate.caseRuns),
-            pccMeasuredRequestsPerTask: pccMeasured(aggregate.caseRuns, kinds: settings.backendKinds))
+            pccMeasuredRequestsPerTask: pccMeasured(aggregate.caseRuns, placements: settings.placements))
     }
 
     /// p95 latency and p95 TTFT within each declared target; a missing figure does not meet it.
@@ -184,7 +184,7 @@ public enum Recommendation {
                 let answer = TokenEstimate.tokens(in: request.output ?? "")
                 largest = max(largest, instructions + history + prompt + answer)
                 history += prompt + answer
-                if request.errorKind == .contextOverflow, settings.backendKinds[request.backend] == "apple-system",
+                if request.errorKind == .contextOverflow, settings.placements[request.backend] == .onDevice,
                    !measured.contains(caseRun.caseID) {
                     measured.append(caseRun.caseID)
                 }
@@ -207,10 +207,10 @@ public enum Recommendation {
         return Double(ran.map { max($0.turns, 1) }.reduce(0, +)) / Double(ran.count)
     }
 
-    /// Σ attempts on `apple-pcc` backends / their case runs that ran (an answer from
+    /// Σ attempts on Private Cloud Compute backends / their case runs that ran (an answer from
     /// evalbench's response cache made no attempt and spent nothing).
-    static func pccMeasured(_ caseRuns: [CaseRun], kinds: [String: String]) -> Double? {
-        let ran = caseRuns.filter { kinds[$0.group.backend] == "apple-pcc" && $0.status != .skipped }
+    static func pccMeasured(_ caseRuns: [CaseRun], placements: [String: BackendPlacement]) -> Double? {
+        let ran = caseRuns.filter { placements[$0.group.backend] == .privateCloudCompute && $0.status != .skipped }
         guard !ran.isEmpty else { return nil }
         let attempts = ran.flatMap(\.requests).filter { $0.status != .skipped }.map(\.attempts).reduce(0, +)
         return Double(attempts) / Double(ran.count)

@@ -2,8 +2,7 @@ import Foundation
 
 /// A model backend: one configured server, provider or on-device model.
 ///
-/// Each backend kind is one file that conforms to this protocol and registers a factory in
-/// `BackendRegistry`; nothing else needs to change to add a kind.
+/// A backend kind (`BackendKind`) makes its backends; an app may also pass backends of its own.
 public protocol Backend: Sendable {
     var name: String { get }
     var kind: String { get }

@@ -41,107 +41,169 @@ public struct RunDefaults: Sendable, Codable, Equatable {
     }
 }
 
-/// One configured backend. Fields a kind does not use are rejected at load time.
-public struct BackendConfig: Sendable, Codable, Equatable {
+/// One configured backend: the fields every kind shares, and its kind's own options.
+public struct BackendConfig: Sendable, Equatable, Codable {
     public var name: String
-    /// `openai`, `llama-server`, `anthropic`, `gemini`, `apple-system`, `apple-pcc` or `replay`.
-    public var kind: String
+    /// The kind's name (`openai`, `llama-server`, …), as the config wrote it.
+    public let kind: String
     /// The model name sent to the server and shown in reports.
     public var model: String?
-    /// Base URL of an HTTP API, e.g. `http://127.0.0.1:8080/v1`.
-    public var baseURL: String?
-    /// The name of the environment variable that holds the API key (never the key itself).
-    public var apiKeyEnv: String?
-    /// llama-server: the GGUF model file (`~` is expanded).
-    public var modelPath: String?
-    /// The model's context window in tokens (llama-server: passed as `-c`).
-    public var contextSize: Int?
-    /// llama-server: a Jinja chat template file passed as `--chat-template-file`.
-    public var chatTemplateFile: String?
-    /// llama-server: the binary; default from `EVALBENCH_LLAMA_SERVER`, then the setup cache, then PATH.
-    public var serverPath: String?
-    /// llama-server: extra command-line arguments.
-    public var arguments: [String]?
     /// Requests in flight at once on this backend.
     public var concurrency: Int?
     /// Overrides `defaults.timeoutSeconds` for this backend.
     public var timeoutSeconds: Double?
-    /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
-    public var headers: [String: String]?
-    /// OpenAI-compatible: whether to send `reasoning_effort: "none"` for level `none`
-    /// (some servers reject it). Default false: the field is omitted for `none`.
-    public var sendReasoningNone: Bool?
+    /// The model's context window in tokens (llama-server: passed as `-c`).
+    public var contextSize: Int?
     /// Prices in US dollars; absent means cost is unknown (empty), not zero, except for the
     /// kinds that cost no money (see `chargedPricing`).
     public var pricing: Pricing?
     /// Per-level overrides of the kind's reasoning mapping, keyed by level name.
     public var reasoning: [String: ReasoningOverride]?
-    /// Fields merged into every request body (server-specific options such as llama.cpp's
-    /// `chat_template_kwargs` or vLLM's `thinking_token_budget`).
-    public var extraBody: [String: JSONValue]?
-    /// OpenAI-compatible: the name of the output-token limit field, `max_tokens` (default) or
-    /// `max_completion_tokens` (OpenAI's reasoning models need it).
-    public var maxTokensField: String?
-    /// How a case's `output` schema is sent: `native` (default) or `prompt`.
-    public var structuredOutput: StructuredOutputMode?
-    /// Anthropic: `auto` (default) puts `cache_control` breakpoints on the instructions and the
-    /// newest message; `off` sends none.
-    public var promptCache: String?
-    /// apple-pcc: the apple-system backend that answers a request PCC could not reach; each
-    /// such answer is recorded as a fallback.
-    public var fallback: String?
-    /// Apple kinds: call `prewarm(promptPrefix:)` on each new session (recorded as warm or cold).
+    /// Warm each new session before its first, timed request (recorded as warm or cold).
     public var prewarm: Bool?
-    /// replay: the earlier run's directory whose results.jsonl answers the requests (resolved
-    /// against the config's directory; checked to exist at load).
-    public var from: String?
+    /// The kind, with this backend's options of it.
+    public var options: any BackendKind
 
-    public init(name: String, kind: String, model: String? = nil, baseURL: String? = nil,
-                apiKeyEnv: String? = nil, modelPath: String? = nil, contextSize: Int? = nil,
-                chatTemplateFile: String? = nil, serverPath: String? = nil, arguments: [String]? = nil,
-                concurrency: Int? = nil, timeoutSeconds: Double? = nil, headers: [String: String]? = nil,
-                sendReasoningNone: Bool? = nil, pricing: Pricing? = nil,
-                reasoning: [String: ReasoningOverride]? = nil, extraBody: [String: JSONValue]? = nil,
-                maxTokensField: String? = nil, promptCache: String? = nil,
-                structuredOutput: StructuredOutputMode? = nil, fallback: String? = nil,
-                prewarm: Bool? = nil, from: String? = nil) {
-        self.from = from
+    public init(name: String, model: String? = nil, concurrency: Int? = nil, timeoutSeconds: Double? = nil,
+                contextSize: Int? = nil, pricing: Pricing? = nil, reasoning: [String: ReasoningOverride]? = nil,
+                prewarm: Bool? = nil, options: any BackendKind) {
         self.name = name
-        self.kind = kind
+        self.kind = type(of: options).name
         self.model = model
-        self.baseURL = baseURL
-        self.apiKeyEnv = apiKeyEnv
-        self.modelPath = modelPath
-        self.contextSize = contextSize
-        self.chatTemplateFile = chatTemplateFile
-        self.serverPath = serverPath
-        self.arguments = arguments
         self.concurrency = concurrency
         self.timeoutSeconds = timeoutSeconds
-        self.headers = headers
-        self.sendReasoningNone = sendReasoningNone
+        self.contextSize = contextSize
         self.pricing = pricing
         self.reasoning = reasoning
-        self.extraBody = extraBody
-        self.maxTokensField = maxTokensField
-        self.promptCache = promptCache
-        self.structuredOutput = structuredOutput
-        self.fallback = fallback
         self.prewarm = prewarm
+        self.options = options
+    }
+
+    /// The fields every kind shares from `values`, with the kind's options decoded from them;
+    /// nil when the kind finds a required value missing.
+    init?(name: String, kind: any BackendKind.Type, values: ConfigValues) {
+        guard let options = kind.init(values) else { return nil }
+        self.init(name: name, model: values.string("model"), concurrency: values.integer("concurrency"),
+                  timeoutSeconds: values.number("timeoutSeconds"), contextSize: values.integer("contextSize"),
+                  pricing: values.pricing("pricing"), reasoning: values.reasoning("reasoning"),
+                  prewarm: values.bool("prewarm"), options: options)
+    }
+
+    /// The options, when the backend is of kind `Kind`.
+    public func options<Kind: BackendKind>(as kind: Kind.Type) -> Kind? {
+        options as? Kind
+    }
+
+    /// Makes the backend, as its kind does.
+    public func makeBackend(context: BackendContext) throws -> any Backend {
+        try options.makeBackend(self, context: context)
+    }
+
+    /// Whether requests cost money (see `BackendKind.costsMoney`).
+    public var costsMoney: Bool { type(of: options).costsMoney }
+
+    /// Where the model runs (see `BackendKind.placement`).
+    public var placement: BackendPlacement { type(of: options).placement }
+
+    /// The prices its requests are charged at: the configured `pricing`; else `Pricing.free`
+    /// for a kind that costs no money; else nil, so the cost of a cloud backend without
+    /// prices stays unknown (empty), never 0.
+    public var chargedPricing: Pricing? {
+        pricing ?? (costsMoney ? nil : .free)
+    }
+
+    public static func == (lhs: BackendConfig, rhs: BackendConfig) -> Bool {
+        lhs.name == rhs.name && lhs.kind == rhs.kind && lhs.model == rhs.model && lhs.concurrency == rhs.concurrency
+            && lhs.timeoutSeconds == rhs.timeoutSeconds && lhs.contextSize == rhs.contextSize
+            && lhs.pricing == rhs.pricing && lhs.reasoning == rhs.reasoning && lhs.prewarm == rhs.prewarm
+            && lhs.options.isEqual(to: rhs.options)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, kind, model, concurrency, timeoutSeconds, contextSize, pricing, reasoning, prewarm
+    }
+
+    /// One flat object, as the config file writes it: the shared fields and the kind's options.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(model, forKey: .model)
+        try container.encodeIfPresent(concurrency, forKey: .concurrency)
+        try container.encodeIfPresent(timeoutSeconds, forKey: .timeoutSeconds)
+        try container.encodeIfPresent(contextSize, forKey: .contextSize)
+        try container.encodeIfPresent(pricing, forKey: .pricing)
+        try container.encodeIfPresent(reasoning, forKey: .reasoning)
+        try container.encodeIfPresent(prewarm, forKey: .prewarm)
+        try options.encode(to: encoder)
+    }
+
+    /// Reads what `encode(to:)` wrote (a run's `run.json`); the options are decoded by the
+    /// kind of that name in `BackendKindRegistry.userInfoKey`'s registry (default the built-in
+    /// kinds), and kept as recorded for a kind it does not know.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        kind = try container.decode(String.self, forKey: .kind)
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        concurrency = try container.decodeIfPresent(Int.self, forKey: .concurrency)
+        timeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .timeoutSeconds)
+        contextSize = try container.decodeIfPresent(Int.self, forKey: .contextSize)
+        pricing = try container.decodeIfPresent(Pricing.self, forKey: .pricing)
+        reasoning = try container.decodeIfPresent([String: ReasoningOverride].self, forKey: .reasoning)
+        prewarm = try container.decodeIfPresent(Bool.self, forKey: .prewarm)
+        let registry = decoder.userInfo[BackendKindRegistry.userInfoKey] as? BackendKindRegistry ?? .builtIn
+        if let kindType = registry.kind(named: kind) {
+            options = try kindType.init(from: decoder)
+        } else {
+            options = try RecordedKind(from: decoder)
+        }
     }
 }
 
-extension BackendConfig {
-    /// The kinds whose requests cost no money: the on-device model, Private Cloud Compute
-    /// (free in dollars; it spends the user's daily request quota instead) and a llama-server
-    /// evalbench runs on this machine.
-    public static let freeKinds: Set<String> = ["apple-system", "apple-pcc", "llama-server"]
+/// The options of a kind this build does not know, as a run recorded them: reports still
+/// show the backend, and making it says why it cannot run.
+struct RecordedKind: BackendKind {
+    static let name = "recorded"
+    static let keys: [ConfigKey] = []
+    static let costsMoney = true
+    var fields: [String: JSONValue]
 
-    /// The prices its requests are charged at: the configured `pricing`; else `Pricing.free`
-    /// for the free kinds; else nil, so the cost of a cloud backend without prices stays
-    /// unknown (empty), never 0.
-    public var chargedPricing: Pricing? {
-        pricing ?? (Self.freeKinds.contains(kind) ? .free : nil)
+    init?(_ values: ConfigValues) { nil }
+
+    init(from decoder: any Decoder) throws {
+        var fields = try JSONValue(from: decoder).objectMembers ?? [:]
+        for key in ["name", "kind", "model", "concurrency", "timeoutSeconds", "contextSize", "pricing", "reasoning", "prewarm"] {
+            fields.removeValue(forKey: key)
+        }
+        self.fields = fields
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        for (key, value) in fields { try container.encode(value, forKey: AnyKey(key)) }
+    }
+
+    func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
+        UnavailableBackend(config: config, reason: "backend kind '\(config.kind)' is not implemented in this version of evalbench")
+    }
+
+    var cacheIdentity: [String: JSONValue] { fields }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ key: String) { stringValue = key }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+extension JSONValue {
+    /// The members of an object; nil for any other value.
+    var objectMembers: [String: JSONValue]? {
+        if case let .object(members) = self { return members }
+        return nil
     }
 }
 

@@ -25,6 +25,10 @@ struct OpenAIEmbeddings: Sendable {
         if let model { body["model"] = model }
         let request = HTTPStreamRequest(url: baseURL.appendingPathComponent("embeddings"), method: "POST", headers: headers,
                                         body: JSONWriter.data(body), timeoutSeconds: timeoutSeconds)
+        return SecretRedactor(request).redact(await send(request, count: texts.count))
+    }
+
+    private func send(_ request: HTTPStreamRequest, count: Int) async -> Result<[[Double]], BackendFailure> {
         var status: Int?
         var responseHeaders: [String: String] = [:]
         var data = Data()
@@ -51,7 +55,7 @@ struct OpenAIEmbeddings: Sendable {
             failure.message = "embeddings: " + failure.message
             return .failure(failure)
         }
-        return Self.vectors(from: data, count: texts.count, backend: backend)
+        return Self.vectors(from: data, count: count, backend: backend)
     }
 
     /// The vectors of an embeddings response, ordered by `index`.
@@ -92,14 +96,5 @@ extension OpenAIBackend: EmbeddingBackend {
     public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
         await OpenAIEmbeddings(backend: name, baseURL: baseURL, model: model, apiKey: apiKey, headers: headers,
                                transport: transport).embed(texts, timeoutSeconds: timeoutSeconds)
-    }
-}
-
-extension LlamaServerBackend: EmbeddingBackend {
-    public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
-        guard let client = runningClient else {
-            return .failure(BackendFailure(kind: .unavailable, message: "\(name): llama-server is not running"))
-        }
-        return await client.embed(texts, timeoutSeconds: timeoutSeconds)
     }
 }

@@ -11,27 +11,20 @@ enum HTTPFailureClassifier {
         let text = detail.lowercased()
         let retryAfter = retryAfterSeconds(headers)
 
-        func failure(_ kind: ErrorKind, _ what: String) -> BackendFailure {
-            BackendFailure(kind: kind, message: "\(backend): HTTP \(status) \(what): \(detail.prefix(300))",
+        func failure(_ meaning: FailureMeaning) -> BackendFailure {
+            BackendFailure(kind: meaning.kind, message: "\(backend): HTTP \(status) \(meaning.what): \(detail.prefix(300))",
                            httpStatus: status, retryAfterSeconds: retryAfter)
         }
 
         if code == "context_length_exceeded" || type == "exceed_context_size_error"
             || text.contains("maximum context length") || text.contains("exceeds the available context size")
             || text.contains("context length") && text.contains("exceed") {
-            return failure(.contextOverflow, "context overflow")
+            return failure(.contextOverflow)
         }
         if code == "insufficient_quota" || type == "insufficient_quota" || text.contains("exceeded your current quota") {
-            return failure(.quotaExhausted, "quota exhausted")
+            return failure(FailureMeaning(.quotaExhausted, "quota exhausted"))
         }
-        switch status {
-        case 401, 403: return failure(.auth, "authentication failed; check the API key variable")
-        case 408: return failure(.timeout, "request timeout")
-        case 429: return failure(.rateLimited, "rate limited")
-        case 503, 529: return failure(.overloaded, "overloaded")
-        case 500...599: return failure(.server, "server error")
-        default: return failure(.badRequest, "bad request")
-        }
+        return failure(.of(status: status))
     }
 
     /// Seconds from `Retry-After` (seconds or an HTTP date) or `retry-after-ms`.
@@ -49,5 +42,37 @@ enum HTTPFailureClassifier {
 
     private struct Envelope: Decodable {
         var error: OpenAIErrorBody?
+    }
+}
+
+/// An error kind with the words a failure message says it in. The ones every HTTP provider
+/// shares are here once, with what a bare HTTP status means.
+struct FailureMeaning: Sendable, Equatable {
+    let kind: ErrorKind
+    let what: String
+
+    init(_ kind: ErrorKind, _ what: String) {
+        self.kind = kind
+        self.what = what
+    }
+
+    static let auth = FailureMeaning(.auth, "authentication failed; check the API key variable")
+    static let rateLimited = FailureMeaning(.rateLimited, "rate limited")
+    static let overloaded = FailureMeaning(.overloaded, "overloaded")
+    static let server = FailureMeaning(.server, "server error")
+    static let badRequest = FailureMeaning(.badRequest, "bad request")
+    static let requestTimeout = FailureMeaning(.timeout, "request timeout")
+    static let contextOverflow = FailureMeaning(.contextOverflow, "context overflow")
+
+    /// What an HTTP status means when the body says nothing more specific (DESIGN.md's error kinds).
+    static func of(status: Int) -> FailureMeaning {
+        switch status {
+        case 401, 403: .auth
+        case 408: .requestTimeout
+        case 429: .rateLimited
+        case 503, 529: .overloaded
+        case 500...599: .server
+        default: .badRequest
+        }
     }
 }

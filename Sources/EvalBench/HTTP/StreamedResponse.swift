@@ -11,7 +11,23 @@ protocol StreamReading {
     mutating func finish() -> Result<ModelResponse, BackendFailure>
 }
 
+/// The one loop every HTTP provider's request goes through.
 enum StreamedResponse {
+    /// Builds the request, sends it on `transport`, reads the stream with `reader`, and removes
+    /// the request's secrets from whatever comes back (see `SecretRedactor`).
+    static func respond<Reader: StreamReading>(_ build: () throws -> HTTPStreamRequest, on transport: any HTTPStreaming,
+                                               backend: String, with reader: Reader) async -> Result<ModelResponse, BackendFailure> {
+        let request: HTTPStreamRequest
+        do {
+            request = try build()
+        } catch {
+            return .failure(BackendFailure(kind: .badRequest, message: "\(backend): could not encode the request: \(error)"))
+        }
+        var reader = reader
+        let result = await read(request, on: transport, backend: backend, with: &reader)
+        return SecretRedactor(request).redact(result)
+    }
+
     /// Sends `request` on `transport` and feeds every event to `reader`; transport errors and
     /// cancellation become failures of `backend`, never thrown.
     static func read<Reader: StreamReading>(_ request: HTTPStreamRequest, on transport: any HTTPStreaming,

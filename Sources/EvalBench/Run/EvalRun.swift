@@ -31,6 +31,8 @@ public struct RunRequest: Sendable {
     public var comparisonThresholds = ComparisonThresholds()
     public var arguments: [String]
     public var environment: [String: String]
+    /// The backend kinds the config may name: the built-in ones, and any an app registers.
+    public var backendKinds = BackendKindRegistry.builtIn
 
     public init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
                 reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, concurrency: Int? = nil,
@@ -90,7 +92,7 @@ public enum EvalRun {
         }
         let config: Config
         do {
-            config = try loadConfig(request.configPath)
+            config = try loadConfig(request.configPath, kinds: request.backendKinds)
         } catch {
             throw LoadError(diagnostics + error.diagnostics)
         }
@@ -124,13 +126,13 @@ public enum EvalRun {
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
     /// how to write one.
-    public static func loadConfig(_ path: String?) throws(LoadError) -> Config {
+    public static func loadConfig(_ path: String?, kinds: BackendKindRegistry = .builtIn) throws(LoadError) -> Config {
         let file = path ?? "evalbench.json"
         guard FileManager.default.fileExists(atPath: file) else {
             throw LoadError([Diagnostic(file: file, message: "no backend config found",
                                         fix: "pass --config FILE, or create evalbench.json with a \"backends\" list (see README)")])
         }
-        return try ConfigLoader.load(path: file)
+        return try ConfigLoader.load(path: file, kinds: kinds)
     }
 
     /// Runs a loaded run to the end (or until the task is cancelled) and writes every report.
@@ -182,10 +184,11 @@ public enum EvalRun {
         var slots: [BackendSlot] = []
         for name in loaded.backendNames + loaded.switchBackendNames where !slots.contains(where: { $0.name == name }) {
             guard let config = loaded.config.backend(named: name) else { continue }
-            slots.append(BackendSlot(name: name, backend: try BackendRegistry.make(config, context: context),
+            let backend = try config.makeBackend(context: context)
+            slots.append(BackendSlot(name: name, backend: backend,
                                      pricing: config.chargedPricing, timeoutSeconds: config.timeoutSeconds,
                                      contextSize: config.contextSize,
-                                     prewarm: ["openai", "llama-server"].contains(config.kind) ? config.prewarm : nil,
+                                     prewarm: backend is any Prewarming ? config.prewarm : nil,
                                      cacheIdentity: ResponseCacheIdentity.of(config)))
         }
         return slots
@@ -307,8 +310,8 @@ public enum EvalRun {
         input.recommendation = RecommendationSettings(
             target: metadata.target,
             suiteTargets: metadata.suites.reduce(into: [:]) { table, suite in table[suite.suite] = suite.target },
-            backendKinds: metadata.config.backends.reduce(into: [:]) { $0[$1.name] = $1.kind },
-            onDeviceWindow: metadata.config.backends.first { $0.kind == "apple-system" }?.contextSize
+            placements: metadata.config.backends.reduce(into: [:]) { $0[$1.name] = $1.placement },
+            onDeviceWindow: metadata.config.backends.first { $0.placement == .onDevice }?.contextSize
                 ?? RecommendationSettings.defaultOnDeviceWindow)
         try ReportWriter.write(input, to: directory)
     }

@@ -172,21 +172,14 @@ struct CacheIndex: Sendable {
     }
 }
 
-/// What makes two backends answer alike, for cache keys: the kind and everything that shapes
-/// a request or picks the model, not names, prices, limits or headers.
+/// What makes two backends answer alike, for cache keys: the kind, the model, the reasoning
+/// overrides and what the kind says shapes a request (`BackendKind.cacheIdentity`), not
+/// names, prices, limits or headers.
 enum ResponseCacheIdentity {
     static func of(_ config: BackendConfig) -> String {
-        var parts: [String: Any] = ["kind": config.kind]
+        var parts: [String: Any] = config.options.cacheIdentity.mapValues(\.foundationObject)
+        parts["kind"] = config.kind
         if let value = config.model { parts["model"] = value }
-        if let value = config.baseURL { parts["baseURL"] = value }
-        if let value = config.modelPath { parts["modelPath"] = value }
-        if let value = config.chatTemplateFile { parts["chatTemplateFile"] = value }
-        if let value = config.arguments { parts["arguments"] = value }
-        if let value = config.extraBody { parts["extraBody"] = JSONValue.object(value).foundationObject }
-        if let value = config.sendReasoningNone { parts["sendReasoningNone"] = value }
-        if let value = config.maxTokensField { parts["maxTokensField"] = value }
-        if let value = config.promptCache { parts["promptCache"] = value }
-        if let value = config.structuredOutput { parts["structuredOutput"] = value.rawValue }
         if let value = config.reasoning {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

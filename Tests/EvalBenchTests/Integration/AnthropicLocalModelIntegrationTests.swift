@@ -15,7 +15,7 @@ struct AnthropicLocalModelIntegrationTests {
         let logs = PackagePaths.temporaryDirectory("anthropic-local")
         defer { try? FileManager.default.removeItem(at: logs) }
         let transport = URLSessionStreamTransport()
-        let server = try BackendRegistry.make(local, context: BackendContext(
+        let server = try local.makeBackend(context: BackendContext(
             environment: ProcessInfo.processInfo.environment, transport: transport,
             logDirectory: logs, defaultConcurrency: 1))
         let availability = await server.prepare()

@@ -58,8 +58,8 @@ struct LocalModelIntegrationTests {
 
     @Test("a missing model file makes the backend unavailable with the install command")
     func missingModel() async throws {
-        let config = BackendConfig(name: "local", kind: "llama-server", modelPath: "/nonexistent/model.gguf")
-        let backend = try BackendRegistry.make(config, context: BackendContext(
+        let config = BackendConfig(name: "local", options: LlamaServerKind(modelPath: "/nonexistent/model.gguf"))
+        let backend = try config.makeBackend(context: BackendContext(
             environment: ProcessInfo.processInfo.environment, transport: URLSessionStreamTransport(),
             logDirectory: PackagePaths.temporaryDirectory("missing"), defaultConcurrency: 1))
         guard case let .unavailable(reason) = await backend.prepare() else {

@@ -14,7 +14,7 @@ public struct AnthropicBackend: Backend {
     public static let defaultMaxTokens = 4096
 
     public let name: String
-    public let kind = "anthropic"
+    public let kind = AnthropicKind.name
     public let model: String?
     public let concurrency: Int
     let baseURL: URL
@@ -140,44 +140,8 @@ struct AnthropicConversation: Conversation {
     let backend: AnthropicBackend
 
     func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
-        let httpRequest: HTTPStreamRequest
-        do {
-            httpRequest = try backend.httpRequest(for: request)
-        } catch {
-            return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
-        }
-        var reader = AnthropicStreamReader(backend: backend.name, stopwatch: Stopwatch())
-        let result = await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
-        return result.mapError(redactingKey)
-    }
-
-    /// A server may echo what it was sent; the API key never reaches a message.
-    private func redactingKey(_ failure: BackendFailure) -> BackendFailure {
-        guard let key = backend.apiKey, !key.isEmpty, failure.message.contains(key) else { return failure }
-        var redacted = failure
-        redacted.message = failure.message.replacingOccurrences(of: key, with: "[redacted]")
-        return redacted
-    }
-}
-
-extension AnthropicBackend {
-    static let make: BackendFactory = { config, context in
-        guard let model = config.model, !model.isEmpty else {
-            throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' (kind anthropic) has no model",
-                             fix: "set model, e.g. \"claude-sonnet-4-5\"")
-        }
-        var baseURL = defaultBaseURL
-        if let text = config.baseURL {
-            guard let url = URL(string: text), url.scheme != nil else {
-                throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
-                                 fix: "set baseURL to the server root, e.g. \"https://api.anthropic.com\" or \"http://127.0.0.1:8080\"")
-            }
-            baseURL = url
-        }
-        return AnthropicBackend(name: config.name, model: model, baseURL: baseURL, apiKey: context.apiKey(for: config),
-                                headers: config.headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
-                                promptCache: config.promptCache != "off", extraBody: config.extraBody ?? [:],
-                                reasoning: config.reasoning ?? [:], structuredOutput: config.structuredOutput ?? .native,
-                                transport: context.transport)
+        await StreamedResponse.respond({ try backend.httpRequest(for: request) }, on: backend.transport,
+                                       backend: backend.name,
+                                       with: AnthropicStreamReader(backend: backend.name, stopwatch: Stopwatch()))
     }
 }

@@ -24,31 +24,42 @@ extension HTTPFailureClassifier {
         if type == "billing_error" {
             return (.quotaExhausted, "billing error (credit or quota exhausted)")
         }
+        let meaning: FailureMeaning
         if text.contains("prompt is too long") || text.contains("exceed context limit")
             || text.contains("context window") || type == "exceed_context_size_error"
             || text.contains("exceeds the available context size") {
-            return (.contextOverflow, "context overflow")
+            meaning = .contextOverflow
+        } else if let typed = typeMeaning(type) {
+            meaning = typed
+        } else {
+            meaning = statusMeaning(status)
         }
+        return (meaning.kind, meaning.what)
+    }
+
+    private static let timedOut = FailureMeaning(.timeout, "the server timed out")
+
+    /// What an Anthropic error type means, when it is one evalbench knows.
+    private static func typeMeaning(_ type: String) -> FailureMeaning? {
         switch type {
-        case "authentication_error", "permission_error":
-            return (.auth, "authentication failed; check the API key variable")
-        case "rate_limit_error": return (.rateLimited, "rate limited")
-        case "overloaded_error": return (.overloaded, "overloaded")
-        case "api_error": return (.server, "server error")
-        case "timeout_error": return (.timeout, "the server timed out")
-        case "request_too_large": return (.badRequest, "request too large")
-        case "invalid_request_error", "not_found_error": return (.badRequest, "bad request")
-        default: break
+        case "authentication_error", "permission_error": .auth
+        case "rate_limit_error": .rateLimited
+        case "overloaded_error": .overloaded
+        case "api_error": .server
+        case "timeout_error": timedOut
+        case "request_too_large": FailureMeaning(.badRequest, "request too large")
+        case "invalid_request_error", "not_found_error": .badRequest
+        default: nil
         }
+    }
+
+    /// What the status means, where Anthropic's differ from the shared table.
+    private static func statusMeaning(_ status: Int?) -> FailureMeaning {
         switch status {
-        case nil: return (.server, "server error")
-        case 401?, 403?: return (.auth, "authentication failed; check the API key variable")
-        case 402?: return (.quotaExhausted, "payment required (credit or quota exhausted)")
-        case 408?, 504?: return (.timeout, "the server timed out")
-        case 429?: return (.rateLimited, "rate limited")
-        case 503?, 529?: return (.overloaded, "overloaded")
-        case let status? where (500...599).contains(status): return (.server, "server error")
-        default: return (.badRequest, "bad request")
+        case nil: .server
+        case 402?: FailureMeaning(.quotaExhausted, "payment required (credit or quota exhausted)")
+        case 408?, 504?: timedOut
+        case let status?: .of(status: status)
         }
     }
 

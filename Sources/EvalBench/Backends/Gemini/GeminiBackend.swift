@@ -9,7 +9,7 @@ public struct GeminiBackend: Backend {
     public static let defaultAPIKeyVariable = "GEMINI_API_KEY"
 
     public let name: String
-    public let kind = "gemini"
+    public let kind = GeminiKind.name
     public let model: String?
     public let concurrency: Int
     /// The API root, with or without a version segment (`/v1beta` is added when it has none).
@@ -184,41 +184,8 @@ struct GeminiConversation: Conversation {
     let backend: GeminiBackend
 
     func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
-        let httpRequest: HTTPStreamRequest
-        do {
-            httpRequest = try backend.httpRequest(for: request)
-        } catch {
-            return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
-        }
-        var reader = GeminiStreamReader(backend: backend.name, model: backend.model, stopwatch: Stopwatch())
-        return await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
-    }
-}
-
-extension GeminiBackend {
-    static let make: BackendFactory = { config, context in
-        let baseURL: URL
-        if let text = config.baseURL {
-            guard let url = URL(string: text) else {
-                throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
-                                 fix: "set baseURL, e.g. \"https://generativelanguage.googleapis.com\", or leave it out")
-            }
-            baseURL = url
-        } else {
-            baseURL = defaultBaseURL
-        }
-        guard let model = config.model, !model.isEmpty else {
-            throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' names no model",
-                             fix: "set \"model\", e.g. \"gemini-2.5-flash\"")
-        }
-        var keyConfig = config
-        keyConfig.apiKeyEnv = config.apiKeyEnv ?? defaultAPIKeyVariable
-        return GeminiBackend(name: config.name, model: model, baseURL: baseURL,
-                             apiKey: context.apiKey(for: keyConfig), apiKeyVariable: keyConfig.apiKeyEnv ?? defaultAPIKeyVariable,
-                             headers: config.headers ?? [:],
-                             concurrency: config.concurrency ?? context.defaultConcurrency,
-                             timeoutSeconds: config.timeoutSeconds, reasoningOverrides: config.reasoning ?? [:],
-                             extraBody: config.extraBody ?? [:], structuredOutput: config.structuredOutput ?? .native,
-                             transport: context.transport)
+        await StreamedResponse.respond({ try backend.httpRequest(for: request) }, on: backend.transport,
+                                       backend: backend.name,
+                                       with: GeminiStreamReader(backend: backend.name, model: backend.model, stopwatch: Stopwatch()))
     }
 }

@@ -27,45 +27,42 @@ enum GeminiFailureClassifier {
         let details = error?.details ?? []
         let retryAfter = retryDelaySeconds(details) ?? HTTPFailureClassifier.retryAfterSeconds(headers)
 
-        func failure(_ kind: ErrorKind, _ what: String) -> BackendFailure {
+        func failure(_ meaning: FailureMeaning) -> BackendFailure {
             let named = canonical.isEmpty ? "" : " \(canonical)"
-            return BackendFailure(kind: kind, message: "\(backend): \(origin)\(named) \(what): \(detail.prefix(300))",
-                                  httpStatus: status, retryAfterSeconds: kind.isRetryable ? retryAfter : nil)
+            return BackendFailure(kind: meaning.kind, message: "\(backend): \(origin)\(named) \(meaning.what): \(detail.prefix(300))",
+                                  httpStatus: status, retryAfterSeconds: meaning.kind.isRetryable ? retryAfter : nil)
         }
 
         if text.contains("input token count") && text.contains("exceeds the maximum")
             || text.contains("exceeds the maximum number of tokens") {
-            return failure(.contextOverflow, "context overflow")
+            return failure(.contextOverflow)
         }
         if status == 401 || status == 403 || canonical == "UNAUTHENTICATED" || canonical == "PERMISSION_DENIED"
             || text.contains("api key not valid") || text.contains("api key expired")
             || details.contains(where: { ["API_KEY_INVALID", "API_KEY_EXPIRED"].contains($0.reason ?? "") }) {
-            return failure(.auth, "authentication failed; check the API key variable")
+            return failure(.auth)
         }
         if status == 429 || canonical == "RESOURCE_EXHAUSTED" {
             if let quota = lastingQuota(details, text: text) {
-                return failure(.quotaExhausted, "quota exhausted (\(quota); retrying will not help until it resets)")
+                return failure(FailureMeaning(.quotaExhausted, "quota exhausted (\(quota); retrying will not help until it resets)"))
             }
-            return failure(.rateLimited, "rate limited")
+            return failure(.rateLimited)
         }
         if status == 404 || canonical == "NOT_FOUND" {
             let name = model.map { "model '\($0)' not found or not available for streamGenerateContent" } ?? "not found"
-            return failure(.badRequest, "\(name); check \"model\" and the baseURL's API version")
+            return failure(FailureMeaning(.badRequest, "\(name); check \"model\" and the baseURL's API version"))
         }
-        switch status {
-        case 408: return failure(.timeout, "request timeout")
-        case 504: return failure(.timeout, "deadline exceeded")
-        case 503: return failure(.overloaded, "overloaded")
-        case 500...599: return failure(.server, "server error")
-        default: break
-        }
+        if status == 504 { return failure(deadlineExceeded) }
+        if status == 408 || (500...599).contains(status) { return failure(.of(status: status)) }
         switch canonical {
-        case "UNAVAILABLE": return failure(.overloaded, "overloaded")
-        case "DEADLINE_EXCEEDED": return failure(.timeout, "deadline exceeded")
-        case "INTERNAL", "UNKNOWN": return failure(.server, "server error")
-        default: return failure(.badRequest, "bad request")
+        case "UNAVAILABLE": return failure(.overloaded)
+        case "DEADLINE_EXCEEDED": return failure(deadlineExceeded)
+        case "INTERNAL", "UNKNOWN": return failure(.server)
+        default: return failure(.badRequest)
         }
     }
+
+    private static let deadlineExceeded = FailureMeaning(.timeout, "deadline exceeded")
 
     /// The quota that will not recover within a retry's wait: a per-day quota in a
     /// `QuotaFailure`, or a limit of 0 (the model has no free-tier allowance). The per-minute

@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -38,3 +39,4 @@ enum FreePort {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+#endif

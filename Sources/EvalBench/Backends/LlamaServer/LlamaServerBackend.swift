@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -8,10 +9,11 @@ import FoundationNetworking
 public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable {
     // @unchecked: the mutable state (`process`, `client`) is only touched under `lock`.
     public let name: String
-    public let kind = "llama-server"
+    public let kind = LlamaServerKind.name
     public let model: String?
     public let concurrency: Int
     let config: BackendConfig
+    let options: LlamaServerKind
     let context: BackendContext
     private let lock = NSLock()
     private var process: Process?
@@ -24,16 +26,13 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
     static let startupTimeoutSeconds = 120.0
     static let installHint = "run scripts/setup-local-model (it builds llama-server and installs Gemma 3 270M)"
 
-    init(config: BackendConfig, context: BackendContext) {
+    init(config: BackendConfig, options: LlamaServerKind, context: BackendContext) {
         name = config.name
         model = config.model
         concurrency = config.concurrency ?? 2
         self.config = config
+        self.options = options
         self.context = context
-    }
-
-    static let make: BackendFactory = { config, context in
-        LlamaServerBackend(config: config, context: context)
     }
 
     /// The binary: the config's `serverPath`, `EVALBENCH_LLAMA_SERVER`, the setup script's
@@ -41,7 +40,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
     func serverBinary() -> String? {
         let manager = FileManager.default
         var candidates: [String] = []
-        if let path = config.serverPath { return manager.isExecutableFile(atPath: path) ? path : nil }
+        if let path = options.serverPath { return manager.isExecutableFile(atPath: path) ? path : nil }
         if let path = context.environment["EVALBENCH_LLAMA_SERVER"], !path.isEmpty { candidates.append(path) }
         let cache = context.environment["EVALBENCH_CACHE"].map { URL(fileURLWithPath: $0) }
             ?? manager.homeDirectoryForCurrentUser.appendingPathComponent(".cache/evalbench")
@@ -67,10 +66,11 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         guard let binary = serverBinary() else {
             return .unavailable("\(name): llama-server was not found (looked at serverPath, EVALBENCH_LLAMA_SERVER, ~/.cache/evalbench and PATH); \(Self.installHint)")
         }
-        guard let modelPath = config.modelPath, FileManager.default.fileExists(atPath: modelPath) else {
-            return .unavailable("\(name): the model file \(config.modelPath ?? "(modelPath not set)") does not exist; \(Self.installHint)")
+        let modelPath = options.modelPath
+        guard FileManager.default.fileExists(atPath: modelPath) else {
+            return .unavailable("\(name): the model file \(modelPath) does not exist; \(Self.installHint)")
         }
-        if let template = config.chatTemplateFile, !FileManager.default.fileExists(atPath: template) {
+        if let template = options.chatTemplateFile, !FileManager.default.fileExists(atPath: template) {
             return .unavailable("\(name): the chat template file \(template) does not exist")
         }
         let port: Int
@@ -82,8 +82,8 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         var arguments = ["-m", modelPath, "--host", "127.0.0.1", "--port", String(port),
                          "-np", String(concurrency), "--no-webui"]
         if let contextSize = config.contextSize { arguments += ["-c", String(contextSize * concurrency)] }
-        if let template = config.chatTemplateFile { arguments += ["--chat-template-file", template] }
-        arguments += config.arguments ?? []
+        if let template = options.chatTemplateFile { arguments += ["--chat-template-file", template] }
+        arguments += options.arguments ?? []
 
         try? FileManager.default.createDirectory(at: context.logDirectory, withIntermediateDirectories: true)
         let logURL = context.logDirectory.appendingPathComponent("llama-server-\(name).log")
@@ -113,10 +113,10 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
                 let client = OpenAIBackend(name: name, kind: kind, model: model,
                                            baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
                                            headers: Self.requestHeaders,
-                                           concurrency: concurrency, sendReasoningNone: config.sendReasoningNone ?? false,
+                                           concurrency: concurrency, sendReasoningNone: options.sendReasoningNone ?? false,
                                            prefersConfiguredModelName: true,
-                                           reasoningOverrides: config.reasoning ?? [:], extraBody: config.extraBody ?? [:],
-                                           structuredOutput: config.structuredOutput ?? .native,
+                                           reasoningOverrides: config.reasoning ?? [:], extraBody: options.extraBody ?? [:],
+                                           structuredOutput: options.structuredOutput ?? .native,
                                            transport: context.transport)
                 let takesEffort = await Self.templateTakesReasoningEffort(baseURL)
                 lock.withLock {
@@ -200,7 +200,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
     public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         let mapping = OpenAIBackend(name: name, kind: kind, model: model, baseURL: URL(string: "http://127.0.0.1")!,
                                     apiKey: nil, concurrency: concurrency,
-                                    sendReasoningNone: config.sendReasoningNone ?? false,
+                                    sendReasoningNone: options.sendReasoningNone ?? false,
                                     reasoningOverrides: config.reasoning ?? [:], transport: context.transport)
         let override = config.reasoningOverride(level)
         guard level != .none, override?.unsupported == nil, override?.effort == nil, override?.extraBody == nil else {
@@ -225,7 +225,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
     }
 
     public var structuredOutputSupport: String {
-        (config.structuredOutput ?? .native).description(native: "response_format json_schema: llama.cpp constrains decoding with a grammar")
+        (options.structuredOutput ?? .native).description(native: "response_format json_schema: llama.cpp constrains decoding with a grammar")
     }
 
     public func startConversation() async -> any Conversation {
@@ -266,3 +266,13 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         }
     }
 }
+
+extension LlamaServerBackend: EmbeddingBackend {
+    public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
+        guard let client = runningClient else {
+            return .failure(BackendFailure(kind: .unavailable, message: "\(name): llama-server is not running"))
+        }
+        return await client.embed(texts, timeoutSeconds: timeoutSeconds)
+    }
+}
+#endif

@@ -23,7 +23,7 @@ public struct OpenAIBackend: Backend {
     let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
-    public init(name: String, kind: String = "openai", model: String?, baseURL: URL, apiKey: String?,
+    public init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, sendReasoningNone: Bool = false,
                 prefersConfiguredModelName: Bool = false, reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], maxTokensField: String = "max_tokens",
@@ -155,156 +155,13 @@ struct OpenAIConversation: Conversation {
     let backend: OpenAIBackend
 
     func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
-        let httpRequest: HTTPStreamRequest
-        do {
-            httpRequest = try backend.httpRequest(for: request)
-        } catch {
-            return .failure(BackendFailure(kind: .badRequest, message: "\(backend.name): could not encode the request: \(error)"))
-        }
-        var reader = OpenAIStreamReader(backend: backend.name, stopwatch: Stopwatch())
-        let result = await StreamedResponse.read(httpRequest, on: backend.transport, backend: backend.name, with: &reader)
+        let result = await StreamedResponse.respond({ try backend.httpRequest(for: request) }, on: backend.transport,
+                                                    backend: backend.name,
+                                                    with: OpenAIStreamReader(backend: backend.name, stopwatch: Stopwatch()))
         return result.map { response in
             var response = response
             if backend.prefersConfiguredModelName, let model = backend.model { response.model = model }
             return response
         }
-    }
-}
-
-/// Reads one streamed response: status, SSE events, deltas and usage, with timestamps taken
-/// when each piece of bytes arrived.
-struct OpenAIStreamReader: StreamReading {
-    let backend: String
-    let stopwatch: Stopwatch
-    private var status: Int?
-    private var headers: [String: String] = [:]
-    private var errorBody = Data()
-    private var parser = SSEParser()
-    private var text = ""
-    private var reasoning = ""
-    private var firstTokenMs: Double?
-    private var firstAnswerTokenMs: Double?
-    private var lastByteMs: Double?
-    private var finishReason: String?
-    private var refusal: String?
-    private var model: String?
-    private var usage: OpenAIUsage?
-    private var timings: LlamaTimings?
-    private var sawDone = false
-    /// One decoder for every chunk of the stream: making one per chunk costs more than decoding.
-    private let decoder = JSONDecoder()
-
-    init(backend: String, stopwatch: Stopwatch) {
-        self.backend = backend
-        self.stopwatch = stopwatch
-    }
-
-    /// Takes one transport event; returns a failure when the response has failed for good.
-    mutating func consume(_ event: HTTPStreamEvent) -> BackendFailure? {
-        switch event {
-        case let .response(status, headers):
-            self.status = status
-            self.headers = headers
-            return nil
-        case let .bytes(data, receivedAtNanos):
-            let at = stopwatch.ms(atNanos: receivedAtNanos)
-            lastByteMs = at
-            guard let status, (200..<300).contains(status) else {
-                errorBody.append(data)
-                return nil
-            }
-            for sse in parser.feed(data) {
-                if let failure = handle(sse, at: at) { return failure }
-            }
-            return nil
-        }
-    }
-
-    private mutating func handle(_ event: SSEEvent, at ms: Double) -> BackendFailure? {
-        let payload = event.data.trimmingCharacters(in: .whitespaces)
-        if payload == "[DONE]" {
-            sawDone = true
-            return nil
-        }
-        guard let data = payload.data(using: .utf8),
-              let chunk = try? decoder.decode(OpenAIChunk.self, from: data) else {
-            return failure(.decoding, "malformed stream event (not a JSON chunk): \(payload.prefix(120))")
-        }
-        if let error = chunk.error {
-            let body = (try? JSONSerialization.data(withJSONObject: ["error": ["message": error.message ?? "", "type": error.type ?? "", "code": error.code ?? ""]])) ?? Data()
-            let status = Int(error.code ?? "") ?? 500
-            var classified = HTTPFailureClassifier.openAI(status: status, headers: headers, body: body, backend: backend)
-            classified.message = "\(backend): error event in the stream: \(error.message ?? error.type ?? "unknown")"
-            classified.timing = timing()
-            return classified
-        }
-        if let model = chunk.model { self.model = model }
-        if let usage = chunk.usage { self.usage = usage }
-        if let timings = chunk.timings { self.timings = timings }
-        for choice in chunk.choices ?? [] {
-            if let reason = choice.finishReason { finishReason = reason }
-            guard let delta = choice.delta else { continue }
-            let thought = (delta.reasoningContent ?? "") + (delta.reasoning ?? "")
-            if !thought.isEmpty {
-                reasoning += thought
-                if firstTokenMs == nil { firstTokenMs = ms }
-            }
-            if let content = delta.content, !content.isEmpty {
-                text += content
-                if firstTokenMs == nil { firstTokenMs = ms }
-                if firstAnswerTokenMs == nil { firstAnswerTokenMs = ms }
-            }
-            if let refusal = delta.refusal, !refusal.isEmpty {
-                self.refusal = (self.refusal ?? "") + refusal
-                if firstTokenMs == nil { firstTokenMs = ms }
-            }
-            if delta.toolCalls?.isEmpty == false, firstTokenMs == nil { firstTokenMs = ms }
-        }
-        return nil
-    }
-
-    private func timing() -> RequestTiming {
-        RequestTiming(startedAt: stopwatch.startedAt, firstTokenMs: firstTokenMs,
-                      firstAnswerTokenMs: firstAnswerTokenMs, endMs: lastByteMs ?? stopwatch.ms())
-    }
-
-    private func failure(_ kind: ErrorKind, _ message: String) -> BackendFailure {
-        BackendFailure(kind: kind, message: "\(backend): \(message)", httpStatus: status, timing: timing())
-    }
-
-    /// A transport failure, with the measurements so far attached.
-    func failing(_ failure: BackendFailure) -> BackendFailure {
-        var failure = failure
-        if failure.timing == nil, status != nil { failure.timing = timing() }
-        if failure.kind == .network, status != nil, !sawDone {
-            failure.message += " (the connection ended mid-stream)"
-        }
-        return failure
-    }
-
-    /// The response once the stream has ended normally.
-    mutating func finish() -> Result<ModelResponse, BackendFailure> {
-        guard let status else {
-            return .failure(failure(.network, "the server closed the connection without a response"))
-        }
-        guard (200..<300).contains(status) else {
-            return .failure(HTTPFailureClassifier.openAI(status: status, headers: headers, body: errorBody, backend: backend))
-        }
-        for sse in parser.finish() {
-            if let failure = handle(sse, at: lastByteMs ?? stopwatch.ms()) { return .failure(failure) }
-        }
-        if let refusal, text.isEmpty {
-            return .failure(failure(.refusal, "the model refused: \(refusal.prefix(200))"))
-        }
-        if finishReason == "content_filter" {
-            return .failure(failure(.guardrail, "the answer was stopped by the content filter"))
-        }
-        if !sawDone && finishReason == nil {
-            return .failure(failure(.network, "the stream ended before a finish reason or [DONE]"))
-        }
-        return .success(ModelResponse(
-            text: text, reasoningText: reasoning.isEmpty ? nil : reasoning, timing: timing(),
-            usage: OpenAIUsageNormaliser.usage(usage, timings: timings),
-            finishReason: finishReason, model: model))
     }
 }

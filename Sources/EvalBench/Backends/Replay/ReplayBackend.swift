@@ -35,7 +35,7 @@ public struct RequestOrigin: Sendable, Equatable, Hashable {
 /// (never ran, errored or was skipped there) fails as `unavailable`, naming the key.
 public struct ReplayBackend: Backend {
     public let name: String
-    public let kind = "replay"
+    public let kind = ReplayKind.name
     public let model: String?
     public let concurrency: Int
     /// The earlier run's directory.
@@ -65,15 +65,6 @@ public struct ReplayBackend: Backend {
             answers = [:]
             readFailure = "cannot read \(url.path): \(error)"
         }
-    }
-
-    static let make: BackendFactory = { config, context in
-        guard let from = config.from else {
-            throw Diagnostic(file: "evalbench.json", message: "replay backend '\(config.name)' has no \"from\"",
-                             fix: "set \"from\" to an earlier run's output directory")
-        }
-        return ReplayBackend(name: config.name, model: config.model, directory: URL(fileURLWithPath: from),
-                             concurrency: config.concurrency ?? context.defaultConcurrency)
     }
 
     public func prepare() async -> Availability {

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Kind `anthropic`: Anthropic's Messages API (and llama-server's `/v1/messages`), and one
+/// backend's options.
+public struct AnthropicKind: BackendKind {
+    public static let name = "anthropic"
+    public static let keys: [ConfigKey] = [
+        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        promptCache, .reasoning, .extraBody, .structuredOutput, .pricing,
+    ]
+    public static let costsMoney = true
+    /// `auto` (default) puts `cache_control` breakpoints on the instructions and the newest
+    /// message; `off` sends none.
+    static let promptCache = ConfigKey("promptCache", .choice(["auto", "off"]))
+
+    /// The server root without `/v1`; Anthropic's API when absent.
+    public var baseURL: String?
+    public var apiKeyEnv: String?
+    /// Extra HTTP headers; one named like a default (`anthropic-version`) replaces it.
+    public var headers: [String: String]?
+    public var promptCache: String?
+    /// Fields merged into every request body.
+    public var extraBody: [String: JSONValue]?
+    public var structuredOutput: StructuredOutputMode?
+
+    public init(baseURL: String? = nil, apiKeyEnv: String? = nil, headers: [String: String]? = nil,
+                promptCache: String? = nil, extraBody: [String: JSONValue]? = nil,
+                structuredOutput: StructuredOutputMode? = nil) {
+        self.baseURL = baseURL
+        self.apiKeyEnv = apiKeyEnv
+        self.headers = headers
+        self.promptCache = promptCache
+        self.extraBody = extraBody
+        self.structuredOutput = structuredOutput
+    }
+
+    public init?(_ values: ConfigValues) {
+        self.init(baseURL: values.string("baseURL"), apiKeyEnv: values.string("apiKeyEnv"),
+                  headers: values.headers("headers"), promptCache: values.string("promptCache"),
+                  extraBody: values.object("extraBody"),
+                  structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+    }
+
+    public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
+        guard let model = config.model, !model.isEmpty else {
+            throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' (kind anthropic) has no model",
+                             fix: "set model, e.g. \"claude-sonnet-4-5\"")
+        }
+        var url = AnthropicBackend.defaultBaseURL
+        if let baseURL {
+            guard let parsed = URL(string: baseURL), parsed.scheme != nil else {
+                throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
+                                 fix: "set baseURL to the server root, e.g. \"https://api.anthropic.com\" or \"http://127.0.0.1:8080\"")
+            }
+            url = parsed
+        }
+        return AnthropicBackend(name: config.name, model: model, baseURL: url, apiKey: context.apiKey(variable: apiKeyEnv),
+                                headers: headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
+                                promptCache: promptCache != "off", extraBody: extraBody ?? [:],
+                                reasoning: config.reasoning ?? [:], structuredOutput: structuredOutput ?? .native,
+                                transport: context.transport)
+    }
+
+    public var cacheIdentity: [String: JSONValue] {
+        var parts: [String: JSONValue] = [:]
+        if let baseURL { parts["baseURL"] = .string(baseURL) }
+        if let extraBody { parts["extraBody"] = .object(extraBody) }
+        if let promptCache { parts["promptCache"] = .string(promptCache) }
+        if let structuredOutput { parts["structuredOutput"] = .string(structuredOutput.rawValue) }
+        return parts
+    }
+}

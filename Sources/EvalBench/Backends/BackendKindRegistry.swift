@@ -1,0 +1,73 @@
+import Foundation
+
+/// The backend kinds a config may name. A value, passed to the loader (`RunRequest.backendKinds`,
+/// `ConfigLoader.load(path:kinds:)`), so that an app adds a kind of its own without global state:
+///
+/// ```swift
+/// var request = RunRequest(suitePaths: [suite], configPath: config)
+/// request.backendKinds = .builtIn.registering(MyKind.self)
+/// ```
+public struct BackendKindRegistry: Sendable {
+    /// The kinds evalbench ships, in the order the documentation lists them. Adding a kind to
+    /// evalbench is adding its folder under Backends/ and one line here.
+    public static let builtIn = BackendKindRegistry([
+        OpenAIKind.self,
+        LlamaServerKind.self,
+        AnthropicKind.self,
+        GeminiKind.self,
+        AppleSystemKind.self,
+        ApplePCCKind.self,
+        ReplayKind.self,
+    ])
+
+    /// Every kind, in order.
+    public let kinds: [any BackendKind.Type]
+
+    public init(_ kinds: [any BackendKind.Type]) {
+        self.kinds = kinds
+    }
+
+    /// These kinds and `kind`, which replaces a kind of the same name.
+    public func registering(_ kind: any BackendKind.Type) -> BackendKindRegistry {
+        BackendKindRegistry(kinds.filter { $0.name != kind.name } + [kind])
+    }
+
+    /// The kind of this name, if registered.
+    public func kind(named name: String) -> (any BackendKind.Type)? {
+        kinds.first { $0.name == name }
+    }
+
+    /// Every kind's name, in order.
+    public var names: [String] { kinds.map { $0.name } }
+
+    /// Where `BackendConfig`'s decoder looks for the registry that decodes kind options;
+    /// the built-in kinds when absent.
+    public static let userInfoKey = CodingUserInfoKey(rawValue: "evalbench.backendKinds")!
+}
+
+/// What a backend factory may use besides its own configuration.
+public struct BackendContext: Sendable {
+    /// The process environment, for API keys (never logged).
+    public var environment: [String: String]
+    public var transport: any HTTPStreaming
+    /// Where managed servers write their logs.
+    public var logDirectory: URL
+    public var defaultConcurrency: Int
+    /// Every configured backend, for a backend that names another (`fallback`).
+    public var backendConfigs: [BackendConfig]
+
+    public init(environment: [String: String], transport: any HTTPStreaming, logDirectory: URL,
+                defaultConcurrency: Int, backendConfigs: [BackendConfig] = []) {
+        self.environment = environment
+        self.transport = transport
+        self.logDirectory = logDirectory
+        self.defaultConcurrency = defaultConcurrency
+        self.backendConfigs = backendConfigs
+    }
+
+    /// The value of the environment variable `variable`, if it is set and not empty.
+    public func apiKey(variable: String?) -> String? {
+        guard let variable, let value = environment[variable], !value.isEmpty else { return nil }
+        return value
+    }
+}

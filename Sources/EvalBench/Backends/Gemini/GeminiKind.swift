@@ -1,0 +1,65 @@
+import Foundation
+
+/// Kind `gemini`: Google's Gemini API, and one backend's options.
+public struct GeminiKind: BackendKind {
+    public static let name = "gemini"
+    public static let keys: [ConfigKey] = [
+        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        .reasoning, .extraBody, .structuredOutput, .pricing,
+    ]
+    public static let costsMoney = true
+
+    /// The API root; Google's when absent.
+    public var baseURL: String?
+    /// The key's variable; `GEMINI_API_KEY` when absent.
+    public var apiKeyEnv: String?
+    public var headers: [String: String]?
+    /// Fields merged into every request body.
+    public var extraBody: [String: JSONValue]?
+    public var structuredOutput: StructuredOutputMode?
+
+    public init(baseURL: String? = nil, apiKeyEnv: String? = nil, headers: [String: String]? = nil,
+                extraBody: [String: JSONValue]? = nil, structuredOutput: StructuredOutputMode? = nil) {
+        self.baseURL = baseURL
+        self.apiKeyEnv = apiKeyEnv
+        self.headers = headers
+        self.extraBody = extraBody
+        self.structuredOutput = structuredOutput
+    }
+
+    public init?(_ values: ConfigValues) {
+        self.init(baseURL: values.string("baseURL"), apiKeyEnv: values.string("apiKeyEnv"),
+                  headers: values.headers("headers"), extraBody: values.object("extraBody"),
+                  structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+    }
+
+    public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
+        var url = GeminiBackend.defaultBaseURL
+        if let baseURL {
+            guard let parsed = URL(string: baseURL) else {
+                throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
+                                 fix: "set baseURL, e.g. \"https://generativelanguage.googleapis.com\", or leave it out")
+            }
+            url = parsed
+        }
+        guard let model = config.model, !model.isEmpty else {
+            throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' names no model",
+                             fix: "set \"model\", e.g. \"gemini-2.5-flash\"")
+        }
+        let variable = apiKeyEnv ?? GeminiBackend.defaultAPIKeyVariable
+        return GeminiBackend(name: config.name, model: model, baseURL: url,
+                             apiKey: context.apiKey(variable: variable), apiKeyVariable: variable,
+                             headers: headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
+                             timeoutSeconds: config.timeoutSeconds, reasoningOverrides: config.reasoning ?? [:],
+                             extraBody: extraBody ?? [:], structuredOutput: structuredOutput ?? .native,
+                             transport: context.transport)
+    }
+
+    public var cacheIdentity: [String: JSONValue] {
+        var parts: [String: JSONValue] = [:]
+        if let baseURL { parts["baseURL"] = .string(baseURL) }
+        if let extraBody { parts["extraBody"] = .object(extraBody) }
+        if let structuredOutput { parts["structuredOutput"] = .string(structuredOutput.rawValue) }
+        return parts
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Kind `llama-server`: a llama.cpp server evalbench starts on this machine, and one
+/// backend's options. Starting a process needs macOS or Linux; elsewhere (iOS, visionOS) the
+/// backend is unavailable here, and its case runs are skipped with the reason.
+public struct LlamaServerKind: BackendKind {
+    public static let name = "llama-server"
+    public static let keys: [ConfigKey] = [
+        .model, ConfigKey("modelPath", .filePath, required: true), .contextSize,
+        ConfigKey("chatTemplateFile", .filePath), ConfigKey("serverPath", .filePath), ConfigKey("arguments", .strings),
+        .concurrency, .timeoutSeconds, .sendReasoningNone, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
+    ]
+    /// A server on this machine costs no money.
+    public static let costsMoney = false
+    public static let placement = BackendPlacement.thisMachine
+    public static let reasoningRules = OpenAIKind.reasoningRules
+
+    /// The GGUF model file (`~` expanded).
+    public var modelPath: String
+    /// A Jinja chat template file passed as `--chat-template-file`.
+    public var chatTemplateFile: String?
+    /// The binary; default from `EVALBENCH_LLAMA_SERVER`, then the setup cache, then PATH.
+    public var serverPath: String?
+    /// Extra command-line arguments.
+    public var arguments: [String]?
+    public var sendReasoningNone: Bool?
+    public var extraBody: [String: JSONValue]?
+    public var structuredOutput: StructuredOutputMode?
+
+    public init(modelPath: String, chatTemplateFile: String? = nil, serverPath: String? = nil,
+                arguments: [String]? = nil, sendReasoningNone: Bool? = nil, extraBody: [String: JSONValue]? = nil,
+                structuredOutput: StructuredOutputMode? = nil) {
+        self.modelPath = modelPath
+        self.chatTemplateFile = chatTemplateFile
+        self.serverPath = serverPath
+        self.arguments = arguments
+        self.sendReasoningNone = sendReasoningNone
+        self.extraBody = extraBody
+        self.structuredOutput = structuredOutput
+    }
+
+    public init?(_ values: ConfigValues) {
+        guard let modelPath = values.string("modelPath") else { return nil }
+        self.init(modelPath: modelPath, chatTemplateFile: values.string("chatTemplateFile"),
+                  serverPath: values.string("serverPath"), arguments: values.strings("arguments"),
+                  sendReasoningNone: values.bool("sendReasoningNone"), extraBody: values.object("extraBody"),
+                  structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+    }
+
+    public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
+        #if os(macOS) || os(Linux)
+        return LlamaServerBackend(config: config, options: self, context: context)
+        #else
+        return UnavailableBackend(config: config, here: true,
+                                  reason: "\(config.name): llama-server needs macOS or Linux, where evalbench can start the server process; this platform cannot")
+        #endif
+    }
+
+    public var cacheIdentity: [String: JSONValue] {
+        var parts: [String: JSONValue] = ["modelPath": .string(modelPath)]
+        if let chatTemplateFile { parts["chatTemplateFile"] = .string(chatTemplateFile) }
+        if let arguments { parts["arguments"] = .array(arguments.map(JSONValue.string)) }
+        if let extraBody { parts["extraBody"] = .object(extraBody) }
+        if let sendReasoningNone { parts["sendReasoningNone"] = .bool(sendReasoningNone) }
+        if let structuredOutput { parts["structuredOutput"] = .string(structuredOutput.rawValue) }
+        return parts
+    }
+}

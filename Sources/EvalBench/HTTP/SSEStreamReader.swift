@@ -1,0 +1,134 @@
+import Foundation
+
+/// What one provider adds to the shared reading of a streamed (server-sent events) response:
+/// how it reads an event, classifies an HTTP error, and finishes.
+protocol SSEProvider {
+    /// Reads one event of a successful response into `stream`; a failure ends the response.
+    mutating func handle(_ event: SSEEvent, at ms: Double, stream: inout StreamProgress) -> BackendFailure?
+    /// The failure of an HTTP error response.
+    func httpFailure(status: Int, headers: [String: String], body: Data, backend: String) -> BackendFailure
+    /// Whether the stream said it was complete; a connection lost before is "mid-stream".
+    var sawEnd: Bool { get }
+    /// Sees the bytes of a successful response before they are parsed into events.
+    mutating func received(_ data: Data)
+    /// Before the last events are parsed at the end of the stream: a failure found in what is left.
+    mutating func ending(stream: StreamProgress) -> BackendFailure?
+    /// The response once every event has been read.
+    func finish(_ stream: StreamProgress) -> Result<ModelResponse, BackendFailure>
+}
+
+extension SSEProvider {
+    mutating func received(_ data: Data) {}
+    mutating func ending(stream: StreamProgress) -> BackendFailure? { nil }
+}
+
+/// A response so far: status, headers, the answer and reasoning text, and when each first
+/// arrived. `firstToken` is the first streamed output of any kind; `firstAnswerToken` the
+/// first answer text.
+struct StreamProgress {
+    let backend: String
+    let stopwatch: Stopwatch
+    var status: Int?
+    var headers: [String: String] = [:]
+    var text = ""
+    var reasoning = ""
+    var firstTokenMs: Double?
+    var firstAnswerTokenMs: Double?
+    var lastByteMs: Double?
+
+    mutating func appendAnswer(_ piece: String, at ms: Double) {
+        guard !piece.isEmpty else { return }
+        text += piece
+        markFirstToken(at: ms)
+        if firstAnswerTokenMs == nil { firstAnswerTokenMs = ms }
+    }
+
+    mutating func appendReasoning(_ piece: String, at ms: Double) {
+        guard !piece.isEmpty else { return }
+        reasoning += piece
+        markFirstToken(at: ms)
+    }
+
+    /// Output that is neither answer nor reasoning text (a tool call, a redacted block).
+    mutating func markFirstToken(at ms: Double) {
+        if firstTokenMs == nil { firstTokenMs = ms }
+    }
+
+    func timing() -> RequestTiming {
+        RequestTiming(startedAt: stopwatch.startedAt, firstTokenMs: firstTokenMs,
+                      firstAnswerTokenMs: firstAnswerTokenMs, endMs: lastByteMs ?? stopwatch.ms())
+    }
+
+    func failure(_ kind: ErrorKind, _ message: String) -> BackendFailure {
+        BackendFailure(kind: kind, message: "\(backend): \(message)", httpStatus: status, timing: timing())
+    }
+
+    /// The successful response, with the provider's usage and finish reason.
+    func response(usage: Usage, finishReason: String?, model: String?) -> ModelResponse {
+        ModelResponse(text: text, reasoningText: reasoning.isEmpty ? nil : reasoning, timing: timing(),
+                      usage: usage, finishReason: finishReason, model: model)
+    }
+}
+
+/// Reads one streamed response for any `SSEProvider`: the status, the error body of a failed
+/// response, the events of a successful one, with timestamps taken when each piece of bytes
+/// arrived.
+struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
+    private(set) var provider: Provider
+    private(set) var progress: StreamProgress
+    private var errorBody = Data()
+    private var parser = SSEParser()
+
+    init(_ provider: Provider, backend: String, stopwatch: Stopwatch) {
+        self.provider = provider
+        progress = StreamProgress(backend: backend, stopwatch: stopwatch)
+    }
+
+    private var isSuccess: Bool { progress.status.map { (200..<300).contains($0) } ?? false }
+
+    mutating func consume(_ event: HTTPStreamEvent) -> BackendFailure? {
+        switch event {
+        case let .response(status, headers):
+            progress.status = status
+            progress.headers = headers
+            return nil
+        case let .bytes(data, receivedAtNanos):
+            let at = progress.stopwatch.ms(atNanos: receivedAtNanos)
+            progress.lastByteMs = at
+            guard isSuccess else {
+                errorBody.append(data)
+                return nil
+            }
+            provider.received(data)
+            for sse in parser.feed(data) {
+                if let failure = provider.handle(sse, at: at, stream: &progress) { return failure }
+            }
+            return nil
+        }
+    }
+
+    func failing(_ failure: BackendFailure) -> BackendFailure {
+        var failure = failure
+        if failure.timing == nil, progress.status != nil { failure.timing = progress.timing() }
+        if failure.kind == .network, progress.status != nil, !provider.sawEnd {
+            failure.message += " (the connection ended mid-stream)"
+        }
+        return failure
+    }
+
+    mutating func finish() -> Result<ModelResponse, BackendFailure> {
+        guard let status = progress.status else {
+            return .failure(progress.failure(.network, "the server closed the connection without a response"))
+        }
+        guard isSuccess else {
+            return .failure(provider.httpFailure(status: status, headers: progress.headers, body: errorBody,
+                                                 backend: progress.backend))
+        }
+        if let failure = provider.ending(stream: progress) { return .failure(failure) }
+        let at = progress.lastByteMs ?? progress.stopwatch.ms()
+        for sse in parser.finish() {
+            if let failure = provider.handle(sse, at: at, stream: &progress) { return .failure(failure) }
+        }
+        return provider.finish(progress)
+    }
+}
