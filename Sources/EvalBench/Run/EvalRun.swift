@@ -292,7 +292,7 @@ public enum EvalRun {
                                     suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates })
         if let comparison, comparison.isRegression {
             verdict.reasons.append("regression against the baseline \(request.baselineDirectory ?? ""): see compare.md")
-            if verdict.exitCode == 0 { verdict.exitCode = 1 }
+            if verdict.exitStatus == .success { verdict.exitStatus = .gateFailed }
         }
         return RunOutcome(outputDirectory: directory, results: results, verdict: verdict, comparison: comparison)
     }
