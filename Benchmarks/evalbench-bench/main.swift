@@ -20,14 +20,16 @@ func temporaryDirectory() -> URL {
 /// grading, JSONL) and returns the wall time in ms and the results.
 /// `transport` defaults to the one the evalbench command uses (plain sockets for loopback).
 func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int,
-              transport: any HTTPStreaming = DefaultStreamTransport()) async throws -> (wallMs: Double, results: [RequestResult]) {
+              transport: any HTTPStreaming = DefaultStreamTransport(),
+              cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: [RequestResult]) {
     let out = temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: out) }
     let backend = OpenAIBackend(name: "stub", model: "stub", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: nil,
                                 concurrency: concurrency, transport: transport)
     let store = try ResultStore(url: out.appendingPathComponent("results.jsonl"))
-    let runner = Runner(backends: ["stub": backend], store: store, concurrency: concurrency, timeoutSeconds: 60,
+    var runner = Runner(backends: ["stub": backend], store: store, concurrency: concurrency, timeoutSeconds: 60,
                         retryPolicy: RetryPolicy(maxRetries: 0))
+    runner.cache = cache
     let cases = (0..<count).map { EvalCase(id: "c\($0)", turns: [Turn(prompt: "q\($0)", expect: [Assertion(.contains("ok", ignoreCase: false))])]) }
     let plan = Planner.plan([Suite(name: "bench", file: "bench.json", cases: cases)], PlanSelection(backends: ["stub"]))
     let stopwatch = Stopwatch()
@@ -150,7 +152,20 @@ for (name, ttftDelay, endDelay) in [("scripted", 50.0, 25.0), ("instant", 0.0, 0
     timed.stop()
 }
 
-// 4. Reports for 100,000 results.
+// 4. The response cache (--cache) on 4,000 cases: every store used to rescan the cache folder.
+let cacheServer = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
+try cacheServer.start()
+let cacheDirectory = temporaryDirectory()
+let (uncachedWall, _) = try await runCases(cacheServer, count: 4000, concurrency: 16)
+let (coldWall, _) = try await runCases(cacheServer, count: 4000, concurrency: 16, cache: ResponseCache(directory: cacheDirectory))
+let (warmWall, warmResults) = try await runCases(cacheServer, count: 4000, concurrency: 16, cache: ResponseCache(directory: cacheDirectory))
+line("4,000 cases c=16 without --cache", format(uncachedWall / 1000, "s"), "")
+line("4,000 cases c=16 with --cache, all stored (cold)", format(coldWall / 1000, "s") + String(format: " (%.1f×)", coldWall / uncachedWall), "a few times uncached")
+line("4,000 cases c=16 with --cache, all answered (warm)", format(warmWall / 1000, "s") + " (\(warmResults.filter { $0.cached == true }.count) cached)", "")
+cacheServer.stop()
+try? FileManager.default.removeItem(at: cacheDirectory)
+
+// 5. Reports for 100,000 results.
 let template = RequestResult(key: "", suite: "bench", caseID: "", turn: 1, turns: 1, variant: "default", backend: "b0", model: "m",
                              reasoning: .none, repeatIndex: 1, tags: [], status: .pass, instructions: nil, prompt: "What is the capital of France?",
                              output: "Paris", timing: RequestTiming(startedAt: Date(), firstTokenMs: 40, firstAnswerTokenMs: 40, endMs: 90),

@@ -84,3 +84,62 @@ extension LoopbackNetworkTests {
         #expect(server.requests.count == 12, "the changed prompt (×2 repeats) and the errors miss")
     }
 }
+
+@Suite("Response cache storage")
+struct ResponseCacheStorageTests {
+    static func answer(_ text: String) -> ModelResponse {
+        ModelResponse(text: text, timing: RequestTiming(startedAt: Date(timeIntervalSince1970: 0), firstTokenMs: 100, firstAnswerTokenMs: 100, endMs: 200),
+                      usage: Usage(inputTokens: 1, outputTokens: 1))
+    }
+
+    static func key(_ n: Int) -> String { SHA256.hex(Data("key \(n)".utf8)) }
+
+    @Test("a stored answer comes back; the least recently used go first once the budget is passed, down to 90% of it")
+    func evictsLeastRecentlyUsed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let probe = ResponseCache(directory: directory)
+        await probe.store(Self.answer("x"), key: Self.key(0))
+        let entrySize = CacheIndex.scan(directory).totalBytes
+        #expect(entrySize > 0)
+        _ = await probe.clear()
+
+        let cache = ResponseCache(directory: directory, maximumBytes: entrySize * 10)
+        for n in 0..<10 { await cache.store(Self.answer("x"), key: Self.key(n)) }
+        #expect(await cache.lookup(Self.key(0))?.text == "x", "touching key 0 makes it the most recently used")
+        await cache.store(Self.answer("x"), key: Self.key(10))
+        let left = Set(CacheIndex.scan(directory).keys)
+        #expect(left.count == 9, "11 entries over a budget of 10 evict down to 9")
+        #expect(left.contains(Self.key(0)) && left.contains(Self.key(10)))
+        #expect(!left.contains(Self.key(1)) && !left.contains(Self.key(2)), "the two least recently used went")
+    }
+
+    @Test("a new cache over an existing directory indexes what an earlier process stored")
+    func indexesEarlierEntries() async {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        await ResponseCache(directory: directory).store(Self.answer("earlier"), key: Self.key(1))
+        let later = ResponseCache(directory: directory)
+        #expect(await later.lookup(Self.key(1))?.text == "earlier")
+        #expect(await later.clear() == 1)
+    }
+
+    @Test("cache clear removes only the files evalbench wrote")
+    func clearKeepsForeignFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = ResponseCache(directory: directory)
+        await cache.store(Self.answer("a"), key: Self.key(1))
+        await cache.store(Self.answer("b"), key: Self.key(2))
+        let foreign = [directory.appendingPathComponent("notes.json"),
+                       directory.appendingPathComponent(String(Self.key(1).prefix(2))).appendingPathComponent("mine.json"),
+                       directory.appendingPathComponent("ab").appendingPathComponent(String(repeating: "c", count: 64) + ".json")]
+        for url in foreign {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: url)
+        }
+        #expect(await cache.clear() == 2)
+        for url in foreign { #expect(FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent) is not evalbench's") }
+        #expect(await cache.lookup(Self.key(1)) == nil)
+    }
+}

@@ -20,12 +20,11 @@ public actor ResponseCache {
     public nonisolated let maximumBytes: Int
     private var hits = 0
     private var misses = 0
+    private var index: CacheIndex?
 
     /// The default directory: `$EVALBENCH_CACHE/responses`, else `~/.cache/evalbench/responses`.
     public static func defaultDirectory(environment: [String: String]) -> URL {
-        let base = environment["EVALBENCH_CACHE"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/evalbench")
-        return base.appendingPathComponent("responses")
+        Platform.cacheDirectory(environment: environment).appendingPathComponent("responses")
     }
 
     public init(directory: URL, maximumBytes: Int = 256 * 1024 * 1024) {
@@ -60,8 +59,12 @@ public actor ResponseCache {
             return nil
         }
         hits += 1
-        // Touch it: eviction goes by last use.
-        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
+        // Touch it: eviction goes by last use, in the index and on disk for the next process.
+        let now = Date()
+        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
+        var index = loadedIndex()
+        index.record(key, size: data.count, lastUse: now)
+        self.index = index
         return ModelResponse(text: entry.text, reasoningText: entry.reasoningText, timing: entry.timing, usage: entry.usage,
                              finishReason: entry.finishReason, model: entry.model)
     }
@@ -72,44 +75,100 @@ public actor ResponseCache {
         guard let data = try? JSONEncoder().encode(entry) else { return }
         let url = file(key)
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? data.write(to: url, options: .atomic)
-        evictIfNeeded()
+        guard (try? data.write(to: url, options: .atomic)) != nil else { return }
+        var index = loadedIndex()
+        index.record(key, size: data.count, lastUse: Date())
+        for evicted in index.evict(toFit: maximumBytes) {
+            try? FileManager.default.removeItem(at: file(evicted))
+        }
+        self.index = index
     }
 
     /// Hits and misses so far.
     public var counts: (hits: Int, misses: Int) { (hits, misses) }
 
-    /// Removes every stored answer; returns how many there were.
+    /// Removes every answer evalbench stored (files named by a key, in folders named by the
+    /// key's first two characters) and nothing else; returns how many there were.
     @discardableResult
     public func clear() -> Int {
-        let files = entries()
-        for entry in files { try? FileManager.default.removeItem(at: entry.url) }
-        return files.count
+        let keys = CacheIndex.scan(directory).keys
+        for key in keys { try? FileManager.default.removeItem(at: file(key)) }
+        for prefix in Set(keys.map { String($0.prefix(2)) }) {
+            let folder = directory.appendingPathComponent(prefix)
+            if (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true {
+                try? FileManager.default.removeItem(at: folder)
+            }
+        }
+        index = CacheIndex()
+        return keys.count
     }
 
     private func file(_ key: String) -> URL {
         directory.appendingPathComponent(String(key.prefix(2))).appendingPathComponent(key + ".json")
     }
 
-    private func entries() -> [(url: URL, size: Int, date: Date)] {
-        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey]) else { return [] }
-        var result: [(URL, Int, Date)] = []
-        for case let url as URL in enumerator where url.pathExtension == "json" {
-            let values = try? url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey])
-            result.append((url, values?.fileSize ?? 0, values?.contentModificationDate ?? .distantPast))
-        }
-        return result
+    /// The index, read from the directory once per process: every later store and lookup
+    /// updates it instead of scanning the directory again.
+    private func loadedIndex() -> CacheIndex {
+        if let index { return index }
+        let scanned = CacheIndex.scan(directory)
+        index = scanned
+        return scanned
+    }
+}
+
+/// The stored answers' sizes and last uses, so that a store costs O(1) and eviction, which
+/// removes the least recently used down to 90% of the budget, is amortised over many stores.
+struct CacheIndex: Sendable {
+    private(set) var entries: [String: (size: Int, lastUse: Date)] = [:]
+    private(set) var totalBytes = 0
+
+    var keys: [String] { Array(entries.keys) }
+
+    /// Whether `name` is a file evalbench writes: a SHA-256 key in hex and `.json`.
+    static func key(ofFileNamed name: String, inFolder folder: String) -> String? {
+        guard name.hasSuffix(".json") else { return nil }
+        let key = String(name.dropLast(5))
+        let hex = key.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+        guard key.count == 64, hex, key.hasPrefix(folder) else { return nil }
+        return key
     }
 
-    private func evictIfNeeded() {
-        var all = entries()
-        var total = all.reduce(0) { $0 + $1.size }
-        guard total > maximumBytes else { return }
-        all.sort { $0.date < $1.date }
-        for entry in all where total > maximumBytes {
-            try? FileManager.default.removeItem(at: entry.url)
-            total -= entry.size
+    /// The answers stored under `directory`, skipping every file evalbench did not write.
+    static func scan(_ directory: URL) -> CacheIndex {
+        var index = CacheIndex()
+        let manager = FileManager.default
+        for folder in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where folder.count == 2 {
+            let folderURL = directory.appendingPathComponent(folder)
+            for name in (try? manager.contentsOfDirectory(atPath: folderURL.path)) ?? [] {
+                guard let key = key(ofFileNamed: name, inFolder: folder),
+                      let attributes = try? manager.attributesOfItem(atPath: folderURL.appendingPathComponent(name).path)
+                else { continue }
+                let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+                index.record(key, size: size, lastUse: attributes[.modificationDate] as? Date ?? .distantPast)
+            }
         }
+        return index
+    }
+
+    mutating func record(_ key: String, size: Int, lastUse: Date) {
+        if let old = entries[key] { totalBytes -= old.size }
+        entries[key] = (size, lastUse)
+        totalBytes += size
+    }
+
+    /// Removes the least recently used entries once the total passes `budget`, down to 90% of
+    /// it; returns the removed keys.
+    mutating func evict(toFit budget: Int) -> [String] {
+        guard totalBytes > budget else { return [] }
+        let target = budget - budget / 10
+        var removed: [String] = []
+        for (key, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where totalBytes > target {
+            entries[key] = nil
+            totalBytes -= entry.size
+            removed.append(key)
+        }
+        return removed
     }
 }
 

@@ -81,19 +81,13 @@ public struct RunMetadata: Sendable, Codable, Equatable {
         return try decoder.decode(RunMetadata.self, from: Data(contentsOf: url))
     }
 
-    /// The commit of the git work tree around `directory`, if there is one.
+    /// The commit of the git work tree around `directory`, if there is one; nil where this
+    /// platform cannot start processes.
     public static func gitCommit(in directory: URL) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", directory.path, "rev-parse", "HEAD"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        let commit = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return commit.isEmpty ? nil : commit
+        #if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS
+        Subprocess.output(of: ["git", "-C", directory.path, "rev-parse", "HEAD"])
+        #else
+        nil
+        #endif
     }
 }
