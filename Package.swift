@@ -10,7 +10,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "EvalBench"),
-        .executableTarget(name: "evalbench", dependencies: ["EvalBench"]),
+        // The declarative command-line parser: generic, no EvalBench dependency.
+        .target(name: "EvalBenchCommandLine"),
+        .executableTarget(name: "evalbench", dependencies: ["EvalBench", "EvalBenchCommandLine"]),
         // Fakes for tests and benchmarks only: never linked into the tool.
         .target(name: "EvalBenchTestSupport", dependencies: ["EvalBench"]),
         .executableTarget(
@@ -22,6 +24,10 @@ let package = Package(
             name: "EvalBenchTests",
             dependencies: ["EvalBench", "EvalBenchTestSupport"],
             resources: [.copy("Resources/JSONSchemaTestSuite")]
+        ),
+        .testTarget(
+            name: "EvalBenchCommandLineTests",
+            dependencies: ["EvalBenchCommandLine", "EvalBench"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -121,7 +121,7 @@ extension LoopbackNetworkTests {
         """, to: directory, "evalbench.json")
         let request = RunRequest(suitePaths: [suite], configPath: config, outputDirectory: directory.appendingPathComponent("out").path)
         let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
-        #expect(outcome.verdict.exitCode == 0, "\(outcome.verdict)")
+        #expect(outcome.verdict.exitStatus == .success, "\(outcome.verdict)")
         #expect(outcome.verdict.notes.count == 2 && outcome.verdict.notes.allSatisfy { $0.contains("FoundationModels is not available on Linux") })
         let byBackend = Dictionary(uniqueKeysWithValues: outcome.results.map { ($0.backend, $0) })
         #expect(byBackend["srv"]?.status == .pass)
@@ -149,7 +149,7 @@ extension LoopbackNetworkTests {
         let onlyApple = RunRequest(suitePaths: [suite], configPath: config, backends: ["device", "pcc"],
                                    outputDirectory: directory.appendingPathComponent("only").path)
         let nothing = try await EvalRun.execute(try EvalRun.load(onlyApple), onlyApple, transport: URLSessionStreamTransport())
-        #expect(nothing.verdict.exitCode == 3, "a run in which nothing could run is not a pass")
+        #expect(nothing.verdict.exitStatus == .infrastructure, "a run in which nothing could run is not a pass")
         #endif
     }
 
@@ -175,7 +175,7 @@ extension LoopbackNetworkTests {
                                              onResult: { _ in seen.increment() })
         #expect(report.passRate == 0.5)
         #expect(report.failures.map(\.caseID) == ["spain"])
-        #expect(report.verdict.exitCode == 1)
+        #expect(report.verdict.exitStatus == .gateFailed)
         #expect(seen.value == 2)
         #expect(FileManager.default.fileExists(atPath: report.outputDirectory.appendingPathComponent("summary.md").path))
     }

@@ -212,22 +212,22 @@ struct CIOutputTests {
             fixtureResult(suite: "b", caseID: "1", status: .pass),
             fixtureResult(suite: "b", caseID: "2", status: .fail, failedAssertion: "x"),
         ]
-        #expect(Gate(maxErrorRate: 0.1).evaluate(results, unavailableBackends: []).exitCode == 3)
-        #expect(Gate(minPassRate: 0, maxErrorRate: 0.2).evaluate(results, unavailableBackends: []).exitCode == 0,
+        #expect(Gate(maxErrorRate: 0.1).evaluate(results, unavailableBackends: []).exitStatus == .infrastructure)
+        #expect(Gate(minPassRate: 0, maxErrorRate: 0.2).evaluate(results, unavailableBackends: []).exitStatus == .success,
                 "1 error in 6 requests is 16.7%")
         let suiteGates = ["a": SuiteGates(minPassRate: 0.7, maxErrorRate: 0.3), "b": SuiteGates(minPassRate: 0.5)]
         let held = Gate().evaluate(results, unavailableBackends: [], suiteGates: suiteGates)
-        #expect(held.exitCode == 0, "\(held.reasons)")
+        #expect(held.exitStatus == .success, "\(held.reasons)")
         let strict = Gate().evaluate(results, unavailableBackends: [],
                                      suiteGates: ["a": SuiteGates(maxErrorRate: 0.2), "b": SuiteGates(minPassRate: 0.5)])
-        #expect(strict.exitCode == 3)
+        #expect(strict.exitStatus == .infrastructure)
         #expect(strict.reasons == ["suite 'a': error rate 25.0% (1 of 4 requests) is over its gates.maxErrorRate 20.0%"])
         let passRate = Gate().evaluate(results, unavailableBackends: [], suiteGates: ["b": SuiteGates(minPassRate: 0.6)])
-        #expect(passRate.exitCode == 1)
+        #expect(passRate.exitStatus == .gateFailed)
         #expect(passRate.reasons.count == 2, "suite a has no gates: the default gate applies to it; b is below 60%")
         #expect(passRate.reasons.contains { $0.hasPrefix("b: local · none · default: pass rate 50.0%") })
         let overridden = Gate(minPassRate: 0.4).evaluate(results, unavailableBackends: [], suiteGates: ["b": SuiteGates(minPassRate: 0.9)])
-        #expect(overridden.exitCode == 0, "--min-pass-rate overrides the suite's gate")
+        #expect(overridden.exitStatus == .success, "--min-pass-rate overrides the suite's gate")
     }
 
     @Test("a run writes junit.xml and appends summary.md to GITHUB_STEP_SUMMARY; --max-error-rate fails it with exit 3")
@@ -256,7 +256,7 @@ struct CIOutputTests {
                                  gate: Gate(minPassRate: 0.3, maxErrorRate: 0.2),
                                  environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
         let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
-        #expect(outcome.verdict.exitCode == 3, "1 error in 3 requests is over 20%: \(outcome.verdict.reasons)")
+        #expect(outcome.verdict.exitStatus == .infrastructure, "1 error in 3 requests is over 20%: \(outcome.verdict.reasons)")
         let junit = try String(contentsOf: out.appendingPathComponent("junit.xml"), encoding: .utf8)
         let elements = try JUnitReader.read(junit)
         #expect(elements.filter { $0.name == "testcase" }.count == 3)
@@ -279,8 +279,8 @@ struct CIOutputTests {
                                           environment: [:])
             return try await EvalRun.execute(try EvalRun.load(gatedRequest), gatedRequest, transport: URLSessionStreamTransport()).verdict
         }
-        #expect(try await gated(#"{"minPassRate": 0.3, "maxErrorRate": 0.4}"#).exitCode == 0)
-        #expect(try await gated(#"{"minPassRate": 0.5, "maxErrorRate": 0.4}"#).exitCode == 1)
-        #expect(try await gated(#"{"minPassRate": 0.3, "maxErrorRate": 0.3}"#).exitCode == 3)
+        #expect(try await gated(#"{"minPassRate": 0.3, "maxErrorRate": 0.4}"#).exitStatus == .success)
+        #expect(try await gated(#"{"minPassRate": 0.5, "maxErrorRate": 0.4}"#).exitStatus == .gateFailed)
+        #expect(try await gated(#"{"minPassRate": 0.3, "maxErrorRate": 0.3}"#).exitStatus == .infrastructure)
     }
 }

@@ -40,11 +40,11 @@ struct PlannerTests {
         ]).caseRuns
         #expect(runs.map(\.status) == [.pass, .fail, .error, .skipped])
         let halfPassing = [result("k1", 1, .pass, turns: 1), result("k2", 1, .fail, turns: 1)]
-        #expect(Gate().evaluate(halfPassing, unavailableBackends: []).exitCode == 1)
-        #expect(Gate(minPassRate: 0.5).evaluate(halfPassing, unavailableBackends: []).exitCode == 0)
-        #expect(Gate(minPassRate: 0.6).evaluate(halfPassing, unavailableBackends: []).exitCode == 1)
-        #expect(Gate().evaluate([result("k1", 1, .pass, turns: 1)], unavailableBackends: ["p"]).exitCode == 3)
-        #expect(Gate().evaluate([result("k1", 1, .pass, turns: 1), result("k4", 1, .skipped, turns: 1)], unavailableBackends: []).exitCode == 0)
+        #expect(Gate().evaluate(halfPassing, unavailableBackends: []).exitStatus == .gateFailed)
+        #expect(Gate(minPassRate: 0.5).evaluate(halfPassing, unavailableBackends: []).exitStatus == .success)
+        #expect(Gate(minPassRate: 0.6).evaluate(halfPassing, unavailableBackends: []).exitStatus == .gateFailed)
+        #expect(Gate().evaluate([result("k1", 1, .pass, turns: 1)], unavailableBackends: ["p"]).exitStatus == .infrastructure)
+        #expect(Gate().evaluate([result("k1", 1, .pass, turns: 1), result("k4", 1, .skipped, turns: 1)], unavailableBackends: []).exitStatus == .success)
     }
 
     @Test("results.jsonl keeps every appended line and skips a torn last line")

@@ -59,7 +59,7 @@ struct ReplayTests {
         let liveRequest = RunRequest(suitePaths: [try suite("paris", expecting: "Paris")], configPath: liveConfig,
                                      outputDirectory: first.path)
         let live = try await EvalRun.execute(try EvalRun.load(liveRequest), liveRequest, transport: URLSessionStreamTransport())
-        #expect(live.verdict.exitCode == 0, "\(live.verdict.reasons)")
+        #expect(live.verdict.exitStatus == .success, "\(live.verdict.reasons)")
         #expect(live.results.count == 4)
         let sent = server.requests.count
 

@@ -222,8 +222,8 @@ public struct Comparison: Sendable {
     /// True when any change fails the gate.
     public var isRegression: Bool { !regressions.isEmpty }
 
-    /// 1 on a regression, else 0 (DESIGN.md, "Exit codes").
-    public var exitCode: Int32 { isRegression ? 1 : 0 }
+    /// A failed gate on a regression, else success (DESIGN.md, "Exit codes").
+    public var exitStatus: ExitStatus { isRegression ? .gateFailed : .success }
 
     /// One line: `Regression: …`, `No regression; improved: …`, or `No significant change`,
     /// followed by the changes past a threshold that were not significant.

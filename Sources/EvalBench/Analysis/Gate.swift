@@ -1,6 +1,6 @@
 import Foundation
 
-/// The checks that decide a run's exit code (DESIGN.md, "Exit codes").
+/// The checks that decide a run's exit status (DESIGN.md, "Exit codes").
 public struct Gate: Sendable, Equatable {
     /// Fail unless the pass rate of every backend × level × variant reaches this; when nil,
     /// a suite's own `gates.minPassRate` applies to it, else the default gate: every case passes.
@@ -28,16 +28,16 @@ public struct Gate: Sendable, Equatable {
                          suiteGates: [String: SuiteGates] = [:]) -> Verdict {
         let notes = unavailableHere.keys.sorted().map { "backend '\($0)' cannot run here, its case runs are skipped: \(unavailableHere[$0]!)" }
         if !unavailableBackends.isEmpty {
-            return Verdict(exitCode: 3, reasons: unavailableBackends.map { "backend '\($0)' is unavailable" }, notes: notes)
+            return Verdict(exitStatus: .infrastructure, reasons: unavailableBackends.map { "backend '\($0)' is unavailable" }, notes: notes)
         }
         let aggregate = RunAggregate(results)
         if !unavailableHere.isEmpty, !aggregate.caseRuns.isEmpty, aggregate.caseRuns.allSatisfy({ $0.status == .skipped }) {
-            return Verdict(exitCode: 3, reasons: ["no case ran: every selected backend was skipped, and \(unavailableHere.keys.sorted().joined(separator: ", ")) cannot run here"],
+            return Verdict(exitStatus: .infrastructure, reasons: ["no case ran: every selected backend was skipped, and \(unavailableHere.keys.sorted().joined(separator: ", ")) cannot run here"],
                            notes: notes)
         }
         let errorBudget = errorBudgetReasons(results, suiteGates: suiteGates)
         if !errorBudget.isEmpty {
-            return Verdict(exitCode: 3, reasons: errorBudget, notes: notes)
+            return Verdict(exitStatus: .infrastructure, reasons: errorBudget, notes: notes)
         }
         var reasons: [String] = []
         let suitePassRates = suiteGates.compactMapValues(\.minPassRate)
@@ -52,7 +52,7 @@ public struct Gate: Sendable, Equatable {
                                            source: "suite '\(suite)' gates.minPassRate", prefix: "\(suite): ")
             }
         }
-        return Verdict(exitCode: reasons.isEmpty ? 0 : 1, reasons: reasons, notes: notes)
+        return Verdict(exitStatus: reasons.isEmpty ? .success : .gateFailed, reasons: reasons, notes: notes)
     }
 
     private func passRateReasons(_ aggregate: RunAggregate, minPassRate: Double?, source: String,
@@ -91,8 +91,10 @@ public struct Gate: Sendable, Equatable {
         }
     }
 
+    /// A run's exit status, and why.
     public struct Verdict: Sendable, Equatable {
-        public var exitCode: Int32
+        /// Success, a failed gate, or infrastructure.
+        public var exitStatus: ExitStatus
         /// Why the gate failed; empty when it held.
         public var reasons: [String]
         /// What a reader should know that did not decide the exit code (backends that cannot

@@ -27,6 +27,15 @@ public protocol Backend: Sendable {
 
     /// Releases everything `prepare` acquired (stops a managed server). Safe to call twice.
     func shutdown() async
+
+    /// Stops at once, synchronously, what `prepare` started, for a signal handler about to
+    /// exit (kills a managed server). Kinds that start nothing keep the default, which does nothing.
+    func terminateImmediately()
+}
+
+extension Backend {
+    /// Nothing to stop.
+    public func terminateImmediately() {}
 }
 
 /// One session with a backend; HTTP backends keep no state, on-device ones reuse a session.

@@ -147,3 +147,35 @@ public enum ContextFit {
         var total: Int { instructions + schema + history + prompt + output }
     }
 }
+
+extension ContextFitReport {
+    /// The report as `evalbench plan` prints it: the window and how inputs were counted, each
+    /// case's budget by part, each case that does not fit, and the count.
+    public var lines: [String] {
+        guard let window else {
+            return ["context \(backend): window unknown; set contextSize to check that its cases fit"]
+        }
+        let counting = source == .counted ? "inputs counted by the model's tokenizer"
+            : "inputs estimated (about \(TokenEstimate.charactersPerToken) characters a token)"
+        var lines = ["context \(backend): \(window.tokens) tokens (\(window.origin)); \(counting); earlier answers and this answer at maxOutputTokens each"]
+        func share(_ tokens: Int) -> String {
+            String(format: "%.1f%%", Double(tokens) / Double(window.tokens) * 100)
+        }
+        for budget in budgets {
+            var parts = ["instructions \(share(budget.instructions))"]
+            if budget.schema > 0 { parts.append("schema \(share(budget.schema))") }
+            parts += ["history \(share(budget.history))", "prompt \(share(budget.prompt))", "output \(share(budget.output))"]
+            lines.append("budget \(backend): \(budget.suite)/\(budget.caseID) turn \(budget.turn): \(parts.joined(separator: " · ")) = \(share(budget.total)) of \(window.tokens)")
+        }
+        for overflow in overflows {
+            let outgrows = overflow.turn > 1 ? " (the conversation outgrows the window at turn \(overflow.turn))" : ""
+            var line = "context \(backend): does not fit\(outgrows): \(overflow.suite)/\(overflow.caseID) turn \(overflow.turn) needs \(overflow.totalTokens) tokens (input \(overflow.inputTokens) + output \(overflow.outputHeadroom)) > \(window.tokens)"
+            if let larger = window.larger {
+                line += overflow.totalTokens > larger ? "; over \(larger) too" : "; fits \(larger)"
+            }
+            lines.append(line)
+        }
+        lines.append("context \(backend): \(overflows.count) of \(casesChecked) cases do not fit (\(source.rawValue))")
+        return lines
+    }
+}

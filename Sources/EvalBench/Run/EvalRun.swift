@@ -265,7 +265,7 @@ public enum EvalRun {
                                     suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates })
         if let comparison, comparison.isRegression {
             verdict.reasons.append("regression against the baseline \(request.baselineDirectory ?? ""): see \(RunDirectory.FileName.compareMarkdown)")
-            if verdict.exitCode == 0 { verdict.exitCode = 1 }
+            if verdict.exitStatus == .success { verdict.exitStatus = .gateFailed }
         }
         return verdict
     }

@@ -68,3 +68,80 @@ public enum WatchDiff {
 
     private static func signed(_ value: Int) -> String { value >= 0 ? "+\(value)" : "\(value)" }
 }
+
+/// `evalbench run --watch`: runs, then runs again whenever a suite, its dataset or the config
+/// changes, until the task running it is cancelled. The response cache is on, so only changed
+/// requests reach a model; each iteration rewrites the report and says what flipped since
+/// the previous one.
+public struct RunWatch: Sendable {
+    /// What each iteration runs.
+    public var request: RunRequest
+    /// Seconds between two looks at the watched files.
+    public var pollInterval: Double
+
+    /// A watch of `request`: with the response cache unless `useCache` is false or `request`
+    /// names a cache, and into `reports/<suites>-watch` unless `request` names a directory.
+    public init(_ request: RunRequest, useCache: Bool, pollInterval: Double = 0.5) {
+        var request = request
+        if useCache, request.cacheDirectory == nil {
+            request.cacheDirectory = ResponseCache.defaultDirectory(environment: request.environment)
+        }
+        if request.outputDirectory == nil {
+            let name = request.suitePaths.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+                .joined(separator: "+")
+            request.outputDirectory = "reports/\(name)-watch"
+        }
+        self.request = request
+        self.pollInterval = pollInterval
+    }
+
+    /// Runs and watches until cancelled; each line for the terminal goes to `say` as it happens.
+    public func run(transport: any HTTPStreaming, onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in },
+                    say: (String) -> Void) async {
+        var previous: [RequestResult]?
+        var iteration = 0
+        while !Task.isCancelled {
+            iteration += 1
+            let watched = await runOnce(iteration, previous: &previous, transport: transport,
+                                        onBackendsReady: onBackendsReady, say: say)
+            var watcher = FileWatcher(paths: Array(Set(watched)).sorted())
+            say("evalbench: watching \(watcher.paths.joined(separator: ", ")) (Ctrl-C stops)")
+            var changed: [String] = []
+            while changed.isEmpty, !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(pollInterval * 1_000_000_000))
+                changed = watcher.changes()
+            }
+            if !changed.isEmpty { say("evalbench: changed: \(changed.joined(separator: ", "))") }
+        }
+    }
+
+    /// One iteration: loads, runs and reports what changed since `previous`; returns the
+    /// files to watch (the suites, their datasets, the config).
+    private func runOnce(_ iteration: Int, previous: inout [RequestResult]?, transport: any HTTPStreaming,
+                         onBackendsReady: @escaping @Sendable ([any Backend]) -> Void, say: (String) -> Void) async -> [String] {
+        var watched = request.suitePaths + [request.configPath ?? "evalbench.json"]
+        let loaded: LoadedRun
+        do {
+            loaded = try EvalRun.load(request)
+        } catch let error as LoadError {
+            for diagnostic in error.diagnostics { say(diagnostic.description) }
+            say("evalbench: fix the problems above; watching for changes")
+            return watched
+        } catch {
+            say("evalbench: \(error)")
+            return watched
+        }
+        watched += loaded.suites.compactMap(\.datasetFile)
+        do {
+            let outcome = try await EvalRun.execute(loaded, request, transport: transport, onBackendsReady: onBackendsReady)
+            say("evalbench: watch iteration \(iteration): \(outcome.results.count) results; report \(RunDirectory(outcome.outputDirectory).summaryMarkdown.path)")
+            if let previous {
+                for line in WatchDiff.lines(previous: previous, current: outcome.results) { say("  \(line)") }
+            }
+            previous = outcome.results
+        } catch {
+            say("evalbench: watch iteration \(iteration) stopped: \(error)")
+        }
+        return watched
+    }
+}

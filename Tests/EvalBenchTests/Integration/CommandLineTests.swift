@@ -300,7 +300,7 @@ struct CommandLineTests {
 
         // Bad arguments: exit 2, and a run with a bad baseline sends nothing.
         let one = try runEvalbench(["compare", "base"], in: directory)
-        #expect(one.status == 2 && one.stderr.contains("compare needs two run directories"), "\(one.stderr)")
+        #expect(one.status == 2 && one.stderr.contains("compare needs BASELINE_DIR CURRENT_DIR; missing CURRENT_DIR"), "\(one.stderr)")
         let missing = try runEvalbench(["compare", "base", "nowhere"], in: directory)
         #expect(missing.status == 2 && missing.stderr.contains("nowhere") && missing.stderr.contains("does not exist"), "\(missing.stderr)")
         let alpha = try runEvalbench(["compare", "base", "again", "--alpha", "2"], in: directory)
@@ -316,5 +316,159 @@ struct CommandLineTests {
                                      in: directory)
         #expect(malformed.status == 2 && malformed.stderr.contains("results.jsonl:1"), "\(malformed.stderr)")
         #expect(good.requests.count == goodRequests, "nothing is sent when the baseline cannot be read")
+    }
+}
+
+/// The OPTIONS section of a help page: each option's name and its description, wrapped
+/// lines joined.
+private func optionEntries(_ page: String) -> [String: String] {
+    guard let start = page.range(of: "\nOPTIONS:\n") else { return [:] }
+    var entries: [String: String] = [:]
+    var current: String?
+    for line in page[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+        let text = line.trimmingCharacters(in: .whitespaces)
+        if line.hasPrefix("  -") {
+            let name = String(text.prefix { $0 != " " && $0 != "," })
+            let description = text.range(of: "  ").map { text[$0.upperBound...].trimmingCharacters(in: .whitespaces) } ?? ""
+            entries[name] = description
+            current = name
+        } else if let name = current, line.hasPrefix("        "), !text.isEmpty {
+            entries[name] = [entries[name] ?? "", text].filter { !$0.isEmpty }.joined(separator: " ")
+        } else {
+            break
+        }
+    }
+    return entries
+}
+
+@Suite("evalbench's help pages and argument errors")
+struct CommandLineHelpTests {
+    static let runOptions = ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume", "--case",
+                             "--tag", "--variant", "--min-pass-rate", "--max-error-rate", "--target", "--cache", "--no-cache",
+                             "--watch", "--no-progress", "--baseline", "--max-pass-rate-drop", "--max-latency-increase", "--alpha"]
+    static let runFlags: Set = ["--cache", "--no-cache", "--watch", "--no-progress"]
+    static let compareOptions = ["--out", "--max-pass-rate-drop", "--max-latency-increase", "--alpha"]
+
+    @Test("help run, run --help and run -h exit 0 with one page on stdout that describes every option, each with its default")
+    func runHelp() throws {
+        let pages = try [["help", "run"], ["run", "--help"], ["run", "-h"], ["run", "s.json", "--out", "--help"]].map { try runEvalbench($0) }
+        for page in pages {
+            #expect(page.status == 0 && page.stderr.isEmpty, "\(page.stderr)")
+            #expect(page.stdout == pages[0].stdout)
+        }
+        let page = pages[0].stdout
+        #expect(page.hasPrefix("OVERVIEW: "))
+        #expect(page.contains("USAGE: evalbench run SUITE... [--config FILE] [--backend NAME]..."), "\(page)")
+        let entries = optionEntries(page)
+        #expect(Set(entries.keys) == Set(Self.runOptions + ["-h"]), "\(entries.keys.sorted())")
+        for option in Self.runOptions {
+            #expect(page.contains("[\(option) ") || page.contains("[\(option)]") || page.contains("| \(option)]"), "the synopsis names \(option)")
+            #expect(!(entries[option] ?? "").isEmpty, "\(option) is described")
+            if !Self.runFlags.contains(option) { #expect(entries[option]?.contains("(default: ") == true, "\(option): \(entries[option] ?? "")") }
+        }
+        #expect(entries["--concurrency"]?.contains("(default: the config's defaults.concurrency, else 4)") == true)
+        #expect(entries["--alpha"]?.contains("Only with --baseline. (default: 0.05)") == true)
+    }
+
+    @Test("compare --help exits 0 and describes every option with its default; every command has a page")
+    func compareHelp() throws {
+        let help = try runEvalbench(["compare", "--help"])
+        #expect(help.status == 0 && help.stderr.isEmpty)
+        let entries = optionEntries(help.stdout)
+        #expect(Set(entries.keys) == Set(Self.compareOptions + ["-h"]), "\(entries.keys.sorted())")
+        for option in Self.compareOptions { #expect(entries[option]?.contains("(default: ") == true, "\(option): \(entries[option] ?? "")") }
+        #expect(entries["--out"]?.contains("(default: CURRENT_DIR)") == true)
+        #expect(help.stdout.contains("  BASELINE_DIR") && help.stdout.contains("  CURRENT_DIR"))
+        for command in ["validate", "plan", "backends", "report", "cache", "help"] {
+            let page = try runEvalbench(["help", command])
+            #expect(page.status == 0 && page.stdout.hasPrefix("OVERVIEW: "), "\(command): \(page.stderr)")
+        }
+    }
+
+    @Test("evalbench help and --help list every command with one line, the options and the exit codes; the README shows that page")
+    func toolHelp() throws {
+        let help = try runEvalbench(["help"])
+        #expect(help.status == 0)
+        #expect(try runEvalbench(["--help"]).stdout == help.stdout)
+        #expect(try runEvalbench(["-h"]).stdout == help.stdout)
+        for command in ["run", "validate", "plan", "backends", "report", "compare", "cache", "help"] {
+            #expect(help.stdout.contains("\n  \(command)  "), "\(command) is listed")
+        }
+        #expect(help.stdout.contains("--version") && help.stdout.contains("EXIT CODES:"))
+        for code in ["0", "1", "2", "3", "130"] { #expect(help.stdout.contains("\n  \(code) "), "exit code \(code)") }
+        let readme = try String(contentsOf: PackagePaths.root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("```\n$ evalbench help\n" + help.stdout + "```"), "README's usage block is `evalbench help` as printed")
+        let runPage = try runEvalbench(["help", "run"]).stdout
+        let runUsage = try #require(runPage.range(of: "USAGE: ").map { runPage[$0.lowerBound...] }?.components(separatedBy: "\n\n").first)
+        #expect(readme.contains("```\n" + runUsage + "\n```"), "README shows run's synopsis as printed")
+        let version = try runEvalbench(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("evalbench "))
+    }
+
+    @Test("run --out --no-progress x.json exits 2: --out needs a value, then one usage line and where the help is")
+    func optionAsValue() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-option-value")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try runEvalbench(["run", "--out", "--no-progress", "x.json"], in: directory)
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == """
+            error: --out needs a value (DIR), but the next argument '--no-progress' is an option; give the value after --out, or write --out=DIR for one that starts with '-'
+            usage: evalbench run SUITE... [options]
+            see 'evalbench help run'
+
+            """, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("--no-progress").path))
+    }
+
+    @Test("unexpected arguments, unknown commands and options, and no command at all exit 2 with a one-line usage")
+    func argumentErrors() throws {
+        let cases: [([String], String, String)] = [
+            (["report", "a", "b"], "error: unexpected argument 'b': report takes DIR", "see 'evalbench help report'"),
+            (["backends", "extra"], "error: unexpected argument 'extra': backends takes no arguments", "see 'evalbench help backends'"),
+            (["compare", "a", "b", "c"], "error: unexpected argument 'c': compare takes BASELINE_DIR CURRENT_DIR", "see 'evalbench help compare'"),
+            (["rn", "s.json"], "error: unknown command 'rn'; did you mean 'run'?", "see 'evalbench help'"),
+            (["help", "compre"], "error: unknown command 'compre'; did you mean 'compare'?", "see 'evalbench help'"),
+            (["run", "s.json", "--concurency", "2"], "error: unknown option '--concurency' for 'run'; did you mean '--concurrency'?", "see 'evalbench help run'"),
+            (["validate", "s.json", "--repeat", "2"], "error: unknown option '--repeat' for 'validate'", "see 'evalbench help validate'"),
+            (["run"], "error: run needs SUITE...; missing SUITE", "see 'evalbench help run'"),
+            (["cache"], "error: cache needs ACTION; missing ACTION", "see 'evalbench help cache'"),
+            (["cache", "clean"], "error: unknown ACTION 'clean' for 'cache'; did you mean 'clear'? (cache takes clear)", "see 'evalbench help cache'"),
+            (["run", "s.json", "--no-progress=yes"], "error: --no-progress takes no value; give --no-progress alone", "see 'evalbench help run'"),
+            ([], "error: no command given; the commands are run, validate, plan, backends, report, compare, cache, help", "see 'evalbench help'"),
+        ]
+        for (arguments, first, last) in cases {
+            let result = try runEvalbench(arguments)
+            let lines = result.stderr.split(separator: "\n").map(String.init)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(lines.count == 3 && lines.first == first && lines.last == last, "\(arguments): \(result.stderr)")
+            #expect(lines.count == 3 && lines[1].hasPrefix("usage: evalbench "), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("a report or comparison that cannot be written exits 3 and names the file and the cause")
+    func failedWrites() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-failed-write")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "suite": "w", "cases": [{"id": "a", "prompt": "x"}]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let run = try runEvalbench(["run", "s.json", "--out", "one", "--no-progress"], in: directory)
+        #expect(run.status == 0, "\(run.stderr)")
+        // A directory where a report file goes: the write fails whatever the user's rights.
+        let summary = directory.appendingPathComponent("one/summary.md")
+        try FileManager.default.removeItem(at: summary)
+        try FileManager.default.createDirectory(at: summary.appendingPathComponent("in-the-way"), withIntermediateDirectories: true)
+        let report = try runEvalbench(["report", "one"], in: directory)
+        #expect(report.status == 3, "\(report.stdout)\(report.stderr)")
+        #expect(report.stderr.contains("one/summary.md: error: could not write the report: "), "\(report.stderr)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("cmp/compare.md/in-the-way"),
+                                                withIntermediateDirectories: true)
+        let compare = try runEvalbench(["compare", "one", "one", "--out", "cmp"], in: directory)
+        #expect(compare.status == 3, "\(compare.stdout)\(compare.stderr)")
+        #expect(compare.stderr.contains("cmp/compare.md: error: could not write the report: "), "\(compare.stderr)")
     }
 }

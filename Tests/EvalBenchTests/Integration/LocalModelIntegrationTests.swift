@@ -43,7 +43,7 @@ struct LocalModelIntegrationTests {
         let aggregate = RunAggregate(results)
         let passRate = try #require(aggregate.groups.first?.passRate)
         #expect(passRate >= 0.8, "Gemma 3 270M passes most quickstart cases; got \(passRate)")
-        #expect(outcome.verdict.exitCode == 0)
+        #expect(outcome.verdict.exitStatus == .success)
 
         for file in ["results.jsonl", "results.csv", "summary.csv", "summary.md", "run.json"] {
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(file).path), "\(file) missing")

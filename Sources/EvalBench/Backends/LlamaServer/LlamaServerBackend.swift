@@ -252,8 +252,8 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         }.value
     }
 
-    /// A synchronous stop for signal handlers and exit paths.
-    public func terminateNow() {
+    /// Kills the managed server at once: a synchronous stop for signal handlers and exit paths.
+    public func terminateImmediately() {
         guard let process = lock.withLock({ self.process }), process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
     }

@@ -1,0 +1,39 @@
+import EvalBench
+import EvalBenchCommandLine
+import Foundation
+
+/// `evalbench validate`: loads and checks everything, sends nothing.
+func commandValidate(_ parsed: ParsedCommand) -> ExitStatus {
+    do {
+        for line in Preflight.validation(try EvalRun.load(parsed.runRequest())) { print(line) }
+        return .success
+    } catch {
+        failLoading(error)
+    }
+}
+
+/// `evalbench plan`: the expanded matrix, the reasoning mapping and the context-fit pre-flight.
+func commandPlan(_ parsed: ParsedCommand) async -> ExitStatus {
+    let loaded: LoadedRun
+    do {
+        loaded = try EvalRun.load(parsed.runRequest())
+    } catch {
+        failLoading(error)
+    }
+    for line in await Preflight.plan(loaded, environment: ProcessInfo.processInfo.environment, transport: makeTransport()) {
+        print(line)
+    }
+    return .success
+}
+
+/// `evalbench backends`: each configured backend, its availability and reasoning mapping.
+func commandBackends(_ parsed: ParsedCommand) async -> ExitStatus {
+    let config: Config
+    do {
+        config = try EvalRun.loadConfig(parsed.value(Options.config))
+    } catch {
+        failLoading(error)
+    }
+    return await Preflight.checkBackends(config, environment: ProcessInfo.processInfo.environment, transport: makeTransport(),
+                                         start: !parsed.has(Options.noStart), say: { print($0) })
+}

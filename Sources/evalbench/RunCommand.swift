@@ -1,0 +1,59 @@
+import EvalBench
+import EvalBenchCommandLine
+import Foundation
+
+/// `evalbench run`: loads, runs with progress on stderr, and prints where the results and
+/// reports went and why a gate failed.
+func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
+    if parsed.has(Options.watch) { return await commandWatch(parsed) }
+    let request = parsed.runRequest()
+    let loaded: LoadedRun
+    do {
+        loaded = try EvalRun.load(request)
+    } catch {
+        failLoading(error)
+    }
+    let progress = Progress(total: loaded.plan.requestCount, enabled: !parsed.has(Options.noProgress))
+    let interrupts = Interrupts()
+    interrupts.install()
+    let transport = makeTransport()
+    let task = Task { () -> Result<RunOutcome, any Error> in
+        do {
+            return .success(try await EvalRun.execute(
+                loaded, request, transport: transport,
+                onEvent: { event in if case let .recorded(result) = event { progress.record(result) } },
+                onBackendsReady: { interrupts.watch($0) }))
+        } catch {
+            return .failure(error)
+        }
+    }
+    interrupts.watch(task)
+    let result = await task.value
+    progress.finish()
+    switch result {
+    case let .success(outcome):
+        print("evalbench: \(outcome.results.count) results written to \(outcome.outputDirectory.path)")
+        print("evalbench: report: \(RunDirectory(outcome.outputDirectory).summaryMarkdown.path)")
+        if let comparison = outcome.comparison {
+            print("evalbench: compared with \(request.baselineDirectory ?? "the baseline"): \(comparison.verdict)")
+            print("evalbench: comparison: \(RunDirectory(outcome.outputDirectory).compareMarkdown.path)")
+        }
+        for note in outcome.verdict.notes { print("evalbench: note: \(note)") }
+        for reason in outcome.verdict.reasons { print("evalbench: \(reason)") }
+        return interrupts.wasInterrupted ? .interrupted : outcome.verdict.exitStatus
+    case let .failure(error):
+        fail("the run stopped: \(error)", status: .infrastructure)
+    }
+}
+
+/// `evalbench run --watch`: the library's watch loop until Ctrl-C.
+func commandWatch(_ parsed: ParsedCommand) async -> ExitStatus {
+    let watch = RunWatch(parsed.runRequest(), useCache: !parsed.has(Options.noCache))
+    let interrupts = Interrupts()
+    interrupts.install()
+    let transport = makeTransport()
+    let task = Task { await watch.run(transport: transport, onBackendsReady: { interrupts.watch($0) }, say: say) }
+    interrupts.watch(task)
+    await task.value
+    return .interrupted
+}

@@ -1,0 +1,64 @@
+import EvalBench
+import EvalBenchCommandLine
+import Foundation
+
+/// `evalbench report DIR`: rewrites a run's reports from its results.jsonl and run.json.
+func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
+    let directory = URL(fileURLWithPath: parsed.arguments[0])
+    let results: [RequestResult]
+    var metadata: RunMetadata
+    do {
+        results = try RunDirectory(directory).readResults()
+        metadata = try RunDirectory(directory).readMetadata()
+    } catch {
+        failLoading(error)
+    }
+    if let target = parsed.target() { metadata.target = target }
+    do {
+        try EvalRun.writeReports(results, metadata: metadata, to: directory)
+    } catch {
+        fail("\(error)", status: .infrastructure)
+    }
+    print("evalbench: reports rewritten from \(results.count) results in \(directory.path)")
+    return .success
+}
+
+/// `evalbench compare BASELINE_DIR CURRENT_DIR`: writes compare.md and compare.csv; a
+/// significant regression fails the gate.
+func commandCompare(_ parsed: ParsedCommand) -> ExitStatus {
+    let baselinePath = parsed.arguments[0], currentPath = parsed.arguments[1]
+    var problems: [Diagnostic] = []
+    var runs: [[RequestResult]] = []
+    for (path, role) in [(baselinePath, "baseline"), (currentPath, "current")] {
+        do {
+            runs.append(try Comparison.readResults(inRun: path, role: role))
+        } catch let diagnostic as Diagnostic {
+            problems.append(diagnostic)
+        } catch {
+            problems.append(Diagnostic(file: path, message: "\(error)"))
+        }
+    }
+    guard problems.isEmpty else {
+        printError(LoadError(problems).description)
+        fail("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; nothing was compared", status: .usage)
+    }
+    let comparison = Comparison(baseline: runs[0], current: runs[1], thresholds: parsed.comparisonThresholds())
+    let output = URL(fileURLWithPath: parsed.value(Options.compareOut) ?? currentPath)
+    do {
+        try comparison.write(to: output, baselineName: baselinePath, currentName: currentPath)
+        try EvalRun.appendStepSummary(from: output, file: RunDirectory.FileName.compareMarkdown, environment: ProcessInfo.processInfo.environment)
+    } catch {
+        fail("\(error)", status: .infrastructure)
+    }
+    print("evalbench: \(comparison.verdict)")
+    print("evalbench: comparison: \(RunDirectory(output).compareMarkdown.path)")
+    return comparison.exitStatus
+}
+
+/// `evalbench cache clear`: removes evalbench's stored responses.
+func commandCache(_ parsed: ParsedCommand) async -> ExitStatus {
+    let cache = ResponseCache(directory: ResponseCache.defaultDirectory(environment: ProcessInfo.processInfo.environment))
+    let removed = await cache.clear()
+    print("evalbench: removed \(removed) cached responses from \(cache.directory.path)")
+    return .success
+}

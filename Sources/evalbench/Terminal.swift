@@ -1,0 +1,46 @@
+import EvalBench
+import EvalBenchCommandLine
+import Foundation
+
+/// Loopback `http://` over plain sockets, the rest through URLSession;
+/// `EVALBENCH_HTTP_CLIENT=urlsession` sends everything through URLSession.
+func makeTransport() -> any HTTPStreaming {
+    DefaultStreamTransport(socketsForLoopback: ProcessInfo.processInfo.environment["EVALBENCH_HTTP_CLIENT"] != "urlsession")
+}
+
+/// One line on stdout at once, also into a pipe (`print` buffers there until exit).
+@Sendable func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// `evalbench: message` on stderr, then exits with `status`.
+func fail(_ message: String, status: ExitStatus) -> Never {
+    printError("evalbench: \(message)")
+    exit(status.rawValue)
+}
+
+/// An argument error: `error: …`, the command's usage line and where its help is; exit 2.
+func fail(_ error: UsageError) -> Never {
+    printError(Commands.tool.errorText(error))
+    exit(ExitStatus.usage.rawValue)
+}
+
+/// A suite, config or run directory that could not be read: every diagnostic, then the
+/// count; exit 2.
+func failLoading(_ error: any Error) -> Never {
+    switch error {
+    case let error as LoadError:
+        printError(error.description)
+        let count = error.diagnostics.count
+        fail("\(count) problem\(count == 1 ? "" : "s") found; nothing was sent", status: .usage)
+    case let diagnostic as Diagnostic:
+        printError(diagnostic.description)
+        fail("1 problem found; nothing was sent", status: .usage)
+    default:
+        fail("\(error)", status: .usage)
+    }
+}
