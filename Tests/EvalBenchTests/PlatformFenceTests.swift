@@ -4,8 +4,8 @@ import Testing
 /// The library must compile for iOS and visionOS, which Package.swift declares and where an app's
 /// test host runs the Apple evals. `Process` and the home directory exist on macOS and Linux
 /// only, so every file of the library that uses them is fenced whole (or at each use) with the
-/// condition below; scripts/test also builds the library with `-DEVALBENCH_NO_PROCESS`, which
-/// compiles what iOS compiles of those files.
+/// condition below; building with `-DEVALBENCH_NO_PROCESS` compiles what iOS compiles of
+/// those files.
 @Suite("Platform fences")
 struct PlatformFenceTests {
     static let fence = "#if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS"

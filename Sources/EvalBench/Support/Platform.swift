@@ -6,9 +6,9 @@ import Foundation
 /// without them.
 ///
 /// Every use of `Process` or `homeDirectoryForCurrentUser` sits in a file fenced with
-/// `#if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS`. `scripts/test` builds the library
-/// once with `-DEVALBENCH_NO_PROCESS`, which compiles exactly what iOS compiles of those
-/// files, and `PlatformFenceTests` checks that no other file uses them.
+/// `#if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS`, and `PlatformFenceTests` checks
+/// that no other file uses them. Building with `-DEVALBENCH_NO_PROCESS` compiles what iOS
+/// compiles of those files (not yet a CI step).
 package enum Platform {
     /// Whether this build can start child processes.
     package static var canStartProcesses: Bool {
