@@ -137,14 +137,18 @@ extension LoopbackNetworkTests {
         let csv = try String(contentsOf: outcome.outputDirectory.appendingPathComponent("results.csv"), encoding: .utf8)
         #expect(csv.contains(",device,SystemLanguageModel.default,none,1,skipped,unavailable,"))
 
-        let report = try await EvalBench.run(suites: [suite], config: config, backends: ["srv", "device"],
-                                             outputDirectory: directory.appendingPathComponent("lib").path)
+        var evaluation = Evaluation(suites: [.file(suite)], config: .file(config))
+        evaluation.backendNames = ["srv", "device"]
+        evaluation.outputDirectory = directory.appendingPathComponent("lib").path
+        let report = try await evaluation.run()
         #expect(report.passRate == 1)
         #expect(report.summary(backend: "srv")?.passed == 1)
         #expect(report.summary(backend: "device")?.skipped == 1)
-        await #expect(throws: EvalBenchError.self) {
-            _ = try await EvalBench.run(suites: [suite], config: config, backends: ["device", "pcc"],
-                                        outputDirectory: directory.appendingPathComponent("none").path)
+        evaluation.backendNames = ["device", "pcc"]
+        evaluation.outputDirectory = directory.appendingPathComponent("none").path
+        let nothingRuns = evaluation
+        await #expect(throws: EvaluationError.self) {
+            _ = try await nothingRuns.run()
         }
         let onlyApple = RunRequest(suitePaths: [suite], configPath: config, backends: ["device", "pcc"],
                                    outputDirectory: directory.appendingPathComponent("only").path)
@@ -153,7 +157,7 @@ extension LoopbackNetworkTests {
         #endif
     }
 
-    @Test("EvalBench.run returns the report of a failing case with its pass rate and the failure")
+    @Test("Evaluation.run returns the report of a failing case with its pass rate and the failure")
     func libraryReport() async throws {
         let server = FakeOpenAIServer { request in
             FakeOpenAIServer.Script(steps: [.content(request.messages.last?.content.contains("France") == true ? "Paris" : "Rome")])
@@ -171,8 +175,9 @@ extension LoopbackNetworkTests {
         { "backends": [ { "name": "srv", "kind": "openai", "model": "m", "baseURL": "\(server.baseURL.absoluteString)/v1" } ] }
         """, to: directory, "evalbench.json")
         let seen = ResultCounter()
-        let report = try await EvalBench.run(suites: [suite], config: config, outputDirectory: directory.appendingPathComponent("out").path,
-                                             onResult: { _ in seen.increment() })
+        var evaluation = Evaluation(suites: [.file(suite)], config: .file(config))
+        evaluation.outputDirectory = directory.appendingPathComponent("out").path
+        let report = try await evaluation.run(onResult: { _ in seen.increment() })
         #expect(report.passRate == 0.5)
         #expect(report.failures.map(\.caseID) == ["spain"])
         #expect(report.verdict.exitStatus == .gateFailed)

@@ -69,11 +69,12 @@ struct CustomBackendKindTests {
             "suite.json": #"{"format": "evalbench.suite/1", "suite": "greet", "cases": [{"id": "world", "prompt": "world", "expect": [{"type": "contains", "value": "HELLO, world"}]}]}"#,
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
-        var request = RunRequest(suitePaths: [directory.appendingPathComponent("suite.json").path],
-                                 configPath: directory.appendingPathComponent("evalbench.json").path,
-                                 outputDirectory: directory.appendingPathComponent("out").path, environment: [:])
-        request.backendKinds = BackendKindRegistry.builtIn.registering(GreeterKind.self)
-        let report = try await EvalBench.run(request)
+        var evaluation = Evaluation(suites: [.file(directory.appendingPathComponent("suite.json").path)],
+                                    config: .file(directory.appendingPathComponent("evalbench.json").path))
+        evaluation.outputDirectory = directory.appendingPathComponent("out").path
+        evaluation.environment = [:]
+        evaluation.backendKinds = BackendKindRegistry.builtIn.registering(GreeterKind.self)
+        let report = try await evaluation.run()
         #expect(report.passRate == 1)
         #expect(report.results.map(\.output) == ["HELLO, world"])
         #expect(report.results.first?.costUSD == 0, "a kind that costs no money is charged nothing")

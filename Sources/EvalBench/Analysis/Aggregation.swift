@@ -1,15 +1,15 @@
 /// Everything the reports compute from a run's results: its case runs and one summary per
 /// backend × reasoning × variant. One pass over the results, then one sort per percentile.
-public struct RunAggregate: Sendable {
+package struct RunAggregate: Sendable {
     /// The case runs, in the order their first request appears in the results.
-    public private(set) var caseRuns: [CaseRun] = []
+    package private(set) var caseRuns: [CaseRun] = []
     /// One summary per backend × reasoning × variant, in first-seen order.
-    public private(set) var groups: [GroupSummary] = []
+    package private(set) var groups: [GroupSummary] = []
     /// Each case's repeats per backend × reasoning × variant, in first-seen order.
-    public private(set) var repeats: [CaseRepeats] = []
+    package private(set) var repeats: [CaseRepeats] = []
 
     /// Aggregates `results`, which may come in any order (turns and case runs interleaved).
-    public init<Results: Sequence<RequestResult>>(_ results: Results) {
+    package init<Results: Sequence<RequestResult>>(_ results: Results) {
         var groupIndexByKey: [SummaryGroupKey: Int] = [:]
         var caseRunIndexByKey: [String: Int] = [:]
         var groupIndexOfCaseRun: [Int] = []

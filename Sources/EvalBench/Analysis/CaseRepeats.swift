@@ -1,15 +1,15 @@
 /// One case's repeats on one backend × reasoning × variant: how many ran and how many passed,
 /// for the pass fraction k/N, pass^N and the flaky-case listing.
-public struct CaseRepeats: Sendable, Equatable {
-    public var suite: String
-    public var caseID: String
-    public var group: SummaryGroupKey
+package struct CaseRepeats: Sendable, Equatable {
+    package var suite: String
+    package var caseID: String
+    package var group: SummaryGroupKey
     /// Repeats that ran (not skipped): N.
-    public var ran = 0
+    package var ran = 0
     /// Repeats that passed: k.
-    public var passed = 0
+    package var passed = 0
 
-    public init(suite: String, caseID: String, group: SummaryGroupKey) {
+    package init(suite: String, caseID: String, group: SummaryGroupKey) {
         self.suite = suite
         self.caseID = caseID
         self.group = group
@@ -22,9 +22,9 @@ public struct CaseRepeats: Sendable, Equatable {
     }
 
     /// k/N as a fraction; nil when no repeat ran.
-    public var passFraction: Double? { ran > 0 ? Double(passed) / Double(ran) : nil }
+    package var passFraction: Double? { ran > 0 ? Double(passed) / Double(ran) : nil }
     /// pass^N: every repeat that ran passed (and at least one ran).
-    public var passedEveryRepeat: Bool { ran > 0 && passed == ran }
+    package var passedEveryRepeat: Bool { ran > 0 && passed == ran }
     /// Some repeats passed and some did not: 0 < k < N.
-    public var isFlaky: Bool { passed > 0 && passed < ran }
+    package var isFlaky: Bool { passed > 0 && passed < ran }
 }

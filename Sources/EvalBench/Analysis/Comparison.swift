@@ -2,17 +2,17 @@ import Foundation
 
 /// How far a figure may move between a baseline and a current run, and how sure the change
 /// must be, before `evalbench compare` (or `run --baseline`) calls it a regression.
-public struct ComparisonThresholds: Sendable, Equatable {
+package struct ComparisonThresholds: Sendable, Equatable {
     /// The largest pass-rate drop (baseline − current, a fraction) that is not a regression;
     /// 0 means any drop counts.
-    public var maxPassRateDrop: Double
+    package var maxPassRateDrop: Double
     /// The largest latency p50 increase (current / baseline − 1) that is not a regression;
     /// nil leaves latency ungated.
-    public var maxLatencyIncrease: Double?
+    package var maxLatencyIncrease: Double?
     /// A change past its threshold is a regression only when its p-value is below this.
-    public var alpha: Double
+    package var alpha: Double
 
-    public init(maxPassRateDrop: Double = 0, maxLatencyIncrease: Double? = nil, alpha: Double = 0.05) {
+    package init(maxPassRateDrop: Double = 0, maxLatencyIncrease: Double? = nil, alpha: Double = 0.05) {
         self.maxPassRateDrop = maxPassRateDrop
         self.maxLatencyIncrease = maxLatencyIncrease
         self.alpha = alpha
@@ -20,8 +20,8 @@ public struct ComparisonThresholds: Sendable, Equatable {
 }
 
 /// A case run that passed in one run and did not pass (failed or errored) in the other.
-public struct CaseFlip: Sendable, Equatable {
-    public enum Direction: String, Sendable {
+package struct CaseFlip: Sendable, Equatable {
+    package enum Direction: String, Sendable {
         /// pass → fail or error: McNemar's b.
         case regressed
         /// fail or error → pass: McNemar's c.
@@ -29,112 +29,112 @@ public struct CaseFlip: Sendable, Equatable {
     }
 
     /// `suite/case/variant/backend/reasoning/repeat`.
-    public var key: String
-    public var suite: String
-    public var caseID: String
-    public var group: SummaryGroupKey
-    public var repeatIndex: Int
-    public var baselineStatus: RequestResult.Status
-    public var currentStatus: RequestResult.Status
-    public var direction: Direction
+    package var key: String
+    package var suite: String
+    package var caseID: String
+    package var group: SummaryGroupKey
+    package var repeatIndex: Int
+    package var baselineStatus: RequestResult.Status
+    package var currentStatus: RequestResult.Status
+    package var direction: Direction
     /// Why the side that did not pass did not: its first failed assertion's explanation or its
     /// error, from the current run for a regression and from the baseline for a fix.
-    public var explanation: String?
+    package var explanation: String?
 }
 
 /// A case run left out of the paired comparison: recorded in one run only, or skipped in either.
-public struct UncomparedCaseRun: Sendable, Equatable {
-    public enum Reason: String, Sendable {
+package struct UncomparedCaseRun: Sendable, Equatable {
+    package enum Reason: String, Sendable {
         case onlyInBaseline = "only in the baseline"
         case onlyInCurrent = "only in the current run"
         case skipped = "skipped"
     }
 
-    public var key: String
-    public var group: SummaryGroupKey
+    package var key: String
+    package var group: SummaryGroupKey
     /// Nil when the baseline has no such case run.
-    public var baselineStatus: RequestResult.Status?
+    package var baselineStatus: RequestResult.Status?
     /// Nil when the current run has no such case run.
-    public var currentStatus: RequestResult.Status?
-    public var reason: Reason
+    package var currentStatus: RequestResult.Status?
+    package var reason: Reason
 }
 
 /// A change past its threshold (a regression when significant), or a significant improvement.
-public struct ComparisonFinding: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+package struct ComparisonFinding: Sendable, Equatable {
+    package enum Kind: String, Sendable {
         case passRateDrop, latencyIncrease, passRateRise, latencyDecrease
 
         /// Whether the change is for the worse, so that it can fail the gate.
-        public var isWorse: Bool { self == .passRateDrop || self == .latencyIncrease }
+        package var isWorse: Bool { self == .passRateDrop || self == .latencyIncrease }
     }
 
-    public var group: SummaryGroupKey
-    public var kind: Kind
+    package var group: SummaryGroupKey
+    package var kind: Kind
     /// Its p-value is below alpha.
-    public var significant: Bool
+    package var significant: Bool
     /// `pass rate −75.0 pts (16/16 → 4/16 paired), McNemar p = 0.0005`.
-    public var text: String
+    package var text: String
 }
 
 /// One backend × reasoning × variant in both runs: pass rates, paired flips, latency and
 /// tokens side by side, with the tests' p-values.
-public struct GroupComparison: Sendable, Equatable {
-    public var group: SummaryGroupKey
+package struct GroupComparison: Sendable, Equatable {
+    package var group: SummaryGroupKey
     /// The group's summary in each run; nil when that run does not have it.
-    public var baseline: GroupSummary?
-    public var current: GroupSummary?
+    package var baseline: GroupSummary?
+    package var current: GroupSummary?
     /// Case runs in both runs and skipped in neither: the pairs McNemar's test is on.
-    public var pairedCaseRuns = 0
+    package var pairedCaseRuns = 0
     /// Of those, how many passed in the baseline and in the current run.
-    public var pairedPassedBaseline = 0
-    public var pairedPassedCurrent = 0
+    package var pairedPassedBaseline = 0
+    package var pairedPassedCurrent = 0
     /// McNemar's b: paired case runs that went pass → fail or error.
-    public var passToFail = 0
+    package var passToFail = 0
     /// McNemar's c: paired case runs that went fail or error → pass.
-    public var failToPass = 0
+    package var failToPass = 0
     /// Case runs only in one run or skipped in either.
-    public var uncomparedCaseRuns = 0
+    package var uncomparedCaseRuns = 0
 
     /// Current − baseline pass rate over each run's whole group; nil when either has none.
-    public var passRateChange: Double? {
+    package var passRateChange: Double? {
         guard let before = baseline?.passRate, let after = current?.passRate else { return nil }
         return after - before
     }
 
     /// Current − baseline pass rate over the paired case runs, (c − b) / pairs: what the gate
     /// and McNemar's test judge. Nil without pairs.
-    public var pairedPassRateChange: Double? {
+    package var pairedPassRateChange: Double? {
         pairedCaseRuns > 0 ? Double(failToPass - passToFail) / Double(pairedCaseRuns) : nil
     }
 
     /// The exact McNemar p-value of the paired flips; nil without pairs.
-    public var mcNemarP: Double? {
+    package var mcNemarP: Double? {
         pairedCaseRuns > 0 ? mcNemarExactPValue(b: passToFail, c: failToPass) : nil
     }
 
     /// Two-sided Mann-Whitney U p-values over the requests timed in each run; nil when either
     /// run has none.
-    public var latencyMannWhitneyP: Double? {
+    package var latencyMannWhitneyP: Double? {
         mannWhitneyU(current?.timedLatenciesMs ?? [], baseline?.timedLatenciesMs ?? [])?.pValue
     }
-    public var ttftMannWhitneyP: Double? {
+    package var ttftMannWhitneyP: Double? {
         mannWhitneyU(current?.timedTTFTsMs ?? [], baseline?.timedTTFTsMs ?? [])?.pValue
     }
 
     /// Current / baseline percentiles; nil when either is unknown or the baseline's is 0.
-    public var latencyP50Ratio: Double? { Self.ratio(current?.latencyP50Ms, baseline?.latencyP50Ms) }
-    public var latencyP95Ratio: Double? { Self.ratio(current?.latencyP95Ms, baseline?.latencyP95Ms) }
-    public var ttftP50Ratio: Double? { Self.ratio(current?.ttftP50Ms, baseline?.ttftP50Ms) }
-    public var ttftP95Ratio: Double? { Self.ratio(current?.ttftP95Ms, baseline?.ttftP95Ms) }
+    package var latencyP50Ratio: Double? { Self.ratio(current?.latencyP50Ms, baseline?.latencyP50Ms) }
+    package var latencyP95Ratio: Double? { Self.ratio(current?.latencyP95Ms, baseline?.latencyP95Ms) }
+    package var ttftP50Ratio: Double? { Self.ratio(current?.ttftP50Ms, baseline?.ttftP50Ms) }
+    package var ttftP95Ratio: Double? { Self.ratio(current?.ttftP95Ms, baseline?.ttftP95Ms) }
 
     /// Current − baseline token-weighted cache-hit ratio; nil when either is unknown.
-    public var cacheHitRatioChange: Double? {
+    package var cacheHitRatioChange: Double? {
         guard let before = baseline?.usage.cacheHitRatio, let after = current?.usage.cacheHitRatio else { return nil }
         return after - before
     }
 
     /// Current − baseline cost in US dollars; nil unless both runs priced their requests.
-    public var costChange: Double? {
+    package var costChange: Double? {
         guard let before = baseline?.costUSD, let after = current?.costUSD else { return nil }
         return after - before
     }
@@ -147,22 +147,22 @@ public struct GroupComparison: Sendable, Equatable {
 
 /// A baseline run against a current one (`evalbench compare`): case runs joined by key, the
 /// flips, per-group changes with their significance, and the verdict that decides exit code 1.
-public struct Comparison: Sendable {
-    public var thresholds: ComparisonThresholds
+package struct Comparison: Sendable {
+    package var thresholds: ComparisonThresholds
     /// One per backend × reasoning × variant: the baseline's order, then groups new in the current run.
-    public private(set) var groups: [GroupComparison] = []
+    package private(set) var groups: [GroupComparison] = []
     /// Paired case runs whose verdict flipped, in the baseline's order.
-    public private(set) var flips: [CaseFlip] = []
+    package private(set) var flips: [CaseFlip] = []
     /// Case runs not compared in pairs.
-    public private(set) var uncompared: [UncomparedCaseRun] = []
+    package private(set) var uncompared: [UncomparedCaseRun] = []
     /// Changes past a threshold, significant or not, and significant improvements.
-    public private(set) var findings: [ComparisonFinding] = []
+    package private(set) var findings: [ComparisonFinding] = []
     /// Case runs in each run.
-    public private(set) var baselineCaseRuns = 0
-    public private(set) var currentCaseRuns = 0
+    package private(set) var baselineCaseRuns = 0
+    package private(set) var currentCaseRuns = 0
 
     /// Compares `current` with `baseline`, both as read from their results.jsonl.
-    public init(baseline: [RequestResult], current: [RequestResult], thresholds: ComparisonThresholds = ComparisonThresholds()) {
+    package init(baseline: [RequestResult], current: [RequestResult], thresholds: ComparisonThresholds = ComparisonThresholds()) {
         self.thresholds = thresholds
         let before = RunAggregate(baseline)
         let after = RunAggregate(current)
@@ -217,17 +217,17 @@ public struct Comparison: Sendable {
     }
 
     /// The findings that fail the gate: past their threshold, for the worse, and significant.
-    public var regressions: [ComparisonFinding] { findings.filter { $0.kind.isWorse && $0.significant } }
+    package var regressions: [ComparisonFinding] { findings.filter { $0.kind.isWorse && $0.significant } }
 
     /// True when any change fails the gate.
-    public var isRegression: Bool { !regressions.isEmpty }
+    package var isRegression: Bool { !regressions.isEmpty }
 
     /// A failed gate on a regression, else success (DESIGN.md, "Exit codes").
-    public var exitStatus: ExitStatus { isRegression ? .gateFailed : .success }
+    package var exitStatus: ExitStatus { isRegression ? .gateFailed : .success }
 
     /// One line: `Regression: …`, `No regression; improved: …`, or `No significant change`,
     /// followed by the changes past a threshold that were not significant.
-    public var verdict: String {
+    package var verdict: String {
         func list(_ items: [ComparisonFinding]) -> String {
             items.map { "\($0.group.label): \($0.text)" }.joined(separator: "; ")
         }
@@ -299,7 +299,7 @@ public struct Comparison: Sendable {
 extension Comparison {
     /// The results of the run in `directory`, for `role` ("baseline" or "current") in messages.
     /// Throws a `Diagnostic` naming the path (and the line of a malformed result) with how to fix it.
-    public static func readResults(inRun directory: String, role: String) throws -> [RequestResult] {
+    package static func readResults(inRun directory: String, role: String) throws -> [RequestResult] {
         let run = RunDirectory(path: directory)
         let results = try run.readResults(role: role)
         guard !results.isEmpty else {
@@ -311,7 +311,7 @@ extension Comparison {
 
     /// Writes `compare.md` and `compare.csv` into `directory`, creating it if needed.
     /// `baselineName` and `currentName` say in compare.md which runs these were.
-    public func write(to directory: URL, baselineName: String, currentName: String) throws {
+    package func write(to directory: URL, baselineName: String, currentName: String) throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {

@@ -1,21 +1,21 @@
 /// What the recommendation needs beyond the results: the pass-rate targets, which backends
 /// are the on-device model and Private Cloud Compute, and the on-device context window.
-public struct RecommendationSettings: Sendable, Equatable {
+package struct RecommendationSettings: Sendable, Equatable {
     /// `--target`: overrides every suite's own.
-    public var target: Double?
+    package var target: Double?
     /// Each suite's `target`, by suite name.
-    public var suiteTargets: [String: Double]
+    package var suiteTargets: [String: Double]
     /// Backend name → where its model runs, from each backend's kind.
-    public var placements: [String: BackendPlacement]
+    package var placements: [String: BackendPlacement]
     /// The on-device model's window the context-fit check counts against.
-    public var onDeviceWindow: Int
+    package var onDeviceWindow: Int
 
     /// The target when neither `--target` nor the suite sets one.
-    public static let defaultTarget = 0.8
+    package static let defaultTarget = 0.8
     /// The on-device window on OS 26 (DESIGN.md; 8192 on OS 27 on newer devices).
-    public static let defaultOnDeviceWindow = 4096
+    package static let defaultOnDeviceWindow = 4096
 
-    public init(target: Double? = nil, suiteTargets: [String: Double] = [:], placements: [String: BackendPlacement] = [:],
+    package init(target: Double? = nil, suiteTargets: [String: Double] = [:], placements: [String: BackendPlacement] = [:],
                 onDeviceWindow: Int = RecommendationSettings.defaultOnDeviceWindow) {
         self.target = target
         self.suiteTargets = suiteTargets
@@ -28,46 +28,46 @@ public struct RecommendationSettings: Sendable, Equatable {
 /// reasoning × variant measured on its cases, and the one that meets the pass-rate target
 /// (the 95% interval's lower bound at or above it) and the suite's latency targets at the
 /// lowest cost, then the lowest p50 latency.
-public struct TagRecommendation: Sendable, Equatable {
+package struct TagRecommendation: Sendable, Equatable {
     /// The tag; nil for the row over all cases.
-    public var tag: String?
+    package var tag: String?
     /// Distinct cases with the tag.
-    public var cases: Int
-    public var target: Double
+    package var cases: Int
+    package var target: Double
     /// `command line` (`--target`), `suite` or `default`.
-    public var targetSource: String
+    package var targetSource: String
     /// The suite's latency targets, when its cases declare them.
-    public var slo: ServiceLevel?
+    package var slo: ServiceLevel?
     /// One per backend × reasoning × variant that ran any of the tag's cases, in report order.
-    public var candidates: [Candidate]
+    package var candidates: [Candidate]
     /// Index into `candidates` of the pick; nil when none meets both targets.
-    public var recommendedIndex: Int?
+    package var recommendedIndex: Int?
     /// Whether the tag's cases fit the on-device window.
-    public var onDevice: OnDeviceFit
+    package var onDevice: OnDeviceFit
     /// Requests one task (a case run) spends of a user's daily Private Cloud Compute quota:
     /// one per turn.
-    public var pccRequestsPerTask: Double?
+    package var pccRequestsPerTask: Double?
     /// The same, counted on the `apple-pcc` backends that ran, retries included; nil when none ran.
-    public var pccMeasuredRequestsPerTask: Double?
+    package var pccMeasuredRequestsPerTask: Double?
 
     /// One backend × reasoning × variant on the tag's cases.
-    public struct Candidate: Sendable, Equatable {
+    package struct Candidate: Sendable, Equatable {
         /// Aggregated over the tag's results only, exactly as summary.csv aggregates a run.
-        public var summary: GroupSummary
+        package var summary: GroupSummary
         /// The pass rate's lower bound is at or above the target.
-        public var meetsTarget: Bool
+        package var meetsTarget: Bool
         /// p95 latency and p95 TTFT within the suite's `slo`; nil when it declares none.
-        public var meetsLatency: Bool?
+        package var meetsLatency: Bool?
 
-        public var eligible: Bool { meetsTarget && meetsLatency != false }
+        package var eligible: Bool { meetsTarget && meetsLatency != false }
     }
 
     /// The recommended candidate, if any.
-    public var recommended: Candidate? { recommendedIndex.map { candidates[$0] } }
+    package var recommended: Candidate? { recommendedIndex.map { candidates[$0] } }
 
     /// The candidate with the highest lower bound (at equal bounds the cheaper, then the
     /// first), shown when none qualifies.
-    public var closest: Candidate? {
+    package var closest: Candidate? {
         var best: Candidate?
         for candidate in candidates {
             guard let current = best else { best = candidate; continue }
@@ -80,34 +80,34 @@ public struct TagRecommendation: Sendable, Equatable {
     }
 
     /// The tag's name in reports.
-    public var label: String { tag ?? Recommendation.allCasesLabel }
+    package var label: String { tag ?? Recommendation.allCasesLabel }
 }
 
 /// How the cases of a tag compare with the on-device context window.
-public struct OnDeviceFit: Sendable, Equatable {
-    public var window: Int
+package struct OnDeviceFit: Sendable, Equatable {
+    package var window: Int
     /// The largest request any case of the tag needs with its answer, in estimated tokens, and
     /// that case's id.
-    public var largestTokens: Int?
-    public var largestCase: String?
+    package var largestTokens: Int?
+    package var largestCase: String?
     /// Cases whose estimate is over the window.
-    public var overflowing: [String]
+    package var overflowing: [String]
     /// Cases an on-device (`apple-system`) backend answered with `context_overflow`: measured.
-    public var measuredOverflowing: [String]
+    package var measuredOverflowing: [String]
 
     /// Every case fits: none over the window by estimate or by measurement.
-    public var fits: Bool { overflowing.isEmpty && measuredOverflowing.isEmpty }
+    package var fits: Bool { overflowing.isEmpty && measuredOverflowing.isEmpty }
 }
 
 /// The "Recommendation" section of summary.md and `recommendation.csv`.
-public enum Recommendation {
-    public static let allCasesLabel = "(all cases)"
+package enum Recommendation {
+    package static let allCasesLabel = "(all cases)"
 
     /// One recommendation over all cases, then one per tag in first-seen order.
     /// `aggregate`, when given, is `RunAggregate(results)` already computed (the report
     /// writer's), reused for the all-cases row; each tag is aggregated from a lazy filter, so
     /// no copy of the results is made.
-    public static func compute(_ results: [RequestResult], aggregate: RunAggregate? = nil,
+    package static func compute(_ results: [RequestResult], aggregate: RunAggregate? = nil,
                                settings: RecommendationSettings) -> [TagRecommendation] {
         guard !results.isEmpty else { return [] }
         var tags: [String] = []

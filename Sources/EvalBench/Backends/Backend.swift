@@ -33,7 +33,20 @@ public protocol Backend: Sendable {
     func terminateImmediately()
 }
 
+/// What a backend that says nothing more is: a kind named `custom`, no model name before the
+/// first answer, one request at a time, always available, reasoning level `none` only, the
+/// `output` schema not sent natively, and nothing to prepare or stop. A backend of one's own
+/// needs only `name` and `startConversation()`.
 extension Backend {
+    public var kind: String { "custom" }
+    public var model: String? { nil }
+    public var concurrency: Int { 1 }
+    public func prepare() async -> Availability { .available }
+    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+        level == .none ? .supported("no reasoning requested") : .unsupported("backend '\(name)' does not say how it reasons")
+    }
+    public var structuredOutputSupport: String { "not sent natively (the backend does not say)" }
+    public func shutdown() async {}
     /// Nothing to stop.
     public func terminateImmediately() {}
 }

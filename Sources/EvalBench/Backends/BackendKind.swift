@@ -21,6 +21,8 @@ public protocol BackendKind: Sendable, Codable, Equatable {
     static var placement: BackendPlacement { get }
     /// Which fields a `reasoning.<level>` override may use on this kind.
     static var reasoningRules: ReasoningOverrideRules { get }
+    /// Whether `--cache` may answer its requests from evalbench's response cache (default true).
+    static var answersAreCacheable: Bool { get }
 
     /// The kind's options, decoded from the values the loader read for `keys`; nil only when a
     /// required value is missing, which the loader has reported.
@@ -44,6 +46,7 @@ public protocol BackendKind: Sendable, Codable, Equatable {
 extension BackendKind {
     public static var placement: BackendPlacement { .remote }
     public static var reasoningRules: ReasoningOverrideRules { ReasoningOverrideRules() }
+    public static var answersAreCacheable: Bool { true }
     public var apiKeyEnv: String? { nil }
     public func problems(of config: BackendConfig, among backends: [BackendConfig]) -> [ConfigProblem] { [] }
 

@@ -49,14 +49,22 @@ public struct BackendKindRegistry: Sendable {
 public struct BackendContext: Sendable {
     /// The process environment, for API keys (never logged).
     public var environment: [String: String]
-    public var transport: any HTTPStreaming
+    /// The HTTP transport evalbench's own kinds stream through (tests script it).
+    package var transport: any HTTPStreaming
     /// Where managed servers write their logs.
     public var logDirectory: URL
     public var defaultConcurrency: Int
     /// Every configured backend, for a backend that names another (`fallback`).
     public var backendConfigs: [BackendConfig]
 
-    public init(environment: [String: String], transport: any HTTPStreaming, logDirectory: URL,
+    /// A context for making backends outside a run (a test of a kind of one's own).
+    public init(environment: [String: String], logDirectory: URL, defaultConcurrency: Int,
+                backendConfigs: [BackendConfig] = []) {
+        self.init(environment: environment, transport: DefaultStreamTransport(), logDirectory: logDirectory,
+                  defaultConcurrency: defaultConcurrency, backendConfigs: backendConfigs)
+    }
+
+    package init(environment: [String: String], transport: any HTTPStreaming, logDirectory: URL,
                 defaultConcurrency: Int, backendConfigs: [BackendConfig] = []) {
         self.environment = environment
         self.transport = transport

@@ -3,18 +3,18 @@ import Foundation
 /// A configured backend that cannot run; every request it gets is an `unavailable` error
 /// carrying the reason. One that cannot run on this platform at all reports `unavailableHere`,
 /// so its case runs are skipped.
-public struct UnavailableBackend: Backend {
-    public let name: String
-    public let kind: String
-    public let model: String?
-    public let concurrency = 1
-    public let reason: String
+package struct UnavailableBackend: Backend {
+    package let name: String
+    package let kind: String
+    package let model: String?
+    package let concurrency = 1
+    package let reason: String
     /// Whether this platform cannot run it at all, rather than it failing here.
-    public let isUnavailableHere: Bool
+    package let isUnavailableHere: Bool
     /// How the kind would send each level, so plans and reports still show its mapping.
     let reasoning: @Sendable (ReasoningLevel) -> ReasoningSupport
 
-    public init(config: BackendConfig, here: Bool = false, reason: String,
+    package init(config: BackendConfig, here: Bool = false, reason: String,
                 reasoning: @escaping @Sendable (ReasoningLevel) -> ReasoningSupport = { _ in .supported("n/a") }) {
         name = config.name
         kind = config.kind
@@ -28,11 +28,11 @@ public struct UnavailableBackend: Backend {
         }
     }
 
-    public var structuredOutputSupport: String { "n/a" }
-    public func prepare() async -> Availability { isUnavailableHere ? .unavailableHere(reason) : .unavailable(reason) }
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport { reasoning(level) }
-    public func startConversation() async -> any Conversation { Refusing(reason: reason) }
-    public func shutdown() async {}
+    package var structuredOutputSupport: String { "n/a" }
+    package func prepare() async -> Availability { isUnavailableHere ? .unavailableHere(reason) : .unavailable(reason) }
+    package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport { reasoning(level) }
+    package func startConversation() async -> any Conversation { Refusing(reason: reason) }
+    package func shutdown() async {}
 
     private struct Refusing: Conversation {
         let reason: String

@@ -2,10 +2,10 @@ import Foundation
 
 /// Loads and validates the backend config (`evalbench.json`), reporting every problem at once,
 /// and checks that the backends a run selects can be used in the current environment.
-public enum ConfigLoader {
+package enum ConfigLoader {
     /// Reads and loads the config at `path`; relative paths in it are resolved against its directory.
     /// `kinds` are the backend kinds it may name.
-    public static func load(path: String, kinds: BackendKindRegistry = .builtIn) throws(LoadError) -> Config {
+    package static func load(path: String, kinds: BackendKindRegistry = .builtIn) throws(LoadError) -> Config {
         let data = try SuiteLoader.readFile(path, what: "config")
         return try load(data: data, file: path,
                         baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path, kinds: kinds)
@@ -13,7 +13,7 @@ public enum ConfigLoader {
 
     /// Loads a config from its bytes; `file` names it in diagnostics, and `baseDirectory` is
     /// where relative paths (`modelPath`, `chatTemplateFile`, `serverPath`) start from.
-    public static func load(data: Data, file: String, baseDirectory: String,
+    package static func load(data: Data, file: String, baseDirectory: String,
                             kinds: BackendKindRegistry = .builtIn) throws(LoadError) -> Config {
         let root: JSONNode
         do {
@@ -34,7 +34,7 @@ public enum ConfigLoader {
     /// Problems with running the named backends here: a name that is not configured, or an
     /// `apiKeyEnv` variable that is unset or empty in `environment`. An empty `backends` selects
     /// `defaults.backends`, or every configured backend when that is unset.
-    public static func checkSelection(_ config: Config, backends: [String],
+    package static func checkSelection(_ config: Config, backends: [String],
                                       environment: [String: String]) -> [Diagnostic] {
         let file = config.file ?? "evalbench.json"
         let configured = config.backends.map(\.name)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A backend that can embed text (OpenAI-compatible `/v1/embeddings`; llama-server started
 /// with `--embeddings`), for the `similar` assertion.
-public protocol EmbeddingBackend: Sendable {
+package protocol EmbeddingBackend: Sendable {
     var name: String { get }
     /// One vector per text, in order.
     func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure>
@@ -80,7 +80,7 @@ struct OpenAIEmbeddings: Sendable {
 }
 
 /// Cosine similarity of two vectors of one length; nil when either has no length.
-public func cosineSimilarity(_ a: [Double], _ b: [Double]) -> Double? {
+package func cosineSimilarity(_ a: [Double], _ b: [Double]) -> Double? {
     guard a.count == b.count, !a.isEmpty else { return nil }
     var dot = 0.0, normA = 0.0, normB = 0.0
     for index in a.indices {
@@ -93,7 +93,7 @@ public func cosineSimilarity(_ a: [Double], _ b: [Double]) -> Double? {
 }
 
 extension OpenAIBackend: EmbeddingBackend {
-    public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
+    package func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
         await OpenAIEmbeddings(backend: name, baseURL: baseURL, model: model, apiKey: apiKey, headers: headers,
                                transport: transport).embed(texts, timeoutSeconds: timeoutSeconds)
     }

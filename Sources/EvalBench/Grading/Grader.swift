@@ -1,15 +1,15 @@
 import Foundation
 
 /// What an assertion can look at: the answer and the request's measurements.
-public struct GradingInput: Sendable {
-    public var output: String
-    public var latencyMs: Double?
-    public var ttftMs: Double?
-    public var usage: Usage
+package struct GradingInput: Sendable {
+    package var output: String
+    package var latencyMs: Double?
+    package var ttftMs: Double?
+    package var usage: Usage
     /// The prompt the answer replies to, for a judge.
-    public var prompt: String?
+    package var prompt: String?
 
-    public init(output: String, latencyMs: Double?, ttftMs: Double?, usage: Usage, prompt: String? = nil) {
+    package init(output: String, latencyMs: Double?, ttftMs: Double?, usage: Usage, prompt: String? = nil) {
         self.output = output
         self.latencyMs = latencyMs
         self.ttftMs = ttftMs
@@ -19,37 +19,37 @@ public struct GradingInput: Sendable {
 }
 
 /// The verdicts on one turn and their weighted score.
-public struct TurnGrade: Sendable, Equatable {
+package struct TurnGrade: Sendable, Equatable {
     /// Every assertion's verdict, in order.
-    public var results: [AssertionResult]
-    public var score: WeightedScore
+    package var results: [AssertionResult]
+    package var score: WeightedScore
 
-    public init(results: [AssertionResult]) {
+    package init(results: [AssertionResult]) {
         self.results = results
         self.score = WeightedScore(results)
     }
 
     /// Whether the turn passes: every assertion without a threshold, else the score reaches it.
-    public func passes(threshold: Double?) -> Bool {
+    package func passes(threshold: Double?) -> Bool {
         score.passes(threshold: threshold)
     }
 }
 
 /// What a check found, before `not` and naming: whether it holds, what it looked for, what
 /// came back, and for JSON checks where.
-public struct CheckOutcome: Sendable, Equatable {
-    public var holds: Bool
+package struct CheckOutcome: Sendable, Equatable {
+    package var holds: Bool
     /// What the check looks for: `the answer to contain "Paris"`.
-    public var expected: String
+    package var expected: String
     /// What came back, cut to about 200 characters.
-    public var actual: String
+    package var actual: String
     /// The JSON pointer into the answer's JSON the verdict is about.
-    public var pointer: JSONPointer?
-    public var note: String?
+    package var pointer: JSONPointer?
+    package var note: String?
     /// The grading call a model-graded check made.
-    public var judge: JudgeCall?
+    package var judge: JudgeCall?
 
-    public init(holds: Bool, expected: String, actual: String, pointer: JSONPointer? = nil, note: String? = nil,
+    package init(holds: Bool, expected: String, actual: String, pointer: JSONPointer? = nil, note: String? = nil,
                 judge: JudgeCall? = nil) {
         self.holds = holds
         self.expected = expected
@@ -65,25 +65,25 @@ public struct CheckOutcome: Sendable, Equatable {
 /// Every check so far is computed from the input alone; one that calls a model (a judge,
 /// an embedding similarity) becomes a `Check` case with its own branch in `evaluate`, awaited,
 /// with what it needs held by the grader.
-public struct Grader: Sendable {
+package struct Grader: Sendable {
     /// The backends model-graded checks may call, by name.
-    public var models: [String: any Backend]
+    package var models: [String: any Backend]
     /// The timeout of each grading call.
-    public var timeoutSeconds: Double
+    package var timeoutSeconds: Double
 
-    public init(models: [String: any Backend] = [:], timeoutSeconds: Double = 120) {
+    package init(models: [String: any Backend] = [:], timeoutSeconds: Double = 120) {
         self.models = models
         self.timeoutSeconds = timeoutSeconds
     }
 
     /// Every assertion's verdict, in order, and the turn's weighted score.
-    public func grade(_ assertions: [Assertion], _ input: GradingInput) async -> TurnGrade {
+    package func grade(_ assertions: [Assertion], _ input: GradingInput) async -> TurnGrade {
         var results: [AssertionResult] = []
         for assertion in assertions { results.append(await grade(assertion, input)) }
         return TurnGrade(results: results)
     }
 
-    public func grade(_ assertion: Assertion, _ input: GradingInput) async -> AssertionResult {
+    package func grade(_ assertion: Assertion, _ input: GradingInput) async -> AssertionResult {
         let outcome = await evaluate(assertion.check, input)
         let passed = outcome.holds != assertion.inverted
         return AssertionResult(
@@ -192,7 +192,7 @@ public struct Grader: Sendable {
     }
 
     /// A short description of a check, used as its name in reports.
-    public static func describe(_ check: Assertion.Check) -> String {
+    package static func describe(_ check: Assertion.Check) -> String {
         func flag(_ ignoreCase: Bool) -> String { ignoreCase ? " (ignoring case)" : "" }
         func list(_ values: [String]) -> String { quote(values.joined(separator: ", "), limit: 40) }
         switch check {

@@ -46,9 +46,9 @@ public struct JudgeCall: Sendable, Codable, Equatable {
 }
 
 /// The request a judge gets and the reading of its answer.
-public enum JudgePrompt {
+package enum JudgePrompt {
     /// The verdict schema, properties in the order the judge must fill them: reason first.
-    public static let output = StructuredOutput(
+    package static let output = StructuredOutput(
         schema: .object([
             "type": .string("object"),
             "properties": .object([
@@ -62,14 +62,14 @@ public enum JudgePrompt {
         name: "verdict",
         schemaText: #"{"type":"object","properties":{"reason":{"type":"string"},"pass":{"type":"boolean"},"score":{"type":"number","minimum":0,"maximum":1}},"required":["reason","pass","score"],"additionalProperties":false}"#)
 
-    public static let instructions = """
+    package static let instructions = """
         You grade an assistant's answer against a rubric. First explain your judgement in \
         "reason", then give "pass" (true when the answer meets the rubric) and "score" (0 to 1, \
         how well it meets it). Reply with only a JSON object: {"reason": "...", "pass": true, "score": 0.9}.
         """
 
     /// The judge's request for `answer` to `question`, graded against `rubric`.
-    public static func request(question: String, answer: String, rubric: String,
+    package static func request(question: String, answer: String, rubric: String,
                                timeoutSeconds: Double) -> ModelRequest {
         let prompt = """
             Rubric:
@@ -87,7 +87,7 @@ public enum JudgePrompt {
     }
 
     /// The verdict in a judge's answer; a Markdown code fence around the JSON is tolerated.
-    public static func parse(_ text: String) -> Result<JudgeVerdict, JudgeParseError> {
+    package static func parse(_ text: String) -> Result<JudgeVerdict, JudgeParseError> {
         let json = JSONText.unfenced(text).text
         guard let data = json.data(using: .utf8),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -108,8 +108,8 @@ public enum JudgePrompt {
 }
 
 /// Why a judge's answer could not be read as a verdict.
-public struct JudgeParseError: Error, Sendable, Equatable {
-    public var message: String
+package struct JudgeParseError: Error, Sendable, Equatable {
+    package var message: String
 }
 
 /// JSON inside an answer that may wrap it in a Markdown code fence.

@@ -130,8 +130,8 @@ enum TextChecks {
 
 /// How a classifier's answer and its labels are compared: trimmed, case-folded, with
 /// surrounding punctuation, symbols and quotes removed (`"Positive."` and `**positive**` are `positive`).
-public enum LabelNormalizer {
-    public static func normalize(_ text: String) -> String {
+package enum LabelNormalizer {
+    package static func normalize(_ text: String) -> String {
         let strip = CharacterSet.whitespacesAndNewlines.union(.punctuationCharacters).union(.symbols)
         return text.trimmingCharacters(in: strip).folding(options: [.caseInsensitive], locale: nil)
     }

@@ -4,16 +4,16 @@ import FoundationNetworking
 #endif
 
 /// One HTTP request whose response body is to be streamed.
-public struct HTTPStreamRequest: Sendable {
-    public var url: URL
-    public var method: String
+package struct HTTPStreamRequest: Sendable {
+    package var url: URL
+    package var method: String
     /// Request headers; they may carry API keys, so no error message ever includes them.
-    public var headers: [String: String]
-    public var body: Data?
+    package var headers: [String: String]
+    package var body: Data?
     /// The limit for the whole exchange, from sending the request to the end of the body.
-    public var timeoutSeconds: Double
+    package var timeoutSeconds: Double
 
-    public init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data? = nil,
+    package init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data? = nil,
                 timeoutSeconds: Double = 120) {
         self.url = url
         self.method = method
@@ -24,7 +24,7 @@ public struct HTTPStreamRequest: Sendable {
 }
 
 /// What a streamed HTTP exchange yields: the response head once, then body bytes as they arrive.
-public enum HTTPStreamEvent: Sendable {
+package enum HTTPStreamEvent: Sendable {
     /// The status and headers; header names are lowercased.
     case response(status: Int, headers: [String: String])
     /// Body bytes, stamped with `DispatchTime.now().uptimeNanoseconds` the moment they arrived.
@@ -32,7 +32,7 @@ public enum HTTPStreamEvent: Sendable {
 }
 
 /// Sends HTTP requests and streams their responses: the seam where tests put a fake.
-public protocol HTTPStreaming: Sendable {
+package protocol HTTPStreaming: Sendable {
     /// Starts the request. The stream ends when the body ends, or throws a `BackendFailure`
     /// (`.timeout`, `.network`, or `.cancelled` when the request was cancelled from outside).
     /// Cancelling the consuming task cancels the request and ends the stream without an
@@ -46,12 +46,12 @@ public protocol HTTPStreaming: Sendable {
 ///
 /// It keeps no cache and no cookies, and allows enough connections per host for 64 and
 /// more concurrent streams.
-public final class URLSessionStreamTransport: HTTPStreaming {
+package final class URLSessionStreamTransport: HTTPStreaming {
     private let session: URLSession
     private let delegate: StreamingDelegate
 
     /// A transport allowing up to `maximumConnectionsPerHost` concurrent connections to one host.
-    public init(maximumConnectionsPerHost: Int = 256) {
+    package init(maximumConnectionsPerHost: Int = 256) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
         configuration.urlCache = nil
@@ -68,7 +68,7 @@ public final class URLSessionStreamTransport: HTTPStreaming {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    public func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
+    package func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
         AsyncThrowingStream { continuation in
             var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
                                         timeoutInterval: request.timeoutSeconds)

@@ -2,17 +2,17 @@ import Foundation
 
 /// One server-sent event: its type (`event:`), its data lines joined with "\n", and the
 /// `id:` and `retry:` values in force when it was dispatched.
-public struct SSEEvent: Sendable, Equatable {
+package struct SSEEvent: Sendable, Equatable {
     /// The `event:` field, or nil when the event had none (the default "message" type).
-    public var event: String?
+    package var event: String?
     /// The `data:` lines of the event joined with "\n".
-    public var data: String
+    package var data: String
     /// The last event ID: the most recent `id:` field of the stream, which persists across events.
-    public var id: String?
+    package var id: String?
     /// The reconnection time in milliseconds, when the event carried a valid `retry:` field.
-    public var retry: Int?
+    package var retry: Int?
 
-    public init(event: String? = nil, data: String, id: String? = nil, retry: Int? = nil) {
+    package init(event: String? = nil, data: String, id: String? = nil, retry: Int? = nil) {
         self.event = event
         self.data = data
         self.id = id
@@ -30,7 +30,7 @@ public struct SSEEvent: Sendable, Equatable {
 /// Two choices go beyond the standard, to keep information a backend needs: an event that
 /// names a type (`event: ping`) is dispatched even with no data, and `finish()` dispatches
 /// an event left unterminated at the end of the stream rather than dropping it.
-public struct SSEParser: Sendable {
+package struct SSEParser: Sendable {
     private static let lineFeed: UInt8 = 0x0A
     private static let carriageReturn: UInt8 = 0x0D
 
@@ -40,10 +40,10 @@ public struct SSEParser: Sendable {
     private var lastPieceEndedInCarriageReturn = false
     private var fields = EventFields()
 
-    public init() {}
+    package init() {}
 
     /// Parses the next piece of the body and returns the events it completes.
-    public mutating func feed(_ bytes: Data) -> [SSEEvent] {
+    package mutating func feed(_ bytes: Data) -> [SSEEvent] {
         var events: [SSEEvent] = []
         bytes.withUnsafeBytes { (piece: UnsafeRawBufferPointer) in
             var index = 0
@@ -83,7 +83,7 @@ public struct SSEParser: Sendable {
 
     /// Ends the stream: parses an unterminated last line and dispatches a pending event.
     /// The parser is then ready for a new stream.
-    public mutating func finish() -> [SSEEvent] {
+    package mutating func finish() -> [SSEEvent] {
         var events: [SSEEvent] = []
         if !partialLine.isEmpty {
             partialLine.withUnsafeBytes { fields.take(line: $0, into: &events) }

@@ -8,19 +8,19 @@ import Foundation
 /// The transport evalbench uses: plain `http://` to a loopback host (a managed llama-server,
 /// a local vLLM or Ollama, the fakes) goes over ``SocketStreamTransport``; everything else,
 /// `https://` and remote hosts (which may need a proxy), through ``URLSessionStreamTransport``.
-public final class DefaultStreamTransport: HTTPStreaming {
+package final class DefaultStreamTransport: HTTPStreaming {
     private let sockets = SocketStreamTransport()
     private let session: URLSessionStreamTransport
     private let socketsForLoopback: Bool
 
     /// With `socketsForLoopback` false every request goes through URLSession
     /// (`EVALBENCH_HTTP_CLIENT=urlsession` on the command line).
-    public init(socketsForLoopback: Bool = true, maximumConnectionsPerHost: Int = 256) {
+    package init(socketsForLoopback: Bool = true, maximumConnectionsPerHost: Int = 256) {
         self.socketsForLoopback = socketsForLoopback
         session = URLSessionStreamTransport(maximumConnectionsPerHost: maximumConnectionsPerHost)
     }
 
-    public func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
+    package func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
         socketsForLoopback && SocketStreamTransport.isLoopbackHTTP(request.url)
             ? sockets.stream(request) : session.stream(request)
     }
@@ -33,16 +33,16 @@ public final class DefaultStreamTransport: HTTPStreaming {
 /// against a local server that answers in a few milliseconds at concurrency 64, that is most
 /// of the wall time. This client spends a small fraction of it. It does no TLS, no proxies and
 /// no redirects, which loopback servers do not need.
-public final class SocketStreamTransport: HTTPStreaming {
-    public init() {}
+package final class SocketStreamTransport: HTTPStreaming {
+    package init() {}
 
     /// `http://` to 127.0.0.0/8, `localhost` or `::1`.
-    public static func isLoopbackHTTP(_ url: URL) -> Bool {
+    package static func isLoopbackHTTP(_ url: URL) -> Bool {
         guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return false }
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
-    public func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
+    package func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
         AsyncThrowingStream { continuation in
             let exchange = SocketExchange(request: request, continuation: continuation)
             continuation.onTermination = { termination in

@@ -3,7 +3,7 @@
 ///
 /// Up to one edit is allowed for words of three characters or fewer, two up to six, three beyond.
 /// On a tie the earlier candidate wins, so callers list the likelier names first.
-public func suggestion(for word: String, among candidates: [String]) -> String? {
+package func suggestion(for word: String, among candidates: [String]) -> String? {
     let target = Array(word.lowercased())
     let limit = target.count <= 3 ? 1 : target.count <= 6 ? 2 : 3
     var best: (candidate: String, distance: Int)?

@@ -2,16 +2,16 @@ import Foundation
 
 /// A parsed JSON text (RFC 8259, UTF-8) in which every value and object key knows where it was
 /// written, so that loaders can point at the exact line and column of a problem.
-public struct JSONDocument: Sendable {
+package struct JSONDocument: Sendable {
     /// The file name used in diagnostics.
-    public let file: String
-    public let root: JSONNode
+    package let file: String
+    package let root: JSONNode
 
     /// Objects and arrays nested deeper than this are refused rather than risking the stack.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// Parses `data`; throws a `Diagnostic` at the first syntax error, saying what was expected.
-    public init(data: Data, file: String) throws(Diagnostic) {
+    package init(data: Data, file: String) throws(Diagnostic) {
         let result = data.withUnsafeBytes { raw in
             Result { () throws(Diagnostic) -> JSONNode in
                 var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), file: file)
@@ -24,17 +24,17 @@ public struct JSONDocument: Sendable {
 }
 
 /// One JSON value with its source location; objects keep their members in source order.
-public struct JSONNode: Sendable, Equatable {
-    public var content: Content
+package struct JSONNode: Sendable, Equatable {
+    package var content: Content
     /// Where the value starts: its first character.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
-    public init(_ content: Content, at location: SourceLocation) {
+    package init(_ content: Content, at location: SourceLocation) {
         self.content = content
         self.location = location
     }
 
-    public enum Content: Sendable, Equatable {
+    package enum Content: Sendable, Equatable {
         case null
         case bool(Bool)
         /// The value and its text as written, so integers keep full precision.
@@ -45,12 +45,12 @@ public struct JSONNode: Sendable, Equatable {
     }
 
     /// An object member: its key, where the key was written, and its value.
-    public struct Member: Sendable, Equatable {
-        public var key: String
-        public var keyLocation: SourceLocation
-        public var value: JSONNode
+    package struct Member: Sendable, Equatable {
+        package var key: String
+        package var keyLocation: SourceLocation
+        package var value: JSONNode
 
-        public init(key: String, keyLocation: SourceLocation, value: JSONNode) {
+        package init(key: String, keyLocation: SourceLocation, value: JSONNode) {
             self.key = key
             self.keyLocation = keyLocation
             self.value = value
@@ -58,7 +58,7 @@ public struct JSONNode: Sendable, Equatable {
     }
 
     /// The kind of value with an article, for messages: "a string", "an object".
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch content {
         case .null: "null"
         case .bool: "a boolean"
@@ -69,36 +69,36 @@ public struct JSONNode: Sendable, Equatable {
         }
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let text) = content { text } else { nil }
     }
 
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let flag) = content { flag } else { nil }
     }
 
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         if case .number(let value, _) = content { value } else { nil }
     }
 
     /// The number as an `Int` when it is a whole number that fits; `3.0` counts, `3.5` does not.
-    public var intValue: Int? {
+    package var intValue: Int? {
         guard case .number(let value, let literal) = content else { return nil }
         if let exact = Int(literal) { return exact }
         guard value.rounded() == value, let whole = Int(exactly: value) else { return nil }
         return whole
     }
 
-    public var arrayValue: [JSONNode]? {
+    package var arrayValue: [JSONNode]? {
         if case .array(let elements) = content { elements } else { nil }
     }
 
-    public var members: [Member]? {
+    package var members: [Member]? {
         if case .object(let members) = content { members } else { nil }
     }
 
     /// The member named `key` of an object, or nil.
-    public subscript(key: String) -> JSONNode? {
+    package subscript(key: String) -> JSONNode? {
         members?.first { $0.key == key }?.value
     }
 }
@@ -113,7 +113,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     case object([String: JSONValue])
 
     /// The value of a parsed node, locations dropped.
-    public init(_ node: JSONNode) {
+    package init(_ node: JSONNode) {
         switch node.content {
         case .null: self = .null
         case .bool(let flag): self = .bool(flag)

@@ -12,7 +12,7 @@ public struct JSONPathQuery: Sendable, Equatable, Codable, CustomStringConvertib
     }
 
     /// Parses `text`; the error names the character where it went wrong.
-    public init(parsing text: String) throws(JSONPathSyntaxError) {
+    package init(parsing text: String) throws(JSONPathSyntaxError) {
         var parser = Parser(characters: Array(text))
         segments = try parser.parse()
         description = text
@@ -20,7 +20,7 @@ public struct JSONPathQuery: Sendable, Equatable, Codable, CustomStringConvertib
 
     /// Every value the query selects in `root`, in document order (object members by key),
     /// each with its JSON pointer.
-    public func select(in root: JSONValue) -> [(pointer: JSONPointer, value: JSONValue)] {
+    package func select(in root: JSONValue) -> [(pointer: JSONPointer, value: JSONValue)] {
         var selected: [(pointer: JSONPointer, value: JSONValue)] = [(JSONPointer(tokens: []), root)]
         for segment in segments {
             var next: [(pointer: JSONPointer, value: JSONValue)] = []
@@ -45,7 +45,7 @@ public struct JSONPathQuery: Sendable, Equatable, Codable, CustomStringConvertib
     }
 
     /// Whether the query can select more than one value.
-    public var hasWildcard: Bool { segments.contains(.wildcard) }
+    package var hasWildcard: Bool { segments.contains(.wildcard) }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
@@ -175,9 +175,9 @@ public struct JSONPathQuery: Sendable, Equatable, Codable, CustomStringConvertib
 }
 
 /// A JSONPath that does not parse: what is wrong, at which character (from 1), and how to write it.
-public struct JSONPathSyntaxError: Error, Sendable, Equatable {
-    public var message: String
+package struct JSONPathSyntaxError: Error, Sendable, Equatable {
+    package var message: String
     /// The character of the path where the problem is, counting from 1.
-    public var offset: Int
-    public var fix: String
+    package var offset: Int
+    package var fix: String
 }

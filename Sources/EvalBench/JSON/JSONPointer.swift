@@ -4,15 +4,15 @@ import Foundation
 /// pointer is the whole document.
 public struct JSONPointer: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
     /// The reference tokens, unescaped.
-    public let tokens: [String]
+    package let tokens: [String]
 
     /// The pointer made of `tokens`.
-    public init(tokens: [String]) {
+    package init(tokens: [String]) {
         self.tokens = tokens
     }
 
     /// Parses pointer text; the error says what is wrong and how to write it.
-    public init(parsing text: String) throws(JSONPointerSyntaxError) {
+    package init(parsing text: String) throws(JSONPointerSyntaxError) {
         guard !text.isEmpty else {
             tokens = []
             return
@@ -51,20 +51,20 @@ public struct JSONPointer: Sendable, Equatable, Hashable, Codable, CustomStringC
     }
 
     /// The pointer for messages: `/a/0`, or "the root".
-    public var readable: String {
+    package var readable: String {
         tokens.isEmpty ? "the root" : description
     }
 
-    public func appending(_ token: String) -> JSONPointer {
+    package func appending(_ token: String) -> JSONPointer {
         JSONPointer(tokens: tokens + [token])
     }
 
-    public func appending(_ index: Int) -> JSONPointer {
+    package func appending(_ index: Int) -> JSONPointer {
         appending(String(index))
     }
 
     /// The value at this pointer in `root`, or where and why it could not be followed.
-    public func resolve(in root: JSONValue) -> Resolution {
+    package func resolve(in root: JSONValue) -> Resolution {
         var current = root
         var reached = JSONPointer(tokens: [])
         for token in tokens {
@@ -91,7 +91,7 @@ public struct JSONPointer: Sendable, Equatable, Hashable, Codable, CustomStringC
     }
 
     /// What following a pointer gave.
-    public enum Resolution: Sendable, Equatable {
+    package enum Resolution: Sendable, Equatable {
         case found(JSONValue)
         /// The pointer stopped at `at`, the deepest part that exists.
         case missing(at: JSONPointer, reason: String)
@@ -124,7 +124,7 @@ public struct JSONPointer: Sendable, Equatable, Hashable, Codable, CustomStringC
 }
 
 /// Pointer text that is not RFC 6901: what is wrong and how to write it.
-public struct JSONPointerSyntaxError: Error, Sendable, Equatable {
-    public var message: String
-    public var fix: String
+package struct JSONPointerSyntaxError: Error, Sendable, Equatable {
+    package var message: String
+    package var fix: String
 }

@@ -3,7 +3,7 @@ import Foundation
 extension JSONValue {
     /// Compact JSON text with object keys sorted, for messages: whole numbers without a
     /// fraction (`3`, not `3.0`), other numbers in their shortest form.
-    public var jsonText: String {
+    package var jsonText: String {
         switch self {
         case .null: return "null"
         case .bool(let flag): return flag ? "true" : "false"
@@ -17,7 +17,7 @@ extension JSONValue {
     }
 
     /// The kind of value with an article, for messages: "a string", "an integer".
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

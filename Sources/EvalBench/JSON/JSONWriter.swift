@@ -2,10 +2,10 @@ import Foundation
 
 /// JSON text that goes into a request body as written, keeping its key order (a schema whose
 /// `reason` property comes before `pass` makes a constrained model reason first).
-public struct RawJSON: Sendable, Equatable {
-    public var text: String
+package struct RawJSON: Sendable, Equatable {
+    package var text: String
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
     }
 }
@@ -81,7 +81,7 @@ enum JSONWriter {
 
 extension JSONNode {
     /// Compact JSON text of the node with its object members in the order they were written.
-    public var compactJSON: String {
+    package var compactJSON: String {
         JSONWriter.string(orderedValue)
     }
 

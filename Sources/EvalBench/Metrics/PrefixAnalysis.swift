@@ -2,16 +2,16 @@ import Foundation
 
 /// A request rendered canonically for prefix comparison: the parts a prompt cache sees, in
 /// the order servers put them (instructions, output schema, history, the new prompt).
-public struct CanonicalPrompt: Sendable, Equatable {
+package struct CanonicalPrompt: Sendable, Equatable {
     /// One named part and its text.
-    public struct Segment: Sendable, Equatable {
+    package struct Segment: Sendable, Equatable {
         /// `instructions`, `schema`, `history[3]` (0-based message index) or `prompt`.
-        public var name: String
+        package var name: String
         /// What the rendering puts before the text, so a role change is a change: `user:`.
-        public var marker: String
-        public var text: String
+        package var marker: String
+        package var text: String
 
-        public init(name: String, marker: String, text: String) {
+        package init(name: String, marker: String, text: String) {
             self.name = name
             self.marker = marker
             self.text = text
@@ -20,14 +20,14 @@ public struct CanonicalPrompt: Sendable, Equatable {
         var rendered: String { marker + text }
     }
 
-    public var segments: [Segment]
+    package var segments: [Segment]
 
-    public init(segments: [Segment]) {
+    package init(segments: [Segment]) {
         self.segments = segments
     }
 
     /// The canonical rendering of `request`.
-    public init(_ request: ModelRequest) {
+    package init(_ request: ModelRequest) {
         var segments: [Segment] = []
         if let instructions = request.instructions { segments.append(Segment(name: "instructions", marker: "system:", text: instructions)) }
         if let output = request.output { segments.append(Segment(name: "schema", marker: "schema:", text: output.schemaText)) }
@@ -39,7 +39,7 @@ public struct CanonicalPrompt: Sendable, Equatable {
     }
 
     /// The segments' texts joined by newlines: what the comparison reads.
-    public var rendered: String {
+    package var rendered: String {
         segments.map(\.rendered).joined(separator: "\n")
     }
 }
@@ -77,7 +77,7 @@ public struct PrefixComparison: Sendable, Codable, Equatable {
     }
 
     /// Compares `current` with the `previous` request of the same session.
-    public init(previous: CanonicalPrompt, current: CanonicalPrompt) {
+    package init(previous: CanonicalPrompt, current: CanonicalPrompt) {
         let before = Array(previous.rendered.unicodeScalars)
         let after = Array(current.rendered.unicodeScalars)
         var common = 0

@@ -46,8 +46,10 @@ public struct RequestTiming: Sendable, Codable, Equatable {
 /// A monotonic stopwatch for one request: `ms()` is milliseconds since it was started.
 public struct Stopwatch: Sendable {
     private let startNanos: UInt64
+    /// The wall-clock time it was started, for `RequestTiming.startedAt`.
     public let startedAt: Date
 
+    /// Starts it now.
     public init() {
         startedAt = Date()
         startNanos = DispatchTime.now().uptimeNanoseconds
@@ -59,7 +61,7 @@ public struct Stopwatch: Sendable {
     }
 
     /// Milliseconds from start to a `DispatchTime.uptimeNanoseconds` reading taken later.
-    public func ms(atNanos nanos: UInt64) -> Double {
+    package func ms(atNanos nanos: UInt64) -> Double {
         nanos >= startNanos ? Double(nanos - startNanos) / 1_000_000 : 0
     }
 }

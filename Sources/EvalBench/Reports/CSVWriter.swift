@@ -1,6 +1,6 @@
 /// One cell of a CSV record: text is quoted as needed, numbers are written as plain numbers,
 /// and nil is an empty cell.
-public enum CSVCell: Sendable, Equatable {
+package enum CSVCell: Sendable, Equatable {
     /// Text, quoted and protected as needed.
     case text(String?)
     /// A whole number.
@@ -12,7 +12,7 @@ public enum CSVCell: Sendable, Equatable {
 
     /// The value as written before any CSV quoting (so other reports can show the same
     /// figures); nil for an empty cell.
-    public var plainText: String? {
+    package var plainText: String? {
         switch self {
         case .text(let value): value
         case .integer(let value): value.map(String.init)
@@ -25,17 +25,17 @@ public enum CSVCell: Sendable, Equatable {
 /// Builds RFC 4180 CSV text: records end in CRLF; a field containing a comma, a double quote,
 /// CR or LF is quoted with its quotes doubled. A text field starting with `=`, `+`, `-`, `@`,
 /// tab or CR is prefixed with `'` and quoted, so spreadsheets show it rather than run it.
-public struct CSVWriter: Sendable {
+package struct CSVWriter: Sendable {
     /// The CSV so far, header included.
-    public private(set) var text = ""
+    package private(set) var text = ""
 
     /// Starts a document whose first record is `header`.
-    public init(header: [String]) {
+    package init(header: [String]) {
         append(header.map { .text($0) })
     }
 
     /// Appends one record.
-    public mutating func append(_ record: [CSVCell]) {
+    package mutating func append(_ record: [CSVCell]) {
         for (index, cell) in record.enumerated() {
             if index > 0 { text.append(",") }
             append(cell)
@@ -44,7 +44,7 @@ public struct CSVWriter: Sendable {
     }
 
     /// Reserves room for about `bytes` bytes of text, so large documents are not re-copied.
-    public mutating func reserveCapacity(_ bytes: Int) {
+    package mutating func reserveCapacity(_ bytes: Int) {
         text.reserveCapacity(bytes)
     }
 

@@ -1,8 +1,8 @@
 /// `compare.csv`: one row per backend × reasoning × variant of a comparison (README, "Comparing
 /// runs"). A figure not available in either run is an empty cell, never 0.
-public enum CompareCSV {
+package enum CompareCSV {
     /// The column names, in order.
-    public static let columns = [
+    package static let columns = [
         "backend", "reasoning", "variant", "baseline_model", "current_model", "verdict",
         "paired_case_runs", "pass_to_fail", "fail_to_pass", "uncompared_case_runs",
         "baseline_cases", "baseline_passed", "baseline_pass_rate", "baseline_pass_rate_low", "baseline_pass_rate_high",
@@ -23,7 +23,7 @@ public enum CompareCSV {
     /// their shortest exact decimal text (`0.00048828125`, `1e-12`), times in ms with 2, cost with up to 6, counts and tokens as integers.
     /// `verdict` is `regression` (fails the gate), `not_significant` (past a threshold, not
     /// significant), `improved` (significantly better) or `ok`.
-    public static func render(_ comparison: Comparison) -> String {
+    package static func render(_ comparison: Comparison) -> String {
         var csv = CSVWriter(header: columns)
         for group in comparison.groups {
             let before = group.baseline

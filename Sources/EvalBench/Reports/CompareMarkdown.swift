@@ -1,7 +1,7 @@
 /// `compare.md`: the verdict first, then one table per backend × reasoning × variant, the
 /// flipped cases with why they fail, the case runs not compared, and how the figures are
 /// obtained. A figure not available is `n/a`.
-public enum CompareMarkdown {
+package enum CompareMarkdown {
     /// Most flipped or uncompared case runs listed; the rest are counted (compare.csv and the
     /// two results.jsonl have them all).
     private static let listLimit = 200
@@ -9,7 +9,7 @@ public enum CompareMarkdown {
     private static let explanationLimit = 300
 
     /// The whole document; `baselineName` and `currentName` name the two runs (their directories).
-    public static func render(_ comparison: Comparison, baselineName: String, currentName: String) -> String {
+    package static func render(_ comparison: Comparison, baselineName: String, currentName: String) -> String {
         [
             header(comparison, baselineName: baselineName, currentName: currentName),
             comparison.groups.map { group(comparison, $0) }.joined(separator: "\n"),

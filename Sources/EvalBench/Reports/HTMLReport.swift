@@ -2,10 +2,10 @@ import Foundation
 
 /// `report.html`: the run on one self-contained page, with no network at all (inline style,
 /// inline SVG charts). It is XHTML-compatible markup, so it parses as XML too.
-public enum HTMLReport {
+package enum HTMLReport {
     /// The page for `input`: its title and run time, the headline table with summary.csv's
     /// columns and figures, `extraSections` in order, then `charts` inlined.
-    public static func render(_ input: ReportInput, aggregate: RunAggregate, charts: ChartSet,
+    package static func render(_ input: ReportInput, aggregate: RunAggregate, charts: ChartSet,
                               extraSections: [HTMLSection] = []) -> String {
         let suites = input.suiteNames.isEmpty ? "no suites" : input.suiteNames.joined(separator: ", ")
         let title = "evalbench: " + suites

@@ -1,15 +1,15 @@
 /// A section of report.html that other parts of evalbench add (a recommendation, a
 /// comparison): a heading, paragraphs and an optional table, all plain text that the report
 /// escapes.
-public struct HTMLSection: Sendable, Equatable {
-    public var title: String
+package struct HTMLSection: Sendable, Equatable {
+    package var title: String
     /// Paragraphs before the table.
-    public var paragraphs: [String]
-    public var table: HTMLTable?
+    package var paragraphs: [String]
+    package var table: HTMLTable?
     /// Items of a list after the table.
-    public var items: [String]
+    package var items: [String]
 
-    public init(title: String, paragraphs: [String] = [], table: HTMLTable? = nil, items: [String] = []) {
+    package init(title: String, paragraphs: [String] = [], table: HTMLTable? = nil, items: [String] = []) {
         self.title = title
         self.paragraphs = paragraphs
         self.table = table
@@ -18,11 +18,11 @@ public struct HTMLSection: Sendable, Equatable {
 }
 
 /// A plain-text table for report.html: a header row and rows of cells.
-public struct HTMLTable: Sendable, Equatable {
-    public var header: [String]
-    public var rows: [[String]]
+package struct HTMLTable: Sendable, Equatable {
+    package var header: [String]
+    package var rows: [[String]]
 
-    public init(header: [String], rows: [[String]]) {
+    package init(header: [String], rows: [[String]]) {
         self.header = header
         self.rows = rows
     }

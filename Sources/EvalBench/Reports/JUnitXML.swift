@@ -3,9 +3,9 @@ import Foundation
 /// `junit.xml` for CI test reporters: a `<testsuite>` per suite and a `<testcase>` per
 /// case × backend × reasoning × variant, its repeats folded in. A testcase fails when any
 /// repeat failed, errors when any errored, and is skipped when every repeat was.
-public enum JUnitXML {
+package enum JUnitXML {
     /// The whole document for the case runs of `aggregate`, suites in first-seen order.
-    public static func render(_ aggregate: RunAggregate) -> String {
+    package static func render(_ aggregate: RunAggregate) -> String {
         var suiteOrder: [String] = []
         var cases: [String: [[CaseRun]]] = [:]
         var caseIndex: [String: Int] = [:]
@@ -39,7 +39,7 @@ public enum JUnitXML {
     /// Text safe in XML content and in double-quoted attributes: the five markup characters as
     /// entities, tab/newline/carriage return as character references, and other characters XML
     /// 1.0 forbids (C0 controls, U+FFFE, U+FFFF) as U+FFFD.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -1,7 +1,7 @@
 /// The metric definitions of DESIGN.md ("Metrics"), as every report states them.
-public enum MetricDefinitions {
+package enum MetricDefinitions {
     /// A Markdown list, one item per metric.
-    public static let markdown = """
+    package static let markdown = """
         - **Latency**: end − start, on a monotonic clock, where start is when the request was \
         handed to the transport and end is when the stream finished.
         - **TTFT** (time to first token): first streamed output of any kind (reasoning, text or \

@@ -1,11 +1,11 @@
 /// `metrics.csv`: one row per backend × reasoning × variant × named assertion, beside
 /// `summary.csv`, whose columns are fixed.
-public enum MetricsCSV {
+package enum MetricsCSV {
     /// The column names, in order.
-    public static let columns = ["backend", "model", "reasoning", "variant", "metric", "passed", "total", "rate"]
+    package static let columns = ["backend", "model", "reasoning", "variant", "metric", "passed", "total", "rate"]
 
     /// The whole file: the rate with 4 decimals; only a header when no assertion is named.
-    public static func render(_ groups: [GroupSummary]) -> String {
+    package static func render(_ groups: [GroupSummary]) -> String {
         var csv = CSVWriter(header: columns)
         for summary in groups {
             for metric in summary.metrics {

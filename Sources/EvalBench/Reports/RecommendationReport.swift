@@ -1,8 +1,8 @@
 /// `recommendation.csv`: one row per tag × backend × reasoning × variant, the pick marked.
-public enum RecommendationCSV {
+package enum RecommendationCSV {
     /// The column names, in order. Figures are formatted as in summary.csv; the tag-wide
     /// columns (`cases`, `target`, `fits_on_device`, …) repeat on each of the tag's rows.
-    public static let columns = [
+    package static let columns = [
         "tag", "cases", "target", "target_source", "backend", "model", "reasoning", "variant",
         "case_runs", "passed", "pass_rate", "pass_rate_low", "pass_rate_high", "meets_target",
         "latency_p50_ms", "latency_p95_ms", "ttft_p50_ms", "ttft_p95_ms", "meets_latency_targets", "goodput",
@@ -10,7 +10,7 @@ public enum RecommendationCSV {
         "pcc_requests_per_task", "recommended",
     ]
 
-    public static func render(_ recommendations: [TagRecommendation]) -> String {
+    package static func render(_ recommendations: [TagRecommendation]) -> String {
         var csv = CSVWriter(header: columns)
         for recommendation in recommendations {
             for (index, candidate) in recommendation.candidates.enumerated() {
@@ -51,7 +51,7 @@ public enum RecommendationCSV {
 }
 
 /// The "Recommendation" section of summary.md: a short table, then one sentence per tag.
-public enum RecommendationMarkdown {
+package enum RecommendationMarkdown {
     /// The table's columns, for summary.md and report.html alike.
     static let header = ["Tag", "Cases", "Target", "Recommended", "Pass rate [95% CI]", "Latency p50 / p95 (ms)", "Goodput",
                          "Cost per 1,000 cases (USD)", "Fits on-device", "PCC requests per task"]
@@ -85,7 +85,7 @@ public enum RecommendationMarkdown {
         + "(instructions, the conversation so far and the answer); the on-device model's tokenizer is not available here. "
         + "recommendation.csv has every candidate."
 
-    public static func render(_ recommendations: [TagRecommendation]) -> String? {
+    package static func render(_ recommendations: [TagRecommendation]) -> String? {
         guard !recommendations.isEmpty else { return nil }
         var table = MarkdownTable(header.enumerated().map { index, heading in
             (heading, [1, 2, 4, 5, 6, 7, 9].contains(index) ? .right : .left)
@@ -98,7 +98,7 @@ public enum RecommendationMarkdown {
     }
 
     /// One sentence saying what to use for the tag, and why; the tag in bold Markdown unless `markdown` is false.
-    public static func sentence(_ recommendation: TagRecommendation, markdown: Bool = true) -> String {
+    package static func sentence(_ recommendation: TagRecommendation, markdown: Bool = true) -> String {
         let cases = "\(recommendation.cases) case\(recommendation.cases == 1 ? "" : "s")"
         var text = (markdown ? "**\(recommendation.label)**" : recommendation.label) + " (\(cases)): "
         let target = ReportFormat.percent(recommendation.target)
@@ -149,8 +149,8 @@ public enum RecommendationMarkdown {
 }
 
 /// The recommendation as a section of report.html: the same table and sentences as summary.md.
-public enum RecommendationHTML {
-    public static func section(_ recommendations: [TagRecommendation]) -> HTMLSection? {
+package enum RecommendationHTML {
+    package static func section(_ recommendations: [TagRecommendation]) -> HTMLSection? {
         guard !recommendations.isEmpty else { return nil }
         return HTMLSection(
             title: "Recommendation",

@@ -1,25 +1,25 @@
 import Foundation
 
 /// What the report files are written from: a run's results and when it ran.
-public struct ReportInput: Sendable {
+package struct ReportInput: Sendable {
     /// Every request of the run, in any order.
-    public var results: [RequestResult]
+    package var results: [RequestResult]
     /// The suites run, for the title.
-    public var suiteNames: [String]
+    package var suiteNames: [String]
     /// When the run started and ended.
-    public var startedAt: Date
-    public var endedAt: Date
+    package var startedAt: Date
+    package var endedAt: Date
     /// A note per backend name shown in the report, such as its reasoning-level mapping or
     /// why it was unavailable.
-    public var backendNotes: [String: String]
+    package var backendNotes: [String: String]
     /// How each backend sent each reasoning level (backend → level name → what was sent, or
     /// why it was skipped), for the reasoning section.
-    public var reasoningMappings: [String: [String: String]]
+    package var reasoningMappings: [String: [String: String]]
     /// Targets and backend kinds for the recommendation section and recommendation.csv.
-    public var recommendation = RecommendationSettings()
+    package var recommendation = RecommendationSettings()
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
-    public init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,
+    package init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,
                 backendNotes: [String: String] = [:], reasoningMappings: [String: [String: String]] = [:]) {
         self.results = results
         self.suiteNames = suiteNames.isEmpty ? Self.suites(in: results) : suiteNames

@@ -3,10 +3,10 @@ import Foundation
 /// Writes a run's `results.csv`, `summary.csv`, `metrics.csv`, `recommendation.csv`, `summary.md`, `junit.xml`, the
 /// `chart-*.svg` charts and `report.html` (DESIGN.md, "Files a run writes"); `results.jsonl`
 /// and `run.json` are written by the run itself.
-public enum ReportWriter {
+package enum ReportWriter {
     /// Aggregates `input` once and writes the report files into `directory`, creating it if
     /// needed and replacing earlier versions atomically.
-    public static func write(_ input: ReportInput, to directory: URL) throws {
+    package static func write(_ input: ReportInput, to directory: URL) throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -40,19 +40,19 @@ public enum ReportWriter {
 }
 
 /// A report file that could not be written: which one, and what the file system said.
-public struct ReportWriteFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ReportWriteFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file or directory that could not be written.
-    public var path: String
+    package var path: String
     /// What the file system said.
-    public var reason: String
+    package var reason: String
 
     /// A failure to write `path`, for `reason`.
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         "\(path): error: could not write the report: \(reason). Check that the directory is writable and the disk is not full."
     }
 }

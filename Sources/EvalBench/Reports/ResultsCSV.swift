@@ -1,7 +1,7 @@
 /// `results.csv`: one row per request, in the order given (DESIGN.md, "Files a run writes").
-public enum ResultsCSV {
+package enum ResultsCSV {
     /// The column names, in order.
-    public static let columns = [
+    package static let columns = [
         "suite", "case", "turn", "variant", "backend", "model", "reasoning", "repeat", "status", "error_kind",
         "latency_ms", "ttft_ms", "ttfa_ms", "tpot_ms", "output_tps", "input_tokens", "cached_input_tokens",
         "output_tokens", "reasoning_tokens", "cache_hit_ratio", "cost_usd", "failed_assertions",
@@ -9,7 +9,7 @@ public enum ResultsCSV {
 
     /// The whole file: times in ms with 2 decimals, ratios with 4, cost with up to 6, tokens
     /// as integers, and an empty cell for anything not reported.
-    public static func render(_ results: [RequestResult]) -> String {
+    package static func render(_ results: [RequestResult]) -> String {
         var csv = CSVWriter(header: columns)
         csv.reserveCapacity(results.count * 200)
         for result in results {

@@ -1,20 +1,20 @@
 /// `summary.csv`: one row per backend × reasoning × variant (DESIGN.md, "Files a run writes").
-public enum SummaryCSV {
+package enum SummaryCSV {
     /// The column names, in order.
-    public static let columns = [
+    package static let columns = [
         "backend", "model", "reasoning", "variant", "cases", "passed", "failed", "errors", "skipped",
         "pass_rate", "pass_rate_low", "pass_rate_high", "latency_p50_ms", "latency_p95_ms", "ttft_p50_ms",
         "ttft_p95_ms", "input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens",
         "cache_hit_ratio", "cost_usd",
     ]
     /// Columns after the fixed ones and before the `metric:<name>` columns.
-    public static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput"]
+    package static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput"]
 
     /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
     /// 6, tokens as integers, and an empty cell for anything not reported. After the fixed
     /// columns come `extraColumns` (goodput empty without a suite `slo`), then one `metric:<name>` column per named assertion holds its pass rate in that
     /// group (empty where the group never graded it); metrics.csv has the counts.
-    public static func render(_ groups: [GroupSummary]) -> String {
+    package static func render(_ groups: [GroupSummary]) -> String {
         var names: [String] = []
         var seen: Set<String> = []
         for summary in groups {
@@ -31,7 +31,7 @@ public enum SummaryCSV {
     }
 
     /// One group's cells for `columns` followed by `extraColumns`, formatted as the file has them.
-    public static func cells(_ summary: GroupSummary) -> [CSVCell] {
+    package static func cells(_ summary: GroupSummary) -> [CSVCell] {
         [
             .text(summary.group.backend),
             .text(summary.model),

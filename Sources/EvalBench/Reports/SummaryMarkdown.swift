@@ -2,7 +2,7 @@ import Foundation
 
 /// `summary.md`: the comparison report: headline table, backend notes, case matrix, cache
 /// behaviour by turn, errors and the metric definitions. A figure not reported is `n/a`.
-public enum SummaryMarkdown {
+package enum SummaryMarkdown {
     /// Longest error message shown before it is cut.
     private static let messageLimit = 120
     /// Longest assertion explanation shown before it is cut.
@@ -12,7 +12,7 @@ public enum SummaryMarkdown {
 
     /// The whole document for `input`, aggregated as `aggregate`; `recommendations` and
     /// `charts` are computed from `input` when not given.
-    public static func render(_ input: ReportInput, aggregate: RunAggregate,
+    package static func render(_ input: ReportInput, aggregate: RunAggregate,
                               recommendations: [TagRecommendation]? = nil, charts chartSet: ChartSet? = nil) -> String {
         [
             title(input, aggregate: aggregate),
@@ -58,6 +58,11 @@ public enum SummaryMarkdown {
     }
 
     private static func headline(_ aggregate: RunAggregate) -> String {
+        "## Results\n\n" + headlineTable(aggregate)
+    }
+
+    /// The headline table: one row per backend × reasoning × variant.
+    package static func headlineTable(_ aggregate: RunAggregate) -> String {
         var table = MarkdownTable([
             ("Backend", .left), ("Model", .left), ("Reasoning", .left), ("Variant", .left),
             ("Pass rate [95% CI]", .right), ("Passed", .right), ("Errors", .right), ("Skipped", .right),
@@ -83,7 +88,7 @@ public enum SummaryMarkdown {
                 summary.costUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) } ?? "n/a",
             ])
         }
-        return "## Results\n\n" + table.text
+        return table.text
     }
 
     /// p50/p90/p95/p99 of latency and TTFT, and goodput where a suite declares an `slo`.

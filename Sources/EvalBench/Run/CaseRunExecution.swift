@@ -168,16 +168,17 @@ struct CaseRunExecution {
 
     /// The answer from the response cache, else from the backend under the global limit and the retry policy.
     private func respond(to request: ModelRequest) async -> (Result<ModelResponse, BackendFailure>, attempts: Int, fromCache: Bool) {
-        let cacheKey = runner.cache.map { _ in
+        let responseCache = current.cacheable ? runner.cache : nil
+        let cacheKey = responseCache.map { _ in
             ResponseCache.key(backend: current.cacheIdentity ?? current.name, request: request, repeatIndex: caseRun.repeatIndex)
         }
-        if let cache = runner.cache, let cacheKey, let hit = await cache.lookup(cacheKey) {
+        if let cache = responseCache, let cacheKey, let hit = await cache.lookup(cacheKey) {
             return (.success(hit), 0, true)
         }
         await global.acquire()
         let (result, attempts) = await runner.retryPolicy.run { await conversation.respond(to: request) }
         await global.release()
-        if let cache = runner.cache, let cacheKey, case let .success(response) = result {
+        if let cache = responseCache, let cacheKey, case let .success(response) = result {
             await cache.store(response, key: cacheKey)
         }
         return (result, attempts, false)

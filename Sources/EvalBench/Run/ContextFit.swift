@@ -1,15 +1,15 @@
 import Foundation
 
 /// A backend's context window in tokens, and how evalbench knows it.
-public struct ContextWindow: Sendable, Equatable {
-    public var tokens: Int
+package struct ContextWindow: Sendable, Equatable {
+    package var tokens: Int
     /// "config contextSize", "reported by the framework", or the documented default.
-    public var origin: String
+    package var origin: String
     /// A larger window the same model has elsewhere (the on-device model's 8192 on OS 27), to
     /// say whether a case that overflows this one would fit there.
-    public var larger: Int?
+    package var larger: Int?
 
-    public init(tokens: Int, origin: String, larger: Int? = nil) {
+    package init(tokens: Int, origin: String, larger: Int? = nil) {
         self.tokens = tokens
         self.origin = origin
         self.larger = larger
@@ -17,7 +17,7 @@ public struct ContextWindow: Sendable, Equatable {
 }
 
 /// A backend that knows its own context window, or counts tokens with its own tokenizer.
-public protocol ContextMeasuring: Sendable {
+package protocol ContextMeasuring: Sendable {
     /// The window; nil when unknown.
     func contextWindow() async -> ContextWindow?
     /// The backend's own token count of `text`; nil when it has no counter here.
@@ -26,54 +26,54 @@ public protocol ContextMeasuring: Sendable {
 
 /// The context-fit pre-flight of `evalbench plan`: each case's largest turn against each
 /// backend's window, before a request is spent.
-public struct ContextFitReport: Sendable, Equatable {
-    public var backend: String
+package struct ContextFitReport: Sendable, Equatable {
+    package var backend: String
     /// Nil when the window is unknown (no `contextSize`), so nothing could be checked.
-    public var window: ContextWindow?
+    package var window: ContextWindow?
     /// `counted` when the backend's tokenizer counted every input, else `estimated`.
-    public var source: TokenSource
+    package var source: TokenSource
     /// Distinct cases checked.
-    public var casesChecked: Int
+    package var casesChecked: Int
     /// The cases that do not fit, in suite order.
-    public var overflows: [Overflow]
+    package var overflows: [Overflow]
     /// Every checked case's largest turn, split by part; empty when the window is unknown.
-    public var budgets: [Budget] = []
+    package var budgets: [Budget] = []
 
     /// Where the tokens of a case's largest turn go.
-    public struct Budget: Sendable, Equatable {
-        public var suite: String
-        public var caseID: String
+    package struct Budget: Sendable, Equatable {
+        package var suite: String
+        package var caseID: String
         /// The turn that needs the most, counting from 1.
-        public var turn: Int
-        public var instructions: Int
+        package var turn: Int
+        package var instructions: Int
         /// The case's `output` schema, where it is sent in the request.
-        public var schema: Int
+        package var schema: Int
         /// Earlier prompts, and earlier answers at `maxOutputTokens` each.
-        public var history: Int
-        public var prompt: Int
+        package var history: Int
+        package var prompt: Int
         /// This answer's `maxOutputTokens`.
-        public var output: Int
-        public var total: Int { instructions + schema + history + prompt + output }
+        package var output: Int
+        package var total: Int { instructions + schema + history + prompt + output }
     }
 
     /// One case whose largest turn needs more than the window.
-    public struct Overflow: Sendable, Equatable {
-        public var suite: String
-        public var caseID: String
+    package struct Overflow: Sendable, Equatable {
+        package var suite: String
+        package var caseID: String
         /// The turn that needs the most, counting from 1.
-        public var turn: Int
+        package var turn: Int
         /// Instructions, earlier prompts and this turn's prompt.
-        public var inputTokens: Int
+        package var inputTokens: Int
         /// Earlier answers at `maxOutputTokens` each plus this answer's `maxOutputTokens`; 0
         /// when the case sets no `maxOutputTokens`.
-        public var outputHeadroom: Int
-        public var totalTokens: Int { inputTokens + outputHeadroom }
+        package var outputHeadroom: Int
+        package var totalTokens: Int { inputTokens + outputHeadroom }
     }
 }
 
-public enum ContextFit {
+package enum ContextFit {
     /// Checks every case of `plan` that runs on each of `backends` (in that order).
-    public static func check(_ plan: RunPlan, backends: [(name: String, backend: any Backend, config: BackendConfig?)]) async -> [ContextFitReport] {
+    package static func check(_ plan: RunPlan, backends: [(name: String, backend: any Backend, config: BackendConfig?)]) async -> [ContextFitReport] {
         var reports: [ContextFitReport] = []
         for (name, backend, config) in backends {
             let measuring = backend as? any ContextMeasuring
@@ -151,7 +151,7 @@ public enum ContextFit {
 extension ContextFitReport {
     /// The report as `evalbench plan` prints it: the window and how inputs were counted, each
     /// case's budget by part, each case that does not fit, and the count.
-    public var lines: [String] {
+    package var lines: [String] {
         guard let window else {
             return ["context \(backend): window unknown; set contextSize to check that its cases fit"]
         }

@@ -1,40 +1,46 @@
 import Foundation
 
 /// Everything a run needs to know, as the command line or a caller states it.
-public struct RunRequest: Sendable {
-    public var suitePaths: [String]
+package struct RunRequest: Sendable {
+    package var suitePaths: [String]
     /// The backend config; nil uses `./evalbench.json`.
-    public var configPath: String?
+    package var configPath: String?
     /// `--backend`; empty uses the config's `defaults.backends`, else every backend.
-    public var backends: [String]
+    package var backends: [String]
     /// `--reasoning`; nil uses each suite's `reasoning`, then the config's `defaults.reasoning`, then `none`.
-    public var reasoning: [ReasoningLevel]?
-    public var repeatCount: Int?
-    public var concurrency: Int?
+    package var reasoning: [ReasoningLevel]?
+    package var repeatCount: Int?
+    package var concurrency: Int?
     /// The output directory; nil uses `reports/<suite>-<timestamp>/`.
-    public var outputDirectory: String?
+    package var outputDirectory: String?
     /// An earlier run's directory whose finished case runs are kept and not sent again.
-    public var resumeDirectory: String?
-    public var caseIDs: [String]
-    public var tags: [String]
+    package var resumeDirectory: String?
+    package var caseIDs: [String]
+    package var tags: [String]
     /// `--variant`: only these prompt variants; empty means all.
-    public var variants: [String] = []
+    package var variants: [String] = []
     /// `--cache`: answer repeated requests from evalbench's response cache in this directory.
-    public var cacheDirectory: URL?
+    package var cacheDirectory: URL?
     /// `--target`: the recommendation's pass-rate target, over each suite's `target`.
-    public var target: Double?
-    public var gate: Gate
+    package var target: Double?
+    package var gate: Gate
     /// `--baseline`: an earlier run's directory to compare the finished run with; a
     /// regression (see `ComparisonThresholds`) fails the run with exit code 1.
-    public var baselineDirectory: String?
+    package var baselineDirectory: String?
     /// What counts as a regression against `baselineDirectory`.
-    public var comparisonThresholds = ComparisonThresholds()
-    public var arguments: [String]
-    public var environment: [String: String]
+    package var comparisonThresholds = ComparisonThresholds()
+    package var arguments: [String]
+    package var environment: [String: String]
     /// The backend kinds the config may name: the built-in ones, and any an app registers.
-    public var backendKinds = BackendKindRegistry.builtIn
+    package var backendKinds = BackendKindRegistry.builtIn
+    /// Suites after those of `suitePaths`: files, or values built in Swift (`Evaluation`).
+    package var sources: [Evaluation.SuiteSource] = []
+    /// A config built in Swift, used instead of `configPath`.
+    package var configValue: Config?
+    /// Backends of the caller's own, run beside the config's (`Evaluation.backends`).
+    package var providedBackends: [any Backend] = []
 
-    public init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
+    package init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
                 reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, concurrency: Int? = nil,
                 outputDirectory: String? = nil, resumeDirectory: String? = nil, caseIDs: [String] = [],
                 tags: [String] = [], gate: Gate = Gate(), arguments: [String] = [],
@@ -56,43 +62,54 @@ public struct RunRequest: Sendable {
 }
 
 /// A run's inputs after loading and checking, before anything is sent.
-public struct LoadedRun: Sendable {
-    public var suites: [Suite]
-    public var config: Config
-    public var backendNames: [String]
-    public var plan: RunPlan
+package struct LoadedRun: Sendable {
+    package var suites: [Suite]
+    package var config: Config
+    package var backendNames: [String]
+    package var plan: RunPlan
     /// Backends a turn switches to, or a judge or similar assertion calls, that the selection
     /// does not name: started too, not planned.
-    public var switchBackendNames: [String] = []
+    package var switchBackendNames: [String] = []
     /// The results of `--baseline`'s run, read and checked before anything is sent.
-    public var baselineResults: [RequestResult]?
+    package var baselineResults: [RequestResult]?
 }
 
 /// How a run ended.
-public struct RunOutcome: Sendable {
-    public var outputDirectory: URL
-    public var results: [RequestResult]
-    public var verdict: Gate.Verdict
+package struct RunOutcome: Sendable {
+    package var outputDirectory: URL
+    package var results: [RequestResult]
+    package var verdict: Gate.Verdict
     /// The comparison with `--baseline`, when one was given; written as compare.md and compare.csv.
-    public var comparison: Comparison?
+    package var comparison: Comparison?
 }
 
 /// Load → plan → prepare backends → run → record → report, the path behind `evalbench run`.
-public enum EvalRun {
+package enum EvalRun {
     /// Loads and checks suites and config; throws `LoadError` with every problem found.
-    public static func load(_ request: RunRequest) throws -> LoadedRun {
+    package static func load(_ request: RunRequest) throws -> LoadedRun {
         var diagnostics: [Diagnostic] = []
         var suites: [Suite] = []
-        for path in request.suitePaths {
+        for source in request.suitePaths.map(Evaluation.SuiteSource.file) + request.sources {
             do {
-                suites.append(try SuiteLoader.load(path: path))
+                switch source {
+                case let .file(path): suites.append(try SuiteLoader.load(path: path))
+                case let .suite(suite):
+                    try SuiteChecks.check(suite)
+                    suites.append(suite)
+                }
             } catch {
                 diagnostics += error.diagnostics
             }
         }
-        let config: Config
+        var config: Config
         do {
-            config = try loadConfig(request.configPath, kinds: request.backendKinds)
+            if let value = request.configValue {
+                config = value
+                try ConfigChecks.check(value)
+            } else {
+                config = try loadConfig(request.configPath, kinds: request.backendKinds)
+            }
+            try ConfigChecks.add(request.providedBackends, to: &config)
         } catch {
             throw LoadError(diagnostics + error.diagnostics)
         }
@@ -126,7 +143,7 @@ public enum EvalRun {
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
     /// how to write one.
-    public static func loadConfig(_ path: String?, kinds: BackendKindRegistry = .builtIn) throws(LoadError) -> Config {
+    package static func loadConfig(_ path: String?, kinds: BackendKindRegistry = .builtIn) throws(LoadError) -> Config {
         let file = path ?? "evalbench.json"
         guard FileManager.default.fileExists(atPath: file) else {
             throw LoadError([Diagnostic(file: file, message: "no backend config found",
@@ -136,7 +153,7 @@ public enum EvalRun {
     }
 
     /// Runs a loaded run to the end (or until the task is cancelled) and writes every report.
-    public static func execute(_ loaded: LoadedRun, _ request: RunRequest, transport: any HTTPStreaming,
+    package static func execute(_ loaded: LoadedRun, _ request: RunRequest, transport: any HTTPStreaming,
                                onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in },
                                onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in }) async throws -> RunOutcome {
         let started = Date()
@@ -189,7 +206,8 @@ public enum EvalRun {
                                      pricing: config.chargedPricing, timeoutSeconds: config.timeoutSeconds,
                                      contextSize: config.contextSize,
                                      prewarm: backend is any Prewarming ? config.prewarm : nil,
-                                     cacheIdentity: ResponseCacheIdentity.of(config)))
+                                     cacheIdentity: ResponseCacheIdentity.of(config),
+                                     cacheable: type(of: config.options).answersAreCacheable))
         }
         return slots
     }
@@ -201,13 +219,21 @@ public enum EvalRun {
             toolVersion: EvalBenchVersion.current, arguments: request.arguments,
             suites: loaded.suites.map { suite in
                 RunMetadata.SuiteFile(path: suite.file, suite: suite.name,
-                                      sha256: (try? Data(contentsOf: URL(fileURLWithPath: suite.file))).map(SHA256.hex) ?? "",
+                                      sha256: suiteDigest(suite),
                                       target: suite.target)
             },
             config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
             host: .current(), startedAt: started, endedAt: nil, backends: [])
         metadata.target = request.target
         return metadata
+    }
+
+    /// The SHA-256 of the suite's file, or of the suite's JSON encoding for one built in Swift.
+    static func suiteDigest(_ suite: Suite) -> String {
+        if let data = try? Data(contentsOf: URL(fileURLWithPath: suite.file)) { return SHA256.hex(data) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(suite)).map(SHA256.hex) ?? ""
     }
 
     /// Each backend's answer to `prepare()`, asked of all of them at once.
@@ -272,7 +298,7 @@ public enum EvalRun {
 
     /// With `GITHUB_STEP_SUMMARY` set to a file, appends `file` (summary.md, or compare.md) of
     /// `directory` to it, so that a GitHub Actions job page shows the report.
-    public static func appendStepSummary(from directory: URL, file: String = RunDirectory.FileName.summaryMarkdown,
+    package static func appendStepSummary(from directory: URL, file: String = RunDirectory.FileName.summaryMarkdown,
                                          environment: [String: String]) throws {
         guard let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
         let summary = try Data(contentsOf: directory.appendingPathComponent(file))
@@ -290,7 +316,7 @@ public enum EvalRun {
     }
 
     /// Writes results.csv, summary.csv and summary.md from results and the run's metadata.
-    public static func writeReports(_ results: [RequestResult], metadata: RunMetadata, to directory: URL) throws {
+    package static func writeReports(_ results: [RequestResult], metadata: RunMetadata, to directory: URL) throws {
         var notes: [String: String] = [:]
         var levelsRun: [String: Set<ReasoningLevel>] = [:]
         for result in results { levelsRun[result.backend, default: []].insert(result.reasoning) }
@@ -340,6 +366,6 @@ public enum EvalRun {
 }
 
 /// The version evalbench reports in run.json and `--version`.
-public enum EvalBenchVersion {
-    public static let current = "0.1.0"
+package enum EvalBenchVersion {
+    package static let current = "0.1.0"
 }

@@ -1,46 +1,46 @@
 import Foundation
 
 /// One case run to perform: a case on a backend at a reasoning level, for one repeat.
-public struct PlannedCaseRun: Sendable, Equatable {
+package struct PlannedCaseRun: Sendable, Equatable {
     /// `suite/case/variant/backend/reasoning/repeat`.
-    public var key: String
-    public var suite: String
-    public var evalCase: EvalCase
-    public var variant: String
-    public var backend: String
-    public var reasoning: ReasoningLevel
+    package var key: String
+    package var suite: String
+    package var evalCase: EvalCase
+    package var variant: String
+    package var backend: String
+    package var reasoning: ReasoningLevel
     /// Counts from 1.
-    public var repeatIndex: Int
+    package var repeatIndex: Int
     /// The suite's latency targets, recorded with each result for goodput.
-    public var slo: ServiceLevel? = nil
+    package var slo: ServiceLevel? = nil
 }
 
 /// What to run, before anything is sent: the expanded matrix.
-public struct RunPlan: Sendable, Equatable {
-    public var caseRuns: [PlannedCaseRun]
+package struct RunPlan: Sendable, Equatable {
+    package var caseRuns: [PlannedCaseRun]
 
     /// The number of requests (turns) the plan sends, skipped ones included.
-    public var requestCount: Int { caseRuns.reduce(0) { $0 + $1.evalCase.turns.count } }
+    package var requestCount: Int { caseRuns.reduce(0) { $0 + $1.evalCase.turns.count } }
 }
 
 /// Which part of the matrix to run.
-public struct PlanSelection: Sendable, Equatable {
-    public var backends: [String]
+package struct PlanSelection: Sendable, Equatable {
+    package var backends: [String]
     /// Overrides every suite's `reasoning`; nil runs each suite at its own levels, else at
     /// `defaultReasoning`.
-    public var reasoning: [ReasoningLevel]?
+    package var reasoning: [ReasoningLevel]?
     /// The levels for suites that name none (the config's `defaults.reasoning`, else `none`).
-    public var defaultReasoning: [ReasoningLevel]
+    package var defaultReasoning: [ReasoningLevel]
     /// Overrides every suite's `repeat`.
-    public var repeatCount: Int?
+    package var repeatCount: Int?
     /// Only cases with these ids (`id` or `suite/id`); empty means all.
-    public var caseIDs: [String]
+    package var caseIDs: [String]
     /// Only cases with at least one of these tags; empty means all.
-    public var tags: [String]
+    package var tags: [String]
     /// Only these prompt variants (`--variant`); empty means all.
-    public var variants: [String] = []
+    package var variants: [String] = []
 
-    public init(backends: [String], reasoning: [ReasoningLevel]? = nil, defaultReasoning: [ReasoningLevel] = [.none],
+    package init(backends: [String], reasoning: [ReasoningLevel]? = nil, defaultReasoning: [ReasoningLevel] = [.none],
                 repeatCount: Int? = nil, caseIDs: [String] = [], tags: [String] = [], variants: [String] = []) {
         self.variants = variants
         self.backends = backends
@@ -53,10 +53,10 @@ public struct PlanSelection: Sendable, Equatable {
 }
 
 /// Expands suites × cases × backends × reasoning levels × repeats into case runs with stable keys.
-public enum Planner {
-    public static let defaultVariant = "default"
+package enum Planner {
+    package static let defaultVariant = "default"
 
-    public static func plan(_ suites: [Suite], _ selection: PlanSelection) -> RunPlan {
+    package static func plan(_ suites: [Suite], _ selection: PlanSelection) -> RunPlan {
         var runs: [PlannedCaseRun] = []
         for suite in suites {
             let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)

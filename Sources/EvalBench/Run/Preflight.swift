@@ -2,9 +2,9 @@ import Foundation
 
 /// What evalbench says about a run before sending anything: `validate` checks it, `plan`
 /// expands it, `backends` looks at each configured backend.
-public enum Preflight {
+package enum Preflight {
     /// `evalbench validate`: one line per suite that loaded, and the backends the config gives.
-    public static func validation(_ loaded: LoadedRun) -> [String] {
+    package static func validation(_ loaded: LoadedRun) -> [String] {
         loaded.suites.map { suite in
             let turns = suite.cases.reduce(0) { $0 + $1.turns.count }
             return "\(suite.file): ok: suite '\(suite.name)', \(suite.cases.count) cases, \(turns) turns"
@@ -14,7 +14,7 @@ public enum Preflight {
     /// `evalbench plan`: each case run's key and turns, the counts, how each planned backend
     /// sends each planned reasoning level (or why it skips it), and the context-fit pre-flight.
     /// Managed servers are not started, so their inputs are estimated.
-    public static func plan(_ loaded: LoadedRun, environment: [String: String], transport: any HTTPStreaming) async -> [String] {
+    package static func plan(_ loaded: LoadedRun, environment: [String: String], transport: any HTTPStreaming) async -> [String] {
         var lines = ["key\tturns"] + loaded.plan.caseRuns.map { "\($0.key)\t\($0.evalCase.turns.count)" }
         lines.append("\(loaded.plan.caseRuns.count) case runs, \(loaded.plan.requestCount) requests")
         let context = BackendContext(environment: environment, transport: transport,
@@ -39,7 +39,7 @@ public enum Preflight {
     /// preparing it, which starts a managed server, unless `start` is false), concurrency and
     /// reasoning mapping. Each line goes to `say` as soon as it is known; infrastructure when
     /// a backend is unavailable.
-    public static func checkBackends(_ config: Config, environment: [String: String], transport: any HTTPStreaming,
+    package static func checkBackends(_ config: Config, environment: [String: String], transport: any HTTPStreaming,
                                      start: Bool, say: (String) -> Void) async -> ExitStatus {
         let context = BackendContext(environment: environment, transport: transport,
                                      logDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-backends"),

@@ -4,7 +4,7 @@ import Foundation
 /// the full request, repeat index included so repeats stay independent samples. A cached
 /// answer is graded again but flagged, and left out of latency statistics. Errors are never
 /// stored. Not to be confused with a provider's prompt cache, which `cached_input_tokens` measures.
-public actor ResponseCache {
+package actor ResponseCache {
     /// One stored answer, with the measurements of the request that produced it.
     struct Entry: Codable {
         var text: String
@@ -15,25 +15,25 @@ public actor ResponseCache {
         var model: String?
     }
 
-    public nonisolated let directory: URL
+    package nonisolated let directory: URL
     /// The most bytes the cache keeps; the least recently used entries go first.
-    public nonisolated let maximumBytes: Int
+    package nonisolated let maximumBytes: Int
     private var hits = 0
     private var misses = 0
     private var index: CacheIndex?
 
     /// The default directory: `$EVALBENCH_CACHE/responses`, else `~/.cache/evalbench/responses`.
-    public static func defaultDirectory(environment: [String: String]) -> URL {
+    package static func defaultDirectory(environment: [String: String]) -> URL {
         Platform.cacheDirectory(environment: environment).appendingPathComponent("responses")
     }
 
-    public init(directory: URL, maximumBytes: Int = 256 * 1024 * 1024) {
+    package init(directory: URL, maximumBytes: Int = 256 * 1024 * 1024) {
         self.directory = directory
         self.maximumBytes = maximumBytes
     }
 
     /// The key of `request` on a backend whose identity is `backend`, at `repeatIndex`.
-    public static func key(backend identity: String, request: ModelRequest, repeatIndex: Int) -> String {
+    package static func key(backend identity: String, request: ModelRequest, repeatIndex: Int) -> String {
         var parts: [String: Any] = [
             "backend": identity,
             "messages": request.messages.map { ["role": $0.role.rawValue, "content": $0.content] },
@@ -85,12 +85,12 @@ public actor ResponseCache {
     }
 
     /// Hits and misses so far.
-    public var counts: (hits: Int, misses: Int) { (hits, misses) }
+    package var counts: (hits: Int, misses: Int) { (hits, misses) }
 
     /// Removes every answer evalbench stored (files named by a key, in folders named by the
     /// key's first two characters) and nothing else; returns how many there were.
     @discardableResult
-    public func clear() -> Int {
+    package func clear() -> Int {
         let keys = CacheIndex.scan(directory).keys
         for key in keys { try? FileManager.default.removeItem(at: file(key)) }
         for prefix in Set(keys.map { String($0.prefix(2)) }) {

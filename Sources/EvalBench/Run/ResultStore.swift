@@ -2,14 +2,14 @@ import Foundation
 
 /// Appends each finished result to `results.jsonl` the moment it is recorded, one line
 /// per write(2), so a crash or `kill -9` keeps every finished result.
-public actor ResultStore {
-    public let url: URL
+package actor ResultStore {
+    package let url: URL
     private let handle: FileHandle
     private let encoder: JSONEncoder
     private(set) var results: [RequestResult] = []
 
     /// Opens (creating or appending to) `results.jsonl`, keeping `existing` as already recorded.
-    public init(url: URL, existing: [RequestResult] = []) throws {
+    package init(url: URL, existing: [RequestResult] = []) throws {
         self.url = url
         if !FileManager.default.fileExists(atPath: url.path) {
             _ = FileManager.default.createFile(atPath: url.path, contents: nil)
@@ -20,16 +20,16 @@ public actor ResultStore {
         results = existing
     }
 
-    public func append(_ result: RequestResult) throws {
+    package func append(_ result: RequestResult) throws {
         var line = try encoder.encode(result)
         line.append(0x0A)
         try handle.write(contentsOf: line)
         results.append(result)
     }
 
-    public func all() -> [RequestResult] { results }
+    package func all() -> [RequestResult] { results }
 
-    public func close() throws {
+    package func close() throws {
         try handle.synchronize()
         try handle.close()
     }
@@ -43,7 +43,7 @@ public actor ResultStore {
 
     /// Reads a `results.jsonl`; a torn last line (a crash mid-write) is skipped, any other
     /// bad line is an error naming its line number.
-    public static func read(_ url: URL) throws -> [RequestResult] {
+    package static func read(_ url: URL) throws -> [RequestResult] {
         let data = try Data(contentsOf: url)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -1,17 +1,17 @@
 import Foundation
 
 /// Exponential backoff with jitter for retryable failures, honouring `Retry-After`.
-public struct RetryPolicy: Sendable, Equatable {
+package struct RetryPolicy: Sendable, Equatable {
     /// Retries after the first attempt.
-    public var maxRetries: Int
+    package var maxRetries: Int
     /// The delay before the first retry, doubled each time.
-    public var baseDelaySeconds: Double
+    package var baseDelaySeconds: Double
     /// No computed delay exceeds this.
-    public var maxDelaySeconds: Double
+    package var maxDelaySeconds: Double
     /// A server's `Retry-After` is honoured up to this; beyond it the request fails instead.
-    public var maxRetryAfterSeconds: Double
+    package var maxRetryAfterSeconds: Double
 
-    public init(maxRetries: Int = 3, baseDelaySeconds: Double = 0.5, maxDelaySeconds: Double = 30,
+    package init(maxRetries: Int = 3, baseDelaySeconds: Double = 0.5, maxDelaySeconds: Double = 30,
                 maxRetryAfterSeconds: Double = 120) {
         self.maxRetries = maxRetries
         self.baseDelaySeconds = baseDelaySeconds
@@ -21,7 +21,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The wait before retry number `retry` (from 1) after `failure`, or nil for no retry.
     /// `jitter` in 0...1 spreads computed delays between half and all of their value.
-    public func delay(beforeRetry retry: Int, after failure: BackendFailure, jitter: Double) -> Double? {
+    package func delay(beforeRetry retry: Int, after failure: BackendFailure, jitter: Double) -> Double? {
         guard failure.kind.isRetryable, retry <= maxRetries else { return nil }
         if let retryAfter = failure.retryAfterSeconds {
             return retryAfter <= maxRetryAfterSeconds ? retryAfter : nil
@@ -32,7 +32,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// Runs `attempt` until it succeeds, fails for good, or retries run out; the result
     /// carries the number of attempts made.
-    public func run(
+    package func run(
         _ attempt: () async -> Result<ModelResponse, BackendFailure>
     ) async -> (Result<ModelResponse, BackendFailure>, attempts: Int) {
         var attempts = 0

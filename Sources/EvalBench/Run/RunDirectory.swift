@@ -2,51 +2,51 @@ import Foundation
 
 /// A run's output directory: the one place that knows the names of the files a run writes
 /// (DESIGN.md, "Files a run writes") and the one way to read a run back.
-public struct RunDirectory: Sendable, Equatable {
+package struct RunDirectory: Sendable, Equatable {
     /// The directory itself.
-    public let url: URL
+    package let url: URL
 
     /// The run directory at `url`.
-    public init(_ url: URL) {
+    package init(_ url: URL) {
         self.url = url
     }
 
     /// The run directory at `path`.
-    public init(path: String) {
+    package init(path: String) {
         self.init(URL(fileURLWithPath: path))
     }
 
     /// The names of the files a run writes.
-    public enum FileName {
-        public static let results = "results.jsonl"
-        public static let metadata = "run.json"
-        public static let summaryMarkdown = "summary.md"
-        public static let summaryCSV = "summary.csv"
-        public static let resultsCSV = "results.csv"
-        public static let metricsCSV = "metrics.csv"
-        public static let recommendationCSV = "recommendation.csv"
-        public static let junit = "junit.xml"
-        public static let html = "report.html"
-        public static let compareMarkdown = "compare.md"
-        public static let compareCSV = "compare.csv"
+    package enum FileName {
+        package static let results = "results.jsonl"
+        package static let metadata = "run.json"
+        package static let summaryMarkdown = "summary.md"
+        package static let summaryCSV = "summary.csv"
+        package static let resultsCSV = "results.csv"
+        package static let metricsCSV = "metrics.csv"
+        package static let recommendationCSV = "recommendation.csv"
+        package static let junit = "junit.xml"
+        package static let html = "report.html"
+        package static let compareMarkdown = "compare.md"
+        package static let compareCSV = "compare.csv"
     }
 
     /// The file `name` of this run (one of `FileName`, or a chart's file name).
-    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+    package func file(_ name: String) -> URL { url.appendingPathComponent(name) }
 
     /// `results.jsonl`: one result per request, appended as each finishes.
-    public var results: URL { file(FileName.results) }
+    package var results: URL { file(FileName.results) }
     /// `run.json`: what ran, where, with which inputs, and when.
-    public var metadata: URL { file(FileName.metadata) }
+    package var metadata: URL { file(FileName.metadata) }
     /// `summary.md`, the report a person reads first.
-    public var summaryMarkdown: URL { file(FileName.summaryMarkdown) }
+    package var summaryMarkdown: URL { file(FileName.summaryMarkdown) }
     /// `compare.md`, written when the run is compared with a baseline.
-    public var compareMarkdown: URL { file(FileName.compareMarkdown) }
+    package var compareMarkdown: URL { file(FileName.compareMarkdown) }
 
     /// The recorded results of this run; `role` ("baseline", "current", "resumed", "replayed")
     /// says in messages which run it is. Throws a `Diagnostic` naming the path (and the line of a malformed result)
     /// with how to fix it.
-    public func readResults(role: String? = nil) throws -> [RequestResult] {
+    package func readResults(role: String? = nil) throws -> [RequestResult] {
         let run = role.map { "the \($0) run" } ?? "the run"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -69,7 +69,7 @@ public struct RunDirectory: Sendable, Equatable {
 
     /// The results of the case runs that finished every turn, for `--resume`: a case run cut
     /// off mid-way runs again.
-    public func finishedResults() throws -> [RequestResult] {
+    package func finishedResults() throws -> [RequestResult] {
         let all = try readResults(role: "resumed")
         var turnsSeen: [String: Int] = [:]
         for result in all { turnsSeen[result.key, default: 0] += 1 }
@@ -77,7 +77,7 @@ public struct RunDirectory: Sendable, Equatable {
     }
 
     /// This run's `run.json`.
-    public func readMetadata() throws -> RunMetadata {
+    package func readMetadata() throws -> RunMetadata {
         guard FileManager.default.fileExists(atPath: metadata.path) else {
             throw Diagnostic(file: metadata.path, message: "the run directory has no \(FileName.metadata)",
                              fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")

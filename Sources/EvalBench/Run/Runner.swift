@@ -1,27 +1,27 @@
 import Foundation
 
 /// What the runner tells its observer as the run goes.
-public enum RunEvent: Sendable {
+package enum RunEvent: Sendable {
     /// A request (one turn) finished and was recorded.
     case recorded(RequestResult)
 }
 
 /// Runs a plan: conversations in parallel under a global and a per-backend limit, the turns
 /// of one conversation in order on one session, each result recorded the moment it finishes.
-public struct Runner: Sendable {
+package struct Runner: Sendable {
     /// Every backend the run started, by name, with what the runner knows about each.
-    public var slots: [String: BackendSlot]
-    public var store: ResultStore
-    public var concurrency: Int
+    package var slots: [String: BackendSlot]
+    package var store: ResultStore
+    package var concurrency: Int
     /// The request timeout of backends whose slot sets none, and of grading calls.
-    public var timeoutSeconds: Double
-    public var retryPolicy: RetryPolicy
+    package var timeoutSeconds: Double
+    package var retryPolicy: RetryPolicy
     /// evalbench's response cache, when `--cache` is on.
-    public var cache: ResponseCache?
-    public var onEvent: @Sendable (RunEvent) -> Void
+    package var cache: ResponseCache?
+    package var onEvent: @Sendable (RunEvent) -> Void
 
     /// A runner over `slots`, one per backend the run started.
-    public init(slots: [BackendSlot], store: ResultStore, concurrency: Int, timeoutSeconds: Double,
+    package init(slots: [BackendSlot], store: ResultStore, concurrency: Int, timeoutSeconds: Double,
                 retryPolicy: RetryPolicy, cache: ResponseCache? = nil,
                 onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
         self.slots = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
@@ -35,7 +35,7 @@ public struct Runner: Sendable {
 
     /// A runner over `backends` by name, with prices, timeouts, context windows and prewarming
     /// by backend name.
-    public init(backends: [String: any Backend], store: ResultStore, concurrency: Int,
+    package init(backends: [String: any Backend], store: ResultStore, concurrency: Int,
                 timeoutSeconds: Double, retryPolicy: RetryPolicy, pricing: [String: Pricing] = [:],
                 timeouts: [String: Double] = [:], contextSizes: [String: Int] = [:], prewarm: [String: Bool] = [:],
                 onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
@@ -49,7 +49,7 @@ public struct Runner: Sendable {
 
     /// Runs every case run of `plan` whose key is not in `finishedKeys`.
     /// `availability` holds each backend's answer to `prepare()`.
-    public func run(_ plan: RunPlan, availability: [String: Availability], finishedKeys: Set<String> = []) async {
+    package func run(_ plan: RunPlan, availability: [String: Availability], finishedKeys: Set<String> = []) async {
         var prepared = self
         for (name, answer) in availability { prepared.slots[name]?.availability = answer }
         await prepared.run(plan, skipping: finishedKeys)

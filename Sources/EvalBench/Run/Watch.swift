@@ -2,17 +2,17 @@ import Foundation
 
 /// Polls files for changes by modification date and size: `evalbench run --watch` re-runs
 /// when a suite, its dataset or the config changes. A test drives it by calling `changes()`.
-public struct FileWatcher: Sendable {
-    public var paths: [String]
+package struct FileWatcher: Sendable {
+    package var paths: [String]
     private var stamps: [String: String]
 
-    public init(paths: [String]) {
+    package init(paths: [String]) {
         self.paths = paths
         stamps = Self.stamps(of: paths)
     }
 
     /// The paths that changed (or appeared, or went) since the last call, and remembers now.
-    public mutating func changes() -> [String] {
+    package mutating func changes() -> [String] {
         let now = Self.stamps(of: paths)
         let changed = paths.filter { now[$0] != stamps[$0] }
         stamps = now
@@ -34,9 +34,9 @@ public struct FileWatcher: Sendable {
 }
 
 /// What changed between two iterations of a watched run, for the terminal.
-public enum WatchDiff {
+package enum WatchDiff {
     /// One line per request whose verdict flipped, plus token and latency changes overall.
-    public static func lines(previous: [RequestResult], current: [RequestResult]) -> [String] {
+    package static func lines(previous: [RequestResult], current: [RequestResult]) -> [String] {
         let before = Dictionary(previous.map { ("\($0.key)#\($0.turn)", $0) }, uniquingKeysWith: { _, last in last })
         var lines: [String] = []
         var sent = 0
@@ -73,15 +73,15 @@ public enum WatchDiff {
 /// changes, until the task running it is cancelled. The response cache is on, so only changed
 /// requests reach a model; each iteration rewrites the report and says what flipped since
 /// the previous one.
-public struct RunWatch: Sendable {
+package struct RunWatch: Sendable {
     /// What each iteration runs.
-    public var request: RunRequest
+    package var request: RunRequest
     /// Seconds between two looks at the watched files.
-    public var pollInterval: Double
+    package var pollInterval: Double
 
     /// A watch of `request`: with the response cache unless `useCache` is false or `request`
     /// names a cache, and into `reports/<suites>-watch` unless `request` names a directory.
-    public init(_ request: RunRequest, useCache: Bool, pollInterval: Double = 0.5) {
+    package init(_ request: RunRequest, useCache: Bool, pollInterval: Double = 0.5) {
         var request = request
         if useCache, request.cacheDirectory == nil {
             request.cacheDirectory = ResponseCache.defaultDirectory(environment: request.environment)
@@ -96,7 +96,7 @@ public struct RunWatch: Sendable {
     }
 
     /// Runs and watches until cancelled; each line for the terminal goes to `say` as it happens.
-    public func run(transport: any HTTPStreaming, onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in },
+    package func run(transport: any HTTPStreaming, onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in },
                     say: (String) -> Void) async {
         var previous: [RequestResult]?
         var iteration = 0

@@ -24,9 +24,11 @@ public struct Suite: Sendable, Codable, Equatable {
     /// The pass rate a recommended backend's 95% lower bound must reach; nil when not declared.
     public var target: Double?
 
-    public init(name: String, file: String, cases: [EvalCase], repeatCount: Int? = nil,
+    /// A suite; `file` is where it was read from, empty for a suite built in Swift.
+    public init(name: String, file: String = "", cases: [EvalCase], repeatCount: Int? = nil,
                 description: String? = nil, reasoning: [ReasoningLevel]? = nil,
-                slo: ServiceLevel? = nil, gates: SuiteGates? = nil) {
+                slo: ServiceLevel? = nil, gates: SuiteGates? = nil, target: Double? = nil) {
+        self.target = target
         self.slo = slo
         self.gates = gates
         self.name = name
@@ -67,6 +69,11 @@ public struct EvalCase: Sendable, Codable, Equatable {
         self.description = description
         self.output = output
         self.threshold = threshold
+    }
+
+    /// A single-prompt case, as a suite file's `"prompt"` and `"expect"` write it.
+    public init(id: String, prompt: String, expect: [Assertion], tags: [String] = [], instructions: String? = nil) {
+        self.init(id: id, tags: tags, instructions: instructions, turns: [Turn(prompt: prompt, expect: expect)])
     }
 
     /// Whether the case is a conversation of more than one turn.

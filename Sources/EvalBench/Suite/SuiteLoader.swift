@@ -2,17 +2,17 @@ import Foundation
 
 /// Loads and validates an eval suite file (`"format": "evalbench.suite/1"`), applying suite
 /// defaults and `{{name}}` templates, and reports every problem in the file at once.
-public enum SuiteLoader {
+package enum SuiteLoader {
     /// The value the `format` key must have.
-    public static let format = "evalbench.suite/1"
+    package static let format = "evalbench.suite/1"
 
     /// Reads and loads the suite at `path`; diagnostics name `path` as given.
-    public static func load(path: String) throws(LoadError) -> Suite {
+    package static func load(path: String) throws(LoadError) -> Suite {
         try load(data: readFile(path, what: "suite"), file: path)
     }
 
     /// Loads a suite from its bytes; `file` names it in diagnostics and gives the default suite name.
-    public static func load(data: Data, file: String) throws(LoadError) -> Suite {
+    package static func load(data: Data, file: String) throws(LoadError) -> Suite {
         let root: JSONNode
         do {
             root = try JSONDocument(data: data, file: file).root

@@ -3,8 +3,8 @@
 /// A name starts with a letter or `_` and continues with letters, digits, `_`, `-` or `.`.
 /// Braces around anything else (`{{"a": 1}}` in a prompt that shows JSON) are plain text.
 /// Substituted values are inserted as they are, never rendered again.
-public struct Template: Sendable, Equatable {
-    public let source: String
+package struct Template: Sendable, Equatable {
+    package let source: String
     private let parts: [Part]
 
     private enum Part: Sendable, Equatable {
@@ -12,13 +12,13 @@ public struct Template: Sendable, Equatable {
         case variable(String)
     }
 
-    public init(_ source: String) {
+    package init(_ source: String) {
         self.source = source
         self.parts = Template.parse(source)
     }
 
     /// The variable names the text uses, each once, in order of first use.
-    public var names: [String] {
+    package var names: [String] {
         var seen: Set<String> = []
         return parts.compactMap { part in
             guard case .variable(let name) = part, seen.insert(name).inserted else { return nil }
@@ -27,13 +27,13 @@ public struct Template: Sendable, Equatable {
     }
 
     /// Whether `name` can be used as a placeholder name.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, isNameStart(first) else { return false }
         return name.unicodeScalars.allSatisfy(isNameContinuation)
     }
 
     /// The text with every placeholder replaced; throws listing every name missing from `vars`.
-    public func render(_ vars: [String: String]) throws(UnknownVariables) -> String {
+    package func render(_ vars: [String: String]) throws(UnknownVariables) -> String {
         let unknown = names.filter { vars[$0] == nil }
         guard unknown.isEmpty else { throw UnknownVariables(names: unknown) }
         var result = ""
@@ -47,8 +47,8 @@ public struct Template: Sendable, Equatable {
     }
 
     /// The names a template used that had no value, in order of first use.
-    public struct UnknownVariables: Error, Sendable, Equatable {
-        public var names: [String]
+    package struct UnknownVariables: Error, Sendable, Equatable {
+        package var names: [String]
     }
 
     private static func parse(_ source: String) -> [Part] {

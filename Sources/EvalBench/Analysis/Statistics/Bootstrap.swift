@@ -2,14 +2,14 @@ import Foundation
 
 /// SplitMix64 (Steele, Lea and Flood 2014): a small, fast generator whose whole output is
 /// fixed by its seed, so a bootstrap run twice on the same data gives the same interval.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -20,13 +20,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
 /// The smallest sample a bootstrap interval is given for; below it the resamples repeat too
 /// few distinct values for the interval to mean much.
-public let minimumBootstrapSampleSize = 20
+package let minimumBootstrapSampleSize = 20
 
 /// The percentile-bootstrap 95% interval of the nearest-rank percentile `p` of `values`:
 /// `resamples` resamples with replacement drawn from a SplitMix64 seeded with `seed`, and
 /// the 2.5th and 97.5th nearest-rank percentiles of their percentile. Nil for fewer than
 /// ``minimumBootstrapSampleSize`` values.
-public func bootstrapPercentileInterval(
+package func bootstrapPercentileInterval(
     _ p: Double, of values: [Double], resamples: Int = 1000, seed: UInt64 = 0x5EED
 ) -> (low: Double, high: Double)? {
     bootstrapPercentileIntervals([p], of: values, resamples: resamples, seed: seed)?.first
@@ -35,7 +35,7 @@ public func bootstrapPercentileInterval(
 /// ``bootstrapPercentileInterval(_:of:resamples:seed:)`` for several percentiles at once, in
 /// the order of `ps`: every percentile is read from the same resamples, so each interval is
 /// the one the single-percentile call gives with the same seed, for the cost of one.
-public func bootstrapPercentileIntervals(
+package func bootstrapPercentileIntervals(
     _ ps: [Double], of values: [Double], resamples: Int = 1000, seed: UInt64 = 0x5EED
 ) -> [(low: Double, high: Double)]? {
     guard values.count >= minimumBootstrapSampleSize, resamples > 0, !ps.isEmpty else { return nil }

@@ -13,7 +13,7 @@ import Foundation
 /// sampling error comes from which cases the suite has, so repeats do not narrow it. With
 /// one repeat per case this is `wilsonInterval(successes: passed, trials: ran)`. Nil without
 /// cases or with a rate outside 0...1.
-public func caseClusteredInterval(passRate: Double, cases: Int, z: Double = 1.959964) -> (low: Double, high: Double)? {
+package func caseClusteredInterval(passRate: Double, cases: Int, z: Double = 1.959964) -> (low: Double, high: Double)? {
     guard cases > 0, passRate.isFinite, (0...1).contains(passRate) else { return nil }
     let n = Double(cases)
     let zSquared = z * z
@@ -26,13 +26,13 @@ public func caseClusteredInterval(passRate: Double, cases: Int, z: Double = 1.95
 }
 
 /// One case in both runs of a comparison: how many of its paired repeats ran and passed in each.
-public struct PairedCase: Sendable, Equatable {
-    public var baselinePassed: Int
-    public var baselineRan: Int
-    public var currentPassed: Int
-    public var currentRan: Int
+package struct PairedCase: Sendable, Equatable {
+    package var baselinePassed: Int
+    package var baselineRan: Int
+    package var currentPassed: Int
+    package var currentRan: Int
 
-    public init(baselinePassed: Int, baselineRan: Int, currentPassed: Int, currentRan: Int) {
+    package init(baselinePassed: Int, baselineRan: Int, currentPassed: Int, currentRan: Int) {
         self.baselinePassed = baselinePassed
         self.baselineRan = baselineRan
         self.currentPassed = currentPassed
@@ -41,8 +41,8 @@ public struct PairedCase: Sendable, Equatable {
 }
 
 /// The paired test of a pass-rate change over cases, and how its p-value was obtained.
-public struct PairedCaseTest: Sendable, Equatable {
-    public enum Method: String, Sendable {
+package struct PairedCaseTest: Sendable, Equatable {
+    package enum Method: String, Sendable {
         /// Every changed case went wholly one way (k/N from 0 to 1 or back): exact McNemar on
         /// the changed cases, which is what the sign-flip test is then.
         case exactMcNemar = "exact McNemar over cases"
@@ -55,15 +55,15 @@ public struct PairedCaseTest: Sendable, Equatable {
 
     /// Two-sided: the chance of a total change at least this large, either way, were each
     /// case's change equally likely to have gone the other way.
-    public var pValue: Double
-    public var method: Method
+    package var pValue: Double
+    package var method: Method
     /// Cases whose pass fraction changed: the only ones that carry information.
-    public var changedCases: Int
+    package var changedCases: Int
     /// Cases compared (ran in both runs).
-    public var cases: Int
+    package var cases: Int
 
     /// The test over `cases`; cases that ran in only one run are left out.
-    public init(_ cases: [PairedCase]) {
+    package init(_ cases: [PairedCase]) {
         let compared = cases.filter { $0.baselineRan > 0 && $0.currentRan > 0 }
         self.cases = compared.count
         let changes = compared.map { Self.change(of: $0) }.filter { $0.numerator != 0 }

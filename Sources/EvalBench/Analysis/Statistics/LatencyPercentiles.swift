@@ -1,13 +1,13 @@
 /// The nearest-rank p50, p90, p95 and p99 of a set of measurements, the summary evalbench
 /// compares latency by: percentiles rather than mean ± sd, because latency is multimodal.
-public struct LatencyPercentiles: Sendable, Equatable, Codable {
-    public let p50: Double
-    public let p90: Double
-    public let p95: Double
-    public let p99: Double
+package struct LatencyPercentiles: Sendable, Equatable, Codable {
+    package let p50: Double
+    package let p90: Double
+    package let p95: Double
+    package let p99: Double
 
     /// The percentiles of `values` in any order; nil when there are none.
-    public init?(_ values: [Double]) {
+    package init?(_ values: [Double]) {
         let sorted = values.sorted()
         guard let p50 = percentile(50, of: sorted), let p90 = percentile(90, of: sorted),
               let p95 = percentile(95, of: sorted), let p99 = percentile(99, of: sorted) else { return nil }

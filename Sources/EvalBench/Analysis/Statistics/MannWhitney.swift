@@ -1,17 +1,17 @@
 import Foundation
 
 /// The outcome of a two-sided Mann-Whitney U test of sample `x` against sample `y`.
-public struct MannWhitneyResult: Sendable, Equatable {
+package struct MannWhitneyResult: Sendable, Equatable {
     /// U of the first sample: the number of (x, y) pairs with x > y, ties counting one half.
-    public let u: Double
+    package let u: Double
     /// The two-sided p-value from the normal approximation with tie and continuity corrections.
-    public let pValue: Double
+    package let pValue: Double
 }
 
 /// The two-sided Mann-Whitney U test of whether `x` and `y` come from the same distribution,
 /// by the normal approximation with the tie correction to the variance and a continuity
 /// correction of ½; nil when either sample is empty. When every value is tied p is 1.
-public func mannWhitneyU(_ x: [Double], _ y: [Double]) -> MannWhitneyResult? {
+package func mannWhitneyU(_ x: [Double], _ y: [Double]) -> MannWhitneyResult? {
     guard !x.isEmpty, !y.isEmpty else { return nil }
     let n1 = Double(x.count)
     let n2 = Double(y.count)

@@ -4,7 +4,7 @@ import Foundation
 /// `b` pairs that went one way (say pass→fail) and `c` that went the other. Under no change
 /// each discordant pair is a fair coin, so p = min(1, 2 · P(X ≤ min(b, c))) with
 /// X ~ Binomial(b + c, ½); p is 1 when there are no discordant pairs.
-public func mcNemarExactPValue(b: Int, c: Int) -> Double {
+package func mcNemarExactPValue(b: Int, c: Int) -> Double {
     precondition(b >= 0 && c >= 0, "discordant pair counts cannot be negative")
     let n = b + c
     guard n > 0 else { return 1 }

@@ -3,7 +3,7 @@ import Foundation
 /// The 95% Wilson score interval of a proportion `successes / trials`, clamped to 0...1;
 /// nil when there are no trials. Unlike the normal approximation it stays inside 0...1 and
 /// is honest for small samples and for rates of 0 or 1.
-public func wilsonInterval(successes: Int, trials: Int, z: Double = 1.959964) -> (low: Double, high: Double)? {
+package func wilsonInterval(successes: Int, trials: Int, z: Double = 1.959964) -> (low: Double, high: Double)? {
     guard trials > 0 else { return nil }
     let n = Double(trials)
     let p = Double(successes) / n
@@ -19,7 +19,7 @@ public func wilsonInterval(successes: Int, trials: Int, z: Double = 1.959964) ->
 
 /// The nearest-rank percentile `p` (0...100) of ascending `sorted` values: the value at rank
 /// ⌈p/100 · n⌉ (counting from 1), and the minimum for p = 0; nil for no values.
-public func percentile(_ p: Double, of sorted: [Double]) -> Double? {
+package func percentile(_ p: Double, of sorted: [Double]) -> Double? {
     guard !sorted.isEmpty else { return nil }
     // p · n / 100 rather than p / 100 · n: 95 · 20 / 100 is exactly 19, 0.95 · 20 may not be.
     let rank = Int((p * Double(sorted.count) / 100).rounded(.up))

@@ -6,17 +6,17 @@ import Foundation
 /// `baseURL` is the server root without `/v1` (`https://api.anthropic.com`,
 /// `http://127.0.0.1:8080`), as in Anthropic's SDKs; a base URL that already ends in `/v1`
 /// is accepted and not doubled.
-public struct AnthropicBackend: Backend {
-    public static let defaultBaseURL = URL(string: "https://api.anthropic.com")!
+package struct AnthropicBackend: Backend {
+    package static let defaultBaseURL = URL(string: "https://api.anthropic.com")!
     /// Sent as `anthropic-version` unless the config's `headers` name another.
-    public static let apiVersion = "2023-06-01"
+    package static let apiVersion = "2023-06-01"
     /// `max_tokens` when the case sets no `maxOutputTokens`: Anthropic requires the field.
-    public static let defaultMaxTokens = 4096
+    package static let defaultMaxTokens = 4096
 
-    public let name: String
-    public let kind = AnthropicKind.name
-    public let model: String?
-    public let concurrency: Int
+    package let name: String
+    package let kind = AnthropicKind.name
+    package let model: String?
+    package let concurrency: Int
     let baseURL: URL
     let apiKey: String?
     let headers: [String: String]
@@ -28,7 +28,7 @@ public struct AnthropicBackend: Backend {
     let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
-    public init(name: String, model: String, baseURL: URL = AnthropicBackend.defaultBaseURL, apiKey: String?,
+    package init(name: String, model: String, baseURL: URL = AnthropicBackend.defaultBaseURL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, promptCache: Bool = true,
                 extraBody: [String: JSONValue] = [:], reasoning: [String: ReasoningOverride] = [:],
                 structuredOutput: StructuredOutputMode = .native, transport: any HTTPStreaming) {
@@ -45,23 +45,23 @@ public struct AnthropicBackend: Backend {
         self.transport = transport
     }
 
-    public func prepare() async -> Availability { .available }
+    package func prepare() async -> Availability { .available }
 
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+    package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         let mapping = AnthropicReasoning(level: level, override: reasoning[level.rawValue])
         if let reason = mapping.unsupported { return .unsupported("\(name): \(reason)") }
         return .supported(mapping.description)
     }
 
-    public var structuredOutputSupport: String {
+    package var structuredOutputSupport: String {
         structuredOutput.description(native: "output_config.format json_schema")
     }
 
-    public func startConversation() async -> any Conversation {
+    package func startConversation() async -> any Conversation {
         AnthropicConversation(backend: self)
     }
 
-    public func shutdown() async {}
+    package func shutdown() async {}
 
     /// `{baseURL}/v1/messages`.
     var messagesURL: URL {

@@ -2,13 +2,13 @@ import Foundation
 
 /// `SystemLanguageModel.Availability` and the reasons evalbench adds (no framework, an OS or
 /// compiler too old for PCC), as plain values.
-public enum AppleAvailability: Sendable, Equatable {
+package enum AppleAvailability: Sendable, Equatable {
     case available
     case unavailable(AppleUnavailableReason)
 }
 
 /// Why an Apple model cannot be used.
-public enum AppleUnavailableReason: Sendable, Equatable {
+package enum AppleUnavailableReason: Sendable, Equatable {
     /// This platform has no FoundationModels framework at all (Linux, Windows).
     case frameworkMissing(platform: String)
     /// The OS is older than the model needs, e.g. "macOS 27".
@@ -26,7 +26,7 @@ public enum AppleUnavailableReason: Sendable, Equatable {
 
     /// Whether the limit is of this platform or device, which no setting changes: the backend's
     /// case runs are then skipped with the reason rather than counted as errors.
-    public var isPlatformLimit: Bool {
+    package var isPlatformLimit: Bool {
         switch self {
         case .frameworkMissing, .operatingSystemTooOld, .compilerTooOld, .deviceNotEligible: true
         case .appleIntelligenceNotEnabled, .modelNotReady, .other: false
@@ -34,7 +34,7 @@ public enum AppleUnavailableReason: Sendable, Equatable {
     }
 
     /// What a person reads in reports, with what to do about it.
-    public func message(for model: AppleModel) -> String {
+    package func message(for model: AppleModel) -> String {
         let needs = model == .onDevice
             ? "the on-device model needs macOS, iOS or visionOS 26 with Apple Intelligence"
             : "Private Cloud Compute needs macOS 27 (or iOS or visionOS 27) in a signed app with the com.apple.developer.private-cloud-compute entitlement"
@@ -59,7 +59,7 @@ public enum AppleUnavailableReason: Sendable, Equatable {
     }
 
     /// The backend's answer to `prepare()`.
-    public func availability(for model: AppleModel, backend: String) -> Availability {
+    package func availability(for model: AppleModel, backend: String) -> Availability {
         let text = "\(backend): \(message(for: model))"
         return isPlatformLimit ? .unavailableHere(text) : .unavailable(text)
     }
@@ -67,7 +67,7 @@ public enum AppleUnavailableReason: Sendable, Equatable {
 
 extension AppleAvailability {
     /// The backend's answer to `prepare()`.
-    public func availability(for model: AppleModel, backend: String) -> Availability {
+    package func availability(for model: AppleModel, backend: String) -> Availability {
         switch self {
         case .available: .available
         case let .unavailable(reason): reason.availability(for: model, backend: backend)

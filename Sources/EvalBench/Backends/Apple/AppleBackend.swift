@@ -3,11 +3,11 @@ import Foundation
 /// The on-device system model (`apple-system`) or Private Cloud Compute (`apple-pcc`), driven
 /// through `AppleModelDriving`. One framework session per conversation: each turn sends only
 /// its new prompt, and the session's transcript (and the on-device KV cache) carries the rest.
-public struct AppleBackend: Backend {
-    public let name: String
-    public let kind: String
-    public let model: String?
-    public let concurrency: Int
+package struct AppleBackend: Backend {
+    package let name: String
+    package let kind: String
+    package let model: String?
+    package let concurrency: Int
     let driver: any AppleModelDriving
     /// Call `prewarm()` on each new session before its first request.
     let prewarm: Bool
@@ -21,7 +21,7 @@ public struct AppleBackend: Backend {
     /// instant before its request would be labelled warm without being so.
     let prewarmLeadSeconds: Double
 
-    public init(config: BackendConfig, driver: any AppleModelDriving, fallback: (any Backend)? = nil,
+    package init(config: BackendConfig, driver: any AppleModelDriving, fallback: (any Backend)? = nil,
                 defaultConcurrency: Int, prewarmLeadSeconds: Double = 1) {
         name = config.name
         kind = driver.model.rawValue
@@ -37,15 +37,15 @@ public struct AppleBackend: Backend {
         self.prewarmLeadSeconds = prewarmLeadSeconds
     }
 
-    public func prepare() async -> Availability {
+    package func prepare() async -> Availability {
         await driver.availability().availability(for: driver.model, backend: name)
     }
 
     /// Structured output goes to the framework as a `DynamicGenerationSchema` built from the
     /// supported JSON Schema subset, which the model's guided generation enforces.
-    public var structuredOutputSupport: String { "native (DynamicGenerationSchema, guided generation)" }
+    package var structuredOutputSupport: String { "native (DynamicGenerationSchema, guided generation)" }
 
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+    package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         if let why = reasoningOverrides[level.rawValue]?.unsupported { return .unsupported(why) }
         switch driver.model {
         case .onDevice:
@@ -65,11 +65,11 @@ public struct AppleBackend: Backend {
         return level == .none ? nil : level
     }
 
-    public func startConversation() async -> any Conversation {
+    package func startConversation() async -> any Conversation {
         AppleConversation(backend: self)
     }
 
-    public func shutdown() async {}
+    package func shutdown() async {}
 }
 
 /// One conversation: its framework session, made on the first turn, and, after a PCC
@@ -231,7 +231,7 @@ extension AppleBackend: ContextMeasuring {
     static let privateCloudComputeContextSize = 32768
 
     /// The config's `contextSize`, else what the framework reports, else the documented size.
-    public func contextWindow() async -> ContextWindow? {
+    package func contextWindow() async -> ContextWindow? {
         if let configuredContextSize { return ContextWindow(tokens: configuredContextSize, origin: "config contextSize") }
         if let size = await driver.contextSize() { return ContextWindow(tokens: size, origin: "reported by the framework") }
         switch driver.model {
@@ -245,7 +245,7 @@ extension AppleBackend: ContextMeasuring {
     }
 
     /// `tokenCount(for:)` where the OS has it (26.4).
-    public func countTokens(_ text: String) async -> Int? {
+    package func countTokens(_ text: String) async -> Int? {
         await driver.tokenCount(of: text)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The two Apple models evalbench drives.
-public enum AppleModel: String, Sendable, Codable {
+package enum AppleModel: String, Sendable, Codable {
     /// `SystemLanguageModel.default`, on the device.
     case onDevice = "apple-system"
     /// `PrivateCloudComputeLanguageModel` (OS 27).
@@ -19,7 +19,7 @@ public enum AppleModel: String, Sendable, Codable {
 /// The seam between evalbench and Apple's Foundation Models framework: everything
 /// `AppleBackend` needs, in plain Swift values. `FoundationModelsDriver` implements it where the
 /// framework exists; tests implement it with a fake.
-public protocol AppleModelDriving: Sendable {
+package protocol AppleModelDriving: Sendable {
     var model: AppleModel { get }
     /// Whether the framework says the model can be used here.
     func availability() async -> AppleAvailability
@@ -35,7 +35,7 @@ public protocol AppleModelDriving: Sendable {
 
 /// One `LanguageModelSession`: one request at a time, its transcript (and the on-device KV
 /// cache) kept from turn to turn.
-public protocol AppleSessionDriving: Sendable {
+package protocol AppleSessionDriving: Sendable {
     /// `prewarm(promptPrefix:)` with no prefix: loads the model and the session's instructions
     /// ahead of the first request.
     func prewarm()
@@ -45,25 +45,25 @@ public protocol AppleSessionDriving: Sendable {
 }
 
 /// One cumulative snapshot: the whole answer so far, and the usage where the OS reports it.
-public struct AppleSnapshot: Sendable, Equatable {
-    public var content: String
+package struct AppleSnapshot: Sendable, Equatable {
+    package var content: String
     /// `snapshot.usage` (OS 27); nil before.
-    public var usage: AppleUsage?
+    package var usage: AppleUsage?
 
-    public init(content: String, usage: AppleUsage? = nil) {
+    package init(content: String, usage: AppleUsage? = nil) {
         self.content = content
         self.usage = usage
     }
 }
 
 /// `LanguageModelSession.Usage` (OS 27) as plain numbers; a figure not reported is nil.
-public struct AppleUsage: Sendable, Equatable {
-    public var inputTokens: Int?
-    public var cachedInputTokens: Int?
-    public var outputTokens: Int?
-    public var reasoningTokens: Int?
+package struct AppleUsage: Sendable, Equatable {
+    package var inputTokens: Int?
+    package var cachedInputTokens: Int?
+    package var outputTokens: Int?
+    package var reasoningTokens: Int?
 
-    public init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, outputTokens: Int? = nil,
+    package init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, outputTokens: Int? = nil,
                 reasoningTokens: Int? = nil) {
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
@@ -74,20 +74,20 @@ public struct AppleUsage: Sendable, Equatable {
 
 /// What one request asks of the framework: `GenerationOptions`, the PCC `ContextOptions`
 /// reasoning level and an optional structured-output schema.
-public struct AppleGenerationRequest: Sendable, Equatable {
+package struct AppleGenerationRequest: Sendable, Equatable {
     /// evalbench's `ReasoningLevel`, named so for the framework file, where the framework
     /// declares a type of the same name.
-    public typealias ReasoningLevelValue = ReasoningLevel
+    package typealias ReasoningLevelValue = ReasoningLevel
 
-    public var sampling: AppleSampling?
-    public var temperature: Double?
-    public var maximumResponseTokens: Int?
+    package var sampling: AppleSampling?
+    package var temperature: Double?
+    package var maximumResponseTokens: Int?
     /// PCC only: `ContextOptions(reasoningLevel:)`; nil sends no reasoning level.
-    public var reasoningLevel: ReasoningLevel?
+    package var reasoningLevel: ReasoningLevel?
     /// Structured output: the `DynamicGenerationSchema` to build, from the case's JSON Schema.
-    public var schema: AppleSchema?
+    package var schema: AppleSchema?
 
-    public init(sampling: AppleSampling? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
+    package init(sampling: AppleSampling? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
                 reasoningLevel: ReasoningLevel? = nil, schema: AppleSchema? = nil) {
         self.sampling = sampling
         self.temperature = temperature
@@ -99,7 +99,7 @@ public struct AppleGenerationRequest: Sendable, Equatable {
     /// A case's options as the framework takes them: temperature 0 is greedy sampling; a
     /// `topP` or `seed` with a positive temperature is `.random(probabilityThreshold:seed:)`.
     /// `stop` has no framework field: `AppleBackend` cuts the answer itself.
-    public init(_ options: GenerationOptions, reasoningLevel: ReasoningLevel?, schema: AppleSchema?) {
+    package init(_ options: GenerationOptions, reasoningLevel: ReasoningLevel?, schema: AppleSchema?) {
         self.init(maximumResponseTokens: options.maxOutputTokens, reasoningLevel: reasoningLevel, schema: schema)
         if options.temperature == 0 {
             sampling = .greedy
@@ -113,7 +113,7 @@ public struct AppleGenerationRequest: Sendable, Equatable {
 }
 
 /// `GenerationOptions.SamplingMode`.
-public enum AppleSampling: Sendable, Equatable {
+package enum AppleSampling: Sendable, Equatable {
     case greedy
     case random(probabilityThreshold: Double, seed: UInt64?)
 }

@@ -4,7 +4,7 @@ import Foundation
 /// `LanguageModelSession.GenerationError`, 27.0 `LanguageModelError`,
 /// `SystemLanguageModel.Error`, `LanguageModelSession.Error` and
 /// `PrivateCloudComputeLanguageModel.Error`. The driver converts; `failure(backend:)` maps.
-public enum AppleModelError: Error, Sendable, Equatable {
+package enum AppleModelError: Error, Sendable, Equatable {
     /// `exceededContextWindowSize` (26.x) or `contextSizeExceeded` (27.0, with both numbers).
     case contextSizeExceeded(contextSize: Int?, tokenCount: Int?)
     case assetsUnavailable
@@ -29,7 +29,7 @@ public enum AppleModelError: Error, Sendable, Equatable {
 
 extension AppleModelError {
     /// DESIGN.md's error kind and a message that says what to do.
-    public func failure(backend: String, quota: AppleQuotaReading? = nil) -> BackendFailure {
+    package func failure(backend: String, quota: AppleQuotaReading? = nil) -> BackendFailure {
         let (kind, message) = classified
         var failure = BackendFailure(kind: kind, message: "\(backend): \(message)")
         if kind == .quotaExhausted || quota != nil {

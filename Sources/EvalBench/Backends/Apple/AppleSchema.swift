@@ -4,7 +4,7 @@ import Foundation
 /// the JSON Schema subset evalbench supports (the framework has no JSON Schema initializer):
 /// objects with `properties` and `required`, strings (with `enum`), integers, numbers,
 /// booleans and arrays (`items`, `minItems`, `maxItems`), each with an optional `description`.
-public indirect enum AppleSchema: Sendable, Equatable {
+package indirect enum AppleSchema: Sendable, Equatable {
     case object(name: String, description: String?, properties: [Property])
     /// A string; with `choices`, one of them (`DynamicGenerationSchema(name:description:anyOf:)`).
     case string(description: String?, choices: [String]?)
@@ -14,23 +14,23 @@ public indirect enum AppleSchema: Sendable, Equatable {
     case array(of: AppleSchema, minimumElements: Int?, maximumElements: Int?)
 
     /// `DynamicGenerationSchema.Property`.
-    public struct Property: Sendable, Equatable {
-        public var name: String
-        public var description: String?
-        public var schema: AppleSchema
-        public var isOptional: Bool
+    package struct Property: Sendable, Equatable {
+        package var name: String
+        package var description: String?
+        package var schema: AppleSchema
+        package var isOptional: Bool
     }
 
     /// A JSON Schema keyword or shape outside the subset, with where it is.
-    public struct ConversionError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct ConversionError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A JSON path inside the schema, from `$`.
-        public var path: String
-        public var message: String
-        public var description: String { "output schema at \(path): \(message)" }
+        package var path: String
+        package var message: String
+        package var description: String { "output schema at \(path): \(message)" }
     }
 
     /// Converts `json`; `name` names the root object (the framework needs one).
-    public init(jsonSchema json: JSONValue, name: String = "Output") throws(ConversionError) {
+    package init(jsonSchema json: JSONValue, name: String = "Output") throws(ConversionError) {
         self = try Self.convert(json, name: name, path: "$")
     }
 

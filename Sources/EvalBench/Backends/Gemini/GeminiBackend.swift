@@ -2,16 +2,16 @@ import Foundation
 
 /// Google's Gemini API (`generativelanguage.googleapis.com`), streamed with
 /// `models/{model}:streamGenerateContent?alt=sse` and the key in the `x-goog-api-key` header.
-public struct GeminiBackend: Backend {
+package struct GeminiBackend: Backend {
     /// Where the Gemini API lives when the config names no `baseURL`.
-    public static let defaultBaseURL = URL(string: "https://generativelanguage.googleapis.com")!
+    package static let defaultBaseURL = URL(string: "https://generativelanguage.googleapis.com")!
     /// The variable the key is read from when the config names no `apiKeyEnv`.
-    public static let defaultAPIKeyVariable = "GEMINI_API_KEY"
+    package static let defaultAPIKeyVariable = "GEMINI_API_KEY"
 
-    public let name: String
-    public let kind = GeminiKind.name
-    public let model: String?
-    public let concurrency: Int
+    package let name: String
+    package let kind = GeminiKind.name
+    package let model: String?
+    package let concurrency: Int
     /// The API root, with or without a version segment (`/v1beta` is added when it has none).
     let baseURL: URL
     let apiKey: String?
@@ -27,7 +27,7 @@ public struct GeminiBackend: Backend {
     let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
-    public init(name: String, model: String, baseURL: URL = GeminiBackend.defaultBaseURL, apiKey: String?,
+    package init(name: String, model: String, baseURL: URL = GeminiBackend.defaultBaseURL, apiKey: String?,
                 apiKeyVariable: String = GeminiBackend.defaultAPIKeyVariable, headers: [String: String] = [:],
                 concurrency: Int, timeoutSeconds: Double? = nil, reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], structuredOutput: StructuredOutputMode = .native,
@@ -46,11 +46,11 @@ public struct GeminiBackend: Backend {
         self.transport = transport
     }
 
-    public var structuredOutputSupport: String {
+    package var structuredOutputSupport: String {
         structuredOutput.description(native: "generationConfig.responseJsonSchema")
     }
 
-    public func prepare() async -> Availability {
+    package func prepare() async -> Availability {
         guard apiKey != nil else {
             return .unavailable("\(name): the environment variable \(apiKeyVariable) is not set; "
                 + "export the Gemini API key there, or name another variable with \"apiKeyEnv\"")
@@ -58,7 +58,7 @@ public struct GeminiBackend: Backend {
         return .available
     }
 
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+    package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         let override = reasoningOverrides[level.rawValue]
         if let reason = override?.unsupported { return .unsupported(reason) }
         var description: String
@@ -75,11 +75,11 @@ public struct GeminiBackend: Backend {
         return .supported(description)
     }
 
-    public func startConversation() async -> any Conversation {
+    package func startConversation() async -> any Conversation {
         GeminiConversation(backend: self)
     }
 
-    public func shutdown() async {}
+    package func shutdown() async {}
 
     /// What `thinkingConfig` carries for one level.
     enum Thinking: Equatable {

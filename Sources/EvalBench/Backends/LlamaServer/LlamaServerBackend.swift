@@ -6,12 +6,12 @@ import FoundationNetworking
 
 /// A llama.cpp `llama-server` that evalbench starts itself on a free loopback port, talks to
 /// as an OpenAI-compatible server, and stops when the run ends.
-public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable {
+package final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable {
     // @unchecked: the mutable state (`process`, `client`) is only touched under `lock`.
-    public let name: String
-    public let kind = LlamaServerKind.name
-    public let model: String?
-    public let concurrency: Int
+    package let name: String
+    package let kind = LlamaServerKind.name
+    package let model: String?
+    package let concurrency: Int
     let config: BackendConfig
     let options: LlamaServerKind
     let context: BackendContext
@@ -54,7 +54,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         return candidates.first { manager.isExecutableFile(atPath: $0) }
     }
 
-    public func prepare() async -> Availability {
+    package func prepare() async -> Availability {
         if let preparation = lock.withLock({ self.preparation }) { return preparation }
         let availability = await start()
         lock.withLock { preparation = availability }
@@ -189,14 +189,14 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
     /// The OpenAI-compatible client of the running server; nil before `prepare()` started it.
     var runningClient: OpenAIBackend? { lock.withLock { client } }
 
-    public var serverURL: URL? {
+    package var serverURL: URL? {
         lock.withLock { client?.baseURL.deletingLastPathComponent() }
     }
 
     /// Levels go out as the `openai` kind sends them. Above `none`, a level the config does not
     /// map itself runs only when the model's chat template takes `reasoning_effort` (llama-server
     /// would otherwise ignore it, and the "level" would measure nothing).
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+    package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         let mapping = OpenAIBackend(name: name, kind: kind, model: model, baseURL: URL(string: "http://127.0.0.1")!,
                                     apiKey: nil, concurrency: concurrency,
                                     sendReasoningNone: options.sendReasoningNone ?? false,
@@ -218,21 +218,21 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
         }
     }
 
-    public func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool {
+    package func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool {
         guard let client = runningClient else { return false }
         return await client.prewarm(instructions: instructions, options: options, timeoutSeconds: timeoutSeconds)
     }
 
-    public var structuredOutputSupport: String {
+    package var structuredOutputSupport: String {
         (options.structuredOutput ?? .native).description(native: "response_format json_schema: llama.cpp constrains decoding with a grammar")
     }
 
-    public func startConversation() async -> any Conversation {
+    package func startConversation() async -> any Conversation {
         if let client = lock.withLock({ self.client }) { return await client.startConversation() }
         return NotStarted(name: name)
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         guard let process = lock.withLock({ () -> Process? in
             defer { self.process = nil; self.client = nil }
             return self.process
@@ -253,7 +253,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
     }
 
     /// Kills the managed server at once: a synchronous stop for signal handlers and exit paths.
-    public func terminateImmediately() {
+    package func terminateImmediately() {
         guard let process = lock.withLock({ self.process }), process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
     }
@@ -267,7 +267,7 @@ public final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable 
 }
 
 extension LlamaServerBackend: EmbeddingBackend {
-    public func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
+    package func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
         guard let client = runningClient else {
             return .failure(BackendFailure(kind: .unavailable, message: "\(name): llama-server is not running"))
         }

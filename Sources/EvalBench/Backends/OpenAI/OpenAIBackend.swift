@@ -2,11 +2,11 @@ import Foundation
 
 /// Any OpenAI-compatible Chat Completions server (OpenAI, llama.cpp, vLLM, SGLang, Ollama),
 /// streamed with `stream: true` and `stream_options.include_usage`.
-public struct OpenAIBackend: Backend {
-    public let name: String
-    public let kind: String
-    public let model: String?
-    public let concurrency: Int
+package struct OpenAIBackend: Backend {
+    package let name: String
+    package let kind: String
+    package let model: String?
+    package let concurrency: Int
     let baseURL: URL
     let apiKey: String?
     let headers: [String: String]
@@ -23,7 +23,7 @@ public struct OpenAIBackend: Backend {
     let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
-    public init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
+    package init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, sendReasoningNone: Bool = false,
                 prefersConfiguredModelName: Bool = false, reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], maxTokensField: String = "max_tokens",
@@ -44,9 +44,9 @@ public struct OpenAIBackend: Backend {
         self.transport = transport
     }
 
-    public func prepare() async -> Availability { .available }
+    package func prepare() async -> Availability { .available }
 
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+    package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         let override = reasoningOverrides[level.rawValue]
         if let reason = override?.unsupported { return .unsupported(reason) }
         var parts: [String] = []
@@ -65,15 +65,15 @@ public struct OpenAIBackend: Backend {
         return level == .none && !sendReasoningNone ? nil : Self.effort(level)
     }
 
-    public var structuredOutputSupport: String {
+    package var structuredOutputSupport: String {
         structuredOutput.description(native: "response_format json_schema, strict")
     }
 
-    public func startConversation() async -> any Conversation {
+    package func startConversation() async -> any Conversation {
         OpenAIConversation(backend: self)
     }
 
-    public func shutdown() async {}
+    package func shutdown() async {}
 
     static func effort(_ level: ReasoningLevel) -> String {
         switch level {
@@ -131,7 +131,7 @@ public struct OpenAIBackend: Backend {
 }
 
 /// A backend that can warm its cache for a conversation before the first, timed request.
-public protocol Prewarming: Sendable {
+package protocol Prewarming: Sendable {
     /// Sends the conversation's shared prefix (its instructions) so the server caches it;
     /// true when the server answered.
     func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool
@@ -140,7 +140,7 @@ public protocol Prewarming: Sendable {
 extension OpenAIBackend: Prewarming {
     /// A request with the instructions and an empty user message, one token of output: the
     /// server evaluates (and llama.cpp caches) the prefix the first turn shares.
-    public func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool {
+    package func prewarm(instructions: String?, options: GenerationOptions, timeoutSeconds: Double) async -> Bool {
         var warmOptions = options
         warmOptions.maxOutputTokens = 1
         let request = ModelRequest(instructions: instructions, messages: [ChatMessage(role: .user, content: "")],

@@ -33,19 +33,19 @@ public struct RequestOrigin: Sendable, Equatable, Hashable {
 /// Its usage is copied from the recording; its timing too, but the result is flagged
 /// `replayed` and left out of latency statistics. A request the earlier run has no answer for
 /// (never ran, errored or was skipped there) fails as `unavailable`, naming the key.
-public struct ReplayBackend: Backend {
-    public let name: String
-    public let kind = ReplayKind.name
-    public let model: String?
-    public let concurrency: Int
+package struct ReplayBackend: Backend {
+    package let name: String
+    package let kind = ReplayKind.name
+    package let model: String?
+    package let concurrency: Int
     /// The earlier run's directory.
-    public let directory: URL
+    package let directory: URL
     /// The recorded requests by origin, read once when the backend is made.
     private let answers: [RequestOrigin: RequestResult]
     /// Why results.jsonl could not be read, when it could not.
     private let readFailure: String?
 
-    public init(name: String, model: String?, directory: URL, concurrency: Int) {
+    package init(name: String, model: String?, directory: URL, concurrency: Int) {
         self.name = name
         self.model = model
         self.directory = directory
@@ -67,21 +67,21 @@ public struct ReplayBackend: Backend {
         }
     }
 
-    public func prepare() async -> Availability {
+    package func prepare() async -> Availability {
         readFailure.map { .unavailable($0) } ?? .available
     }
 
-    public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
+    package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         .supported("as recorded")
     }
 
-    public var structuredOutputSupport: String { "as recorded" }
+    package var structuredOutputSupport: String { "as recorded" }
 
-    public func startConversation() async -> any Conversation {
+    package func startConversation() async -> any Conversation {
         Replaying(answers: answers, source: RunDirectory(directory).results.path)
     }
 
-    public func shutdown() async {}
+    package func shutdown() async {}
 
     private struct Replaying: Conversation {
         let answers: [RequestOrigin: RequestResult]

@@ -11,7 +11,7 @@ import Foundation
 /// document, and a `$schema` other than the two drafts.
 public struct JSONSchema: Sendable, Equatable, Codable {
     /// The drafts a schema may be written in; a schema's own `$schema` picks one.
-    public enum Draft: String, Sendable, CaseIterable {
+    package enum Draft: String, Sendable, CaseIterable {
         /// Draft-07: `definitions`, array `items` with `additionalItems`, `dependencies`, and a
         /// `$ref` that replaces its sibling keywords.
         case draft7 = "draft-07"
@@ -33,9 +33,9 @@ public struct JSONSchema: Sendable, Equatable, Codable {
     }
 
     /// The schema as written.
-    public let source: JSONValue
+    package let source: JSONValue
     /// The draft the schema was read as.
-    public let draft: Draft
+    package let draft: Draft
     let root: SchemaNode
     /// Every subschema by its location, so that a `$ref` finds its target.
     let subschemas: [JSONPointer: SchemaNode]
@@ -47,7 +47,7 @@ public struct JSONSchema: Sendable, Equatable, Codable {
     let dynamicAnchors: [String: JSONPointer]
 
     /// The keywords that constrain instances, in either draft.
-    public static let keywords = [
+    package static let keywords = [
         "type", "properties", "patternProperties", "additionalProperties", "propertyNames", "required",
         "dependentRequired", "dependentSchemas", "dependencies", "minProperties", "maxProperties",
         "unevaluatedProperties", "enum", "const", "items", "prefixItems", "additionalItems", "contains",
@@ -58,14 +58,14 @@ public struct JSONSchema: Sendable, Equatable, Codable {
     ]
 
     /// Keywords that only annotate, accepted and ignored.
-    public static let annotations = [
+    package static let annotations = [
         "$schema", "$comment", "title", "description", "default", "examples", "deprecated",
         "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema",
     ]
 
     /// Checks `source` and compiles it as `draft`, unless its own `$schema` names a draft;
     /// throws every problem found, each at its location in the schema.
-    public init(validating source: JSONValue, draft: Draft = .draft2020_12) throws(JSONSchemaError) {
+    package init(validating source: JSONValue, draft: Draft = .draft2020_12) throws(JSONSchemaError) {
         var compiler = SchemaCompiler(source: source, draft: draft)
         let root = compiler.compileDocument()
         guard compiler.problems.isEmpty else { throw JSONSchemaError(problems: compiler.problems) }
@@ -79,7 +79,7 @@ public struct JSONSchema: Sendable, Equatable, Codable {
     }
 
     /// Every way `instance` breaks the schema; empty when it is valid.
-    public func validate(_ instance: JSONValue) -> [SchemaViolation] {
+    package func validate(_ instance: JSONValue) -> [SchemaViolation] {
         var validator = SchemaValidator(schema: self)
         return validator.validate(instance, against: root, at: JSONPointer(tokens: [])).violations
     }
@@ -104,41 +104,41 @@ public struct JSONSchema: Sendable, Equatable, Codable {
 }
 
 /// Every problem found in a schema.
-public struct JSONSchemaError: Error, Sendable, Equatable {
-    public var problems: [SchemaProblem]
+package struct JSONSchemaError: Error, Sendable, Equatable {
+    package var problems: [SchemaProblem]
 }
 
 /// One thing wrong with a schema: where in the schema, what, and how to fix it.
-public struct SchemaProblem: Sendable, Equatable, CustomStringConvertible {
+package struct SchemaProblem: Sendable, Equatable, CustomStringConvertible {
     /// Where in the schema, as a JSON pointer: `/properties/age/minimum`.
-    public var pointer: JSONPointer
-    public var message: String
-    public var fix: String?
+    package var pointer: JSONPointer
+    package var message: String
+    package var fix: String?
     /// Whether the problem is the key at `pointer` itself (an unknown keyword) rather than its value.
-    public var isAboutKey: Bool
+    package var isAboutKey: Bool
 
-    public init(pointer: JSONPointer, message: String, fix: String? = nil, isAboutKey: Bool = false) {
+    package init(pointer: JSONPointer, message: String, fix: String? = nil, isAboutKey: Bool = false) {
         self.pointer = pointer
         self.message = message
         self.fix = fix
         self.isAboutKey = isAboutKey
     }
 
-    public var description: String { "\(pointer.readable): \(message)" }
+    package var description: String { "\(pointer.readable): \(message)" }
 }
 
 /// One way an instance breaks a schema: where in the instance, which rule, and why.
-public struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
+package struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
     /// Where in the instance, as a JSON pointer ("" is the whole instance).
-    public var pointer: JSONPointer
+    package var pointer: JSONPointer
     /// The keyword that failed: `required`, `minimum`, `type`.
-    public var rule: String
+    package var rule: String
     /// Where the keyword is in the schema.
-    public var schemaPointer: JSONPointer
+    package var schemaPointer: JSONPointer
     /// Expected versus found, in words.
-    public var message: String
+    package var message: String
 
-    public var description: String { "at \(pointer.readable): \(rule): \(message)" }
+    package var description: String { "at \(pointer.readable): \(rule): \(message)" }
 }
 
 /// The JSON types a schema's `type` names.

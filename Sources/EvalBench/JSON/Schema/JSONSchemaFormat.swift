@@ -1,7 +1,7 @@
 import Foundation
 
 /// The `format` values a schema may assert, each checked strictly rather than annotated.
-public enum JSONSchemaFormat: String, Sendable, CaseIterable {
+package enum JSONSchemaFormat: String, Sendable, CaseIterable {
     /// RFC 3339 full-date: `2026-02-28`.
     case date
     /// RFC 3339 date-time: `2026-02-28T13:05:00Z`, `2026-02-28T13:05:00.5+01:00`; a leap
@@ -42,7 +42,7 @@ public enum JSONSchemaFormat: String, Sendable, CaseIterable {
     case uuid
 
     /// Whether `text` is written in this format.
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         switch self {
         case .date: Self.isDate(Substring(text))
         case .dateTime: Self.isDateTime(text)

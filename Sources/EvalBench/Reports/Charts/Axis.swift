@@ -2,22 +2,22 @@ import Foundation
 
 /// A linear axis with "nice" ticks (1, 2 or 5 × 10ⁿ apart) that cover every value plotted on
 /// it, and the tick labels to print.
-public struct Axis: Sendable, Equatable {
+package struct Axis: Sendable, Equatable {
     /// The tick values, ascending; the first and last are the axis's ends.
-    public let ticks: [Double]
+    package let ticks: [Double]
     /// The distance between two ticks.
-    public let step: Double
+    package let step: Double
 
     /// The lowest tick.
-    public var lower: Double { ticks.first ?? 0 }
+    package var lower: Double { ticks.first ?? 0 }
     /// The highest tick.
-    public var upper: Double { ticks.last ?? 1 }
+    package var upper: Double { ticks.last ?? 1 }
 
     /// An axis covering `values` (non-finite ones ignored) with at most about `tickCount` ticks,
     /// at least `minimumStep` apart. `includingZero` starts a positive axis at 0. No values, or
     /// a range of zero width, still gives an axis of non-zero width; a range too wide for a
     /// Double to hold is clamped to ±4.4e307.
-    public init(covering values: [Double], includingZero: Bool = false, tickCount: Int = 6, minimumStep: Double = 0) {
+    package init(covering values: [Double], includingZero: Bool = false, tickCount: Int = 6, minimumStep: Double = 0) {
         let finite = values.filter(\.isFinite)
         var low = finite.min() ?? 0
         var high = finite.max() ?? (includingZero ? 1 : 0)
@@ -58,7 +58,7 @@ public struct Axis: Sendable, Equatable {
 
     /// A tick's label with as many decimals as the step needs (`0.25` → 2), and scientific
     /// notation (`1.5e-9`, `2e12`) for values too small or too large to print plainly.
-    public func label(_ tick: Double) -> String {
+    package func label(_ tick: Double) -> String {
         let places = step >= 1 ? 0 : Int((-log10(step)).rounded(.up))
         let magnitude = max(abs(lower), abs(upper))
         if places > 6 || magnitude >= 1e9 { return Self.scientific(tick) }

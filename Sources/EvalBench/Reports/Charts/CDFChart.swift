@@ -1,20 +1,20 @@
 /// One step of an empirical CDF: the share of the values at or below `value`.
-public struct CDFStep: Sendable, Equatable {
-    public var value: Double
+package struct CDFStep: Sendable, Equatable {
+    package var value: Double
     /// In 0…1.
-    public var fraction: Double
+    package var fraction: Double
 
-    public init(value: Double, fraction: Double) {
+    package init(value: Double, fraction: Double) {
         self.value = value
         self.fraction = fraction
     }
 }
 
 /// The empirical cumulative distribution of a sample.
-public enum EmpiricalCDF {
+package enum EmpiricalCDF {
     /// One step per distinct finite value, ascending: F(v) = (values ≤ v) / count. The last
     /// step is at 1; no values give no steps.
-    public static func steps(_ values: [Double]) -> [CDFStep] {
+    package static func steps(_ values: [Double]) -> [CDFStep] {
         let sorted = values.filter(\.isFinite).sorted()
         var steps: [CDFStep] = []
         let count = Double(sorted.count)
@@ -33,7 +33,7 @@ public enum EmpiricalCDF {
     /// range and of 0…1 past the last step kept: the first and last steps are always kept, and
     /// the drawn curve is never more than 1/`resolution` from the full one. A run of 100,000
     /// requests draws at most about 2 × `resolution` steps instead of 100,000.
-    public static func thinned(_ steps: [CDFStep], resolution: Int = 400) -> [CDFStep] {
+    package static func thinned(_ steps: [CDFStep], resolution: Int = 400) -> [CDFStep] {
         guard steps.count > 2 * resolution, let first = steps.first, let last = steps.last, resolution > 0 else { return steps }
         let valueStep = (last.value - first.value) / Double(resolution)
         let fractionStep = 1 / Double(resolution)

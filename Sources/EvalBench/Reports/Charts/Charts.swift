@@ -1,17 +1,17 @@
 /// One SVG chart of a run, written beside the report and inlined in report.html.
-public struct Chart: Sendable, Equatable {
+package struct Chart: Sendable, Equatable {
     /// The file it is written to, such as `chart-pass-rate-vs-latency.svg`.
-    public var fileName: String
+    package var fileName: String
     /// Its title.
-    public var title: String
+    package var title: String
     /// One line saying what it shows, for summary.md and report.html.
-    public var caption: String
+    package var caption: String
     /// False when it was drawn with a "no data" note instead of data.
-    public var hasData: Bool
+    package var hasData: Bool
     /// The standalone SVG document.
-    public var svg: String
+    package var svg: String
 
-    public init(fileName: String, title: String, caption: String, hasData: Bool, svg: String) {
+    package init(fileName: String, title: String, caption: String, hasData: Bool, svg: String) {
         self.fileName = fileName
         self.title = title
         self.caption = caption
@@ -21,12 +21,12 @@ public struct Chart: Sendable, Equatable {
 }
 
 /// A chart that was not drawn, and why.
-public struct OmittedChart: Sendable, Equatable {
-    public var fileName: String
-    public var title: String
-    public var reason: String
+package struct OmittedChart: Sendable, Equatable {
+    package var fileName: String
+    package var title: String
+    package var reason: String
 
-    public init(fileName: String, title: String, reason: String) {
+    package init(fileName: String, title: String, reason: String) {
         self.fileName = fileName
         self.title = title
         self.reason = reason
@@ -35,20 +35,20 @@ public struct OmittedChart: Sendable, Equatable {
 
 /// The charts of a run: pass rate against latency and against cost with their Pareto
 /// frontiers, the latency and TTFT distributions, and the cache hit by turn.
-public struct ChartSet: Sendable, Equatable {
-    public static let passRateVsLatency = "chart-pass-rate-vs-latency.svg"
-    public static let passRateVsCost = "chart-pass-rate-vs-cost.svg"
-    public static let latencyCDF = "chart-latency-cdf.svg"
-    public static let ttftCDF = "chart-ttft-cdf.svg"
-    public static let cacheByTurn = "chart-cache-by-turn.svg"
+package struct ChartSet: Sendable, Equatable {
+    package static let passRateVsLatency = "chart-pass-rate-vs-latency.svg"
+    package static let passRateVsCost = "chart-pass-rate-vs-cost.svg"
+    package static let latencyCDF = "chart-latency-cdf.svg"
+    package static let ttftCDF = "chart-ttft-cdf.svg"
+    package static let cacheByTurn = "chart-cache-by-turn.svg"
 
     /// The charts drawn, in the order reports show them.
-    public var charts: [Chart]
+    package var charts: [Chart]
     /// The charts not drawn (only the cache chart, when no case has several turns).
-    public var omitted: [OmittedChart]
+    package var omitted: [OmittedChart]
 
     /// Draws the charts of `aggregate`, whose groups come from `results`.
-    public init(_ aggregate: RunAggregate, results: [RequestResult]) {
+    package init(_ aggregate: RunAggregate, results: [RequestResult]) {
         let groups = aggregate.groups
         var charts = [Self.latencyScatter(groups), Self.costScatter(groups)]
         let latency = CDFChart.render(.latency, groups: groups, results: results)

@@ -1,12 +1,12 @@
 /// A candidate for the Pareto frontier: something with a quality to maximise and a cost to
 /// minimise (pass rate against latency or price). A nil or non-finite coordinate means the
 /// figure is unknown, and the point takes no part.
-public struct ParetoPoint<ID: Hashable & Sendable>: Sendable {
-    public var id: ID
-    public var quality: Double?
-    public var cost: Double?
+package struct ParetoPoint<ID: Hashable & Sendable>: Sendable {
+    package var id: ID
+    package var quality: Double?
+    package var cost: Double?
 
-    public init(id: ID, quality: Double?, cost: Double?) {
+    package init(id: ID, quality: Double?, cost: Double?) {
         self.id = id
         self.quality = quality
         self.cost = cost
@@ -17,11 +17,11 @@ extension ParetoPoint: Equatable where ID: Equatable {}
 
 /// The non-dominated points of a set: those for which no other point is at least as good in
 /// both quality and cost and strictly better in one.
-public enum ParetoFrontier {
+package enum ParetoFrontier {
     /// The frontier of `points`, by ascending cost (so by ascending quality). Points with the
     /// same quality and cost as a frontier point are on it too, in their input order; a point
     /// with the same quality at a higher cost, or the same cost at a lower quality, is not.
-    public static func frontier<ID>(_ points: [ParetoPoint<ID>]) -> [ParetoPoint<ID>] {
+    package static func frontier<ID>(_ points: [ParetoPoint<ID>]) -> [ParetoPoint<ID>] {
         let known = points.enumerated().compactMap { index, point -> (index: Int, quality: Double, cost: Double)? in
             guard let quality = point.quality, let cost = point.cost, quality.isFinite, cost.isFinite else { return nil }
             return (index, quality, cost)

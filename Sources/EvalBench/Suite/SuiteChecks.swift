@@ -1,0 +1,59 @@
+import Foundation
+
+/// The checks a suite built in Swift gets in place of the loader's: what the type system
+/// cannot say (a name, at least one case, distinct non-empty ids, turns with prompts, limits in
+/// range, regular expressions that compile and cannot take exponential time). A suite file gets
+/// these and more from `SuiteLoader`, with line and column.
+enum SuiteChecks {
+    static func check(_ suite: Suite) throws(LoadError) {
+        let file = suite.file.isEmpty ? "suite '\(suite.name)' (built in Swift)" : suite.file
+        var diagnostics: [Diagnostic] = []
+        func problem(_ path: String, _ message: String, _ fix: String) {
+            diagnostics.append(Diagnostic(file: file, path: path, message: message, fix: fix))
+        }
+        if suite.name.trimmingCharacters(in: .whitespaces).isEmpty {
+            problem("$.suite", "the suite has no name", "pass a short name such as \"support\" to Suite(name:)")
+        }
+        if suite.cases.isEmpty { problem("$.cases", "the suite has no cases", "add at least one EvalCase") }
+        if let count = suite.repeatCount, count < 1 {
+            problem("$.repeat", "repeat \(count) must be at least 1", "use 1 (one run per case) or more")
+        }
+        if let target = suite.target, !(0...1).contains(target) {
+            problem("$.target", "target \(target) is not a pass rate between 0 and 1", "use e.g. 0.9 for 90%")
+        }
+        var seen: Set<String> = []
+        for (index, evalCase) in suite.cases.enumerated() {
+            let path = "$.cases[\(index)]"
+            if evalCase.id.isEmpty {
+                problem("\(path).id", "case \(index) has an empty id", "give every case a distinct id")
+            } else if !seen.insert(evalCase.id).inserted {
+                problem("\(path).id", "the case id '\(evalCase.id)' is used twice", "give every case a distinct id")
+            }
+            if evalCase.turns.isEmpty {
+                problem("\(path).turns", "case '\(evalCase.id)' has no turns", "add a Turn(prompt:expect:)")
+            }
+            for (turnIndex, turn) in evalCase.turns.enumerated() {
+                for (assertionIndex, assertion) in turn.expect.enumerated() {
+                    if let message = patternProblem(assertion.check) {
+                        problem("\(path).turns[\(turnIndex)].expect[\(assertionIndex)]", message,
+                                "check its ICU syntax; repeat something that cannot match the same text two ways: (a+)+ is a+")
+                    }
+                }
+            }
+        }
+        guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
+    }
+
+    /// Why a `regex` or `notRegex` pattern cannot be used, or nil.
+    private static func patternProblem(_ check: Assertion.Check) -> String? {
+        switch check {
+        case let .regex(pattern, ignoreCase), let .notRegex(pattern, ignoreCase):
+            guard (try? NSRegularExpression(pattern: pattern, options: ignoreCase ? [.caseInsensitive] : [])) != nil else {
+                return "the pattern '\(pattern.prefix(200))' is not a valid regular expression"
+            }
+            return BoundedRegex.catastrophicShape(in: pattern).map { "the pattern '\(pattern.prefix(200))' can take exponential time: \($0)" }
+        default:
+            return nil
+        }
+    }
+}
