@@ -85,7 +85,7 @@ func markdownDefinitions() throws {
     let definitions = try #require(text.components(separatedBy: "## Definitions").last)
     #expect(definitions.contains("the ratio of sums rather than the mean of per-request ratios"))
     #expect(definitions.contains("passed / (cases − skipped)"))
-    #expect(definitions.contains("95% Wilson score interval"))
+    #expect(definitions.contains("clustered by case: the Wilson score interval with the number of distinct cases as n"))
     #expect(definitions.contains("nearest-rank"))
     #expect(definitions.contains("**n/a**: not reported by the backend"))
 }

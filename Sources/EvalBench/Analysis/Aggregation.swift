@@ -131,8 +131,11 @@ private struct GroupAccumulator {
         var summary = summary
         let ran = summary.cases - summary.skipped
         if ran > 0 {
-            summary.passRate = Double(summary.passed) / Double(ran)
-            let interval = wilsonInterval(successes: summary.passed, trials: ran)
+            let passRate = Double(summary.passed) / Double(ran)
+            summary.passRate = passRate
+            // The case is the unit: repeats are samples within a case, so n is the number of
+            // distinct cases that ran (with one repeat each, this is the Wilson interval over case runs).
+            let interval = caseClusteredInterval(passRate: passRate, cases: max(summary.distinctCases, 1))
             summary.passRateLow = interval?.low
             summary.passRateHigh = interval?.high
         }

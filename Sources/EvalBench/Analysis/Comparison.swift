@@ -94,6 +94,26 @@ package struct GroupComparison: Sendable, Equatable {
     package var failToPass = 0
     /// Case runs only in one run or skipped in either.
     package var uncomparedCaseRuns = 0
+    /// The paired case runs gathered per case (`suite/case`), in the baseline's order: the
+    /// units of the pass-rate test, as repeats of one case are not independent.
+    package var pairedCases: [PairedCase] = []
+    var pairedCaseIndex: [String: Int] = [:]
+
+    /// Adds one paired case run of case `caseKey` to its case.
+    mutating func pair(case caseKey: String, passedBefore: Bool, passedNow: Bool) {
+        let index: Int
+        if let existing = pairedCaseIndex[caseKey] {
+            index = existing
+        } else {
+            index = pairedCases.count
+            pairedCaseIndex[caseKey] = index
+            pairedCases.append(PairedCase(baselinePassed: 0, baselineRan: 0, currentPassed: 0, currentRan: 0))
+        }
+        pairedCases[index].baselineRan += 1
+        pairedCases[index].currentRan += 1
+        if passedBefore { pairedCases[index].baselinePassed += 1 }
+        if passedNow { pairedCases[index].currentPassed += 1 }
+    }
 
     /// Current − baseline pass rate over each run's whole group; nil when either has none.
     package var passRateChange: Double? {
@@ -107,10 +127,16 @@ package struct GroupComparison: Sendable, Equatable {
         pairedCaseRuns > 0 ? Double(failToPass - passToFail) / Double(pairedCaseRuns) : nil
     }
 
-    /// The exact McNemar p-value of the paired flips; nil without pairs.
-    package var mcNemarP: Double? {
-        pairedCaseRuns > 0 ? mcNemarExactPValue(b: passToFail, c: failToPass) : nil
+    /// The paired test of the pass-rate change over cases (each case's change in pass fraction
+    /// k/N; exact McNemar when every changed case changed wholly, as with one repeat); nil
+    /// without pairs.
+    package var passRateTest: PairedCaseTest? {
+        pairedCaseRuns > 0 ? PairedCaseTest(pairedCases) : nil
     }
+
+    /// The p-value of `passRateTest`: with one repeat per case, the exact McNemar p-value of
+    /// the paired flips. Nil without pairs.
+    package var passRateP: Double? { passRateTest?.pValue }
 
     /// Two-sided Mann-Whitney U p-values over the requests timed in each run; nil when either
     /// run has none.
@@ -199,6 +225,7 @@ package struct Comparison: Sendable {
             groups[slot].pairedCaseRuns += 1
             let passedBefore = old.status == .pass
             let passedNow = new.status == .pass
+            groups[slot].pair(case: old.suite + "\u{1F}" + old.caseID, passedBefore: passedBefore, passedNow: passedNow)
             if passedBefore { groups[slot].pairedPassedBaseline += 1 }
             if passedNow { groups[slot].pairedPassedCurrent += 1 }
             guard passedBefore != passedNow else { continue }
@@ -242,11 +269,12 @@ package struct Comparison: Sendable {
     /// What the gate found in one group.
     static func findings(for group: GroupComparison, thresholds: ComparisonThresholds) -> [ComparisonFinding] {
         var found: [ComparisonFinding] = []
-        if let change = group.pairedPassRateChange, let p = group.mcNemarP {
+        if let change = group.pairedPassRateChange, let pairedTest = group.passRateTest {
+            let p = pairedTest.pValue
             let significant = p < thresholds.alpha
             let counts = "(\(group.pairedPassedBaseline)/\(group.pairedCaseRuns) → \(group.pairedPassedCurrent)/\(group.pairedCaseRuns) paired; "
                 + "\(group.passToFail) pass → fail, \(group.failToPass) fail → pass)"
-            let test = "McNemar \(ComparisonText.pIs(p))"
+            let test = ComparisonText.testName(pairedTest) + " " + ComparisonText.pIs(p)
             if -change > thresholds.maxPassRateDrop {
                 found.append(ComparisonFinding(group: group.group, kind: .passRateDrop, significant: significant,
                                                text: "pass rate \(ComparisonText.points(change)) \(counts), "
@@ -332,6 +360,12 @@ extension Comparison {
 
 /// How comparison figures read in text: signed points, ratios, p-values.
 enum ComparisonText {
+    /// `McNemar` when the test is exact McNemar (every changed case changed wholly, as with
+    /// one repeat), else `sign-flip over cases`.
+    static func testName(_ test: PairedCaseTest) -> String {
+        test.method == .exactMcNemar ? "McNemar" : "sign-flip over \(test.cases) cases"
+    }
+
     /// `−6.3 pts`, `+12.5 pts`, `±0.0 pts` for a change of fractions.
     static func points(_ change: Double) -> String {
         let text = DecimalText.fixed(abs(change) * 100, places: 1) ?? "n/a"

@@ -17,9 +17,11 @@ public struct GroupSummary: Sendable, Equatable {
     public var skipped = 0
     /// passed / (cases − skipped): errors count against it; nil when nothing ran.
     public var passRate: Double?
-    /// The lower bound of the 95% Wilson score interval of `passRate`.
+    /// The lower bound of the 95% case-clustered interval of `passRate`: the Wilson score
+    /// interval with the number of distinct cases as n, so repeats do not narrow it (with one
+    /// repeat per case, the Wilson interval over case runs).
     public var passRateLow: Double?
-    /// The upper bound of the 95% Wilson score interval of `passRate`.
+    /// The upper bound of the same interval.
     public var passRateHigh: Double?
     /// Nearest-rank median latency over the successful (pass or fail) requests.
     public var latencyP50Ms: Double?

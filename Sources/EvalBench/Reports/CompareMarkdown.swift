@@ -39,7 +39,7 @@ package enum CompareMarkdown {
             (in one run only, or skipped).
 
             A regression is a pass-rate drop over \(ComparisonText.points(thresholds.maxPassRateDrop).dropFirst()) \
-            with McNemar p < \(alpha)\(latencyGate).
+            with p < \(alpha) in the paired test over cases\(latencyGate).
 
             """
     }
@@ -50,8 +50,10 @@ package enum CompareMarkdown {
         var table = MarkdownTable([("Figure", .left), ("Baseline", .right), ("Current", .right), ("Change", .right),
                                    ("Test", .left)])
         table.appendRow(["Model", before?.model ?? "n/a", after?.model ?? "n/a", "", ""])
-        let mcNemar = group.mcNemarP.map {
-            "McNemar \(ComparisonText.pIs($0)): \(group.passToFail) pass → fail, \(group.failToPass) fail → pass of \(group.pairedCaseRuns) pairs"
+        let mcNemar = group.passRateTest.map { test in
+            "\(ComparisonText.testName(test)) \(ComparisonText.pIs(test.pValue)): \(group.passToFail) pass → fail, "
+                + "\(group.failToPass) fail → pass of \(group.pairedCaseRuns) pairs"
+                + (test.cases < group.pairedCaseRuns ? " (\(test.cases) cases, \(test.changedCases) changed)" : "")
         } ?? "n/a (no case run in both runs)"
         table.appendRow(["Pass rate [95% CI]", passRate(before), passRate(after),
                          group.passRateChange.map(ComparisonText.points) ?? "n/a", mcNemar])
@@ -130,10 +132,14 @@ package enum CompareMarkdown {
         - Case runs are joined by key `suite/case/variant/backend/reasoning/repeat`. A case run passes when every \
         turn passes; an error counts as not passing. Pairs where either side was skipped, and keys in one run \
         only, are listed apart and not tested.
-        - Pass rate = passed / (case runs − skipped) in each run, with its 95% Wilson score interval. The \
-        change is current − baseline in percentage points.
-        - McNemar's exact test is on the paired case runs: b pass → fail, c fail → pass; \
-        p = min(1, 2 · P(X ≤ min(b, c))) with X ~ Binomial(b + c, ½), and 1 with no flips.
+        - Pass rate = passed / (case runs − skipped) in each run, with its 95% interval clustered by case: \
+        the Wilson score interval with the number of distinct cases as n, as repeats of one case are not \
+        independent. The change is current − baseline in percentage points.
+        - The pass-rate test treats the case as the unit: each case's change in pass fraction k/N between the \
+        runs, tested with the exact sign-flip (paired permutation) test; asking the same question again does \
+        not add evidence. When every changed case changed wholly (always so with one repeat) this is McNemar's \
+        exact test: b pass → fail, c fail → pass, p = min(1, 2 · P(X ≤ min(b, c))) with X ~ Binomial(b + c, ½), \
+        and 1 with no flips. Suites too large to enumerate use the test's normal approximation.
         - Latency and TTFT: nearest-rank p50 and p95 over the successful requests timed in each run \
         (answers replayed from another run, from the response cache or from a fallback are left out); \
         the change is the ratio current / baseline. The two-sided Mann-Whitney U test compares the two runs' \
@@ -141,7 +147,7 @@ package enum CompareMarkdown {
         - Tokens are sums over the requests that reported them; the cache-hit ratio is Σ cached / Σ input \
         (token-weighted); cost is shown when both runs priced their requests.
         - Exit code 1 only for a change past its threshold that is also significant at alpha: a drop in the \
-        paired pass rate over --max-pass-rate-drop with McNemar p < alpha, or a latency p50 ratio − 1 over \
+        paired pass rate over --max-pass-rate-drop with the paired test's p < alpha, or a latency p50 ratio − 1 over \
         --max-latency-increase with Mann-Whitney p < alpha and a larger current median. A change past its \
         threshold that is not significant is reported as such and exits 0.
 

@@ -27,7 +27,10 @@ package enum MetricDefinitions {
         threshold; without one, when every assertion passes.
         - **Named metrics**: each named assertion's passed / graded turns; errored and skipped \
         requests grade nothing.
-        - **[low–high]**: the 95% Wilson score interval of the pass rate.
+        - **[low–high]**: the 95% interval of the pass rate, clustered by case: the Wilson score \
+        interval with the number of distinct cases as n. The case is the unit of independence, so \
+        repeats of a case are samples within it and do not narrow the interval; with one repeat \
+        per case it is the Wilson interval over case runs.
         - **p50, p90, p95, p99**: nearest-rank percentiles (the value at rank ⌈p/100 · n⌉) over successful \
         requests, those that passed or failed; errored and skipped requests are left out, and so are \
         replayed ones, whose timing an earlier run measured.

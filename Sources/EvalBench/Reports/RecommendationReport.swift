@@ -115,7 +115,7 @@ package enum RecommendationMarkdown {
             let reaching = recommendation.candidates.filter(\.meetsTarget)
             if reaching.isEmpty {
                 text += "no backend × level reaches the \(target) target at 95% confidence; the closest is \(summary.group.label) "
-                text += "at \(ReportFormat.passRate(summary)). Add cases or repeats to narrow the interval, or lower the target."
+                text += "at \(ReportFormat.passRate(summary)). Add cases to narrow the interval (repeats do not: they are samples within a case), or lower the target."
             } else {
                 text += reaching.map { $0.summary.group.label }.joined(separator: ", ")
                 text += " reach\(reaching.count == 1 ? "es" : "") the \(target) target but miss the latency targets."

@@ -58,7 +58,17 @@ package enum SummaryMarkdown {
     }
 
     private static func headline(_ aggregate: RunAggregate) -> String {
-        "## Results\n\n" + headlineTable(aggregate)
+        "## Results\n\n" + headlineTable(aggregate) + intervalMethod(aggregate)
+    }
+
+    /// Says how the intervals were obtained when some case ran more than once: over how many
+    /// independent cases, as repeats are samples within a case.
+    private static func intervalMethod(_ aggregate: RunAggregate) -> String {
+        let repeated = aggregate.groups.filter { $0.distinctCases > 0 && $0.cases - $0.skipped > $0.distinctCases }
+        guard !repeated.isEmpty else { return "" }
+        let counts = repeated.map { "\($0.group.label): \($0.cases - $0.skipped) case runs of \($0.distinctCases) cases" }
+        return "\nPass-rate intervals are clustered by case (the Wilson interval with the number of distinct cases as n), "
+            + "as repeats of a case are not independent: " + counts.joined(separator: "; ") + ".\n"
     }
 
     /// The headline table: one row per backend × reasoning × variant.
