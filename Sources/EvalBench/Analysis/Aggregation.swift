@@ -8,32 +8,35 @@ package struct RunAggregate: Sendable {
     /// Each case's repeats per backend × reasoning × variant, in first-seen order.
     package private(set) var repeats: [CaseRepeats] = []
 
-    /// Aggregates `results`, which may come in any order (turns and case runs interleaved).
+    /// Aggregates `results`, which may come in any order (turns and case runs interleaved):
+    /// case runs and groups come out in plan order (`RequestResult.planIndex`), then in the
+    /// order given for results without one. Every turn counts in its case run's group, so a
+    /// turn that switches backend or level adds no group of its own.
     package init<Results: Sequence<RequestResult>>(_ results: Results) {
         var groupIndexByKey: [SummaryGroupKey: Int] = [:]
         var caseRunIndexByKey: [String: Int] = [:]
         var groupIndexOfCaseRun: [Int] = []
         var accumulators: [GroupAccumulator] = []
 
-        for result in results {
-            let groupKey = SummaryGroupKey(result)
+        for result in Self.planOrder(results) {
             let groupIndex: Int
-            if let index = groupIndexByKey[groupKey] {
-                groupIndex = index
-            } else {
-                groupIndex = accumulators.count
-                groupIndexByKey[groupKey] = groupIndex
-                accumulators.append(GroupAccumulator(group: groupKey))
-            }
-            accumulators[groupIndex].add(result)
-
             if let index = caseRunIndexByKey[result.caseRunKey] {
                 caseRuns[index].add(result)
+                groupIndex = groupIndexOfCaseRun[index]
             } else {
+                let groupKey = SummaryGroupKey(result)
+                if let index = groupIndexByKey[groupKey] {
+                    groupIndex = index
+                } else {
+                    groupIndex = accumulators.count
+                    groupIndexByKey[groupKey] = groupIndex
+                    accumulators.append(GroupAccumulator(group: groupKey))
+                }
                 caseRunIndexByKey[result.caseRunKey] = caseRuns.count
                 caseRuns.append(CaseRun(first: result))
                 groupIndexOfCaseRun.append(groupIndex)
             }
+            accumulators[groupIndex].add(result)
         }
         for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
             accumulators[groupIndex].count(caseRun.status)
@@ -58,6 +61,17 @@ package struct RunAggregate: Sendable {
             accumulators[index].summary.casesPassingEveryRepeat = ran.filter(\.passedEveryRepeat).count
         }
         groups = accumulators.map { $0.finished() }
+    }
+
+    /// `results` by plan index, then turn; results without a plan index after, as given.
+    static func planOrder<Results: Sequence<RequestResult>>(_ results: Results) -> [RequestResult] {
+        results.enumerated()
+            .sorted { lhs, rhs in
+                let left = (lhs.element.planIndex ?? .max, lhs.element.planIndex == nil ? lhs.offset : lhs.element.turn)
+                let right = (rhs.element.planIndex ?? .max, rhs.element.planIndex == nil ? rhs.offset : rhs.element.turn)
+                return left != right ? left < right : lhs.offset < rhs.offset
+            }
+            .map(\.element)
     }
 }
 

@@ -15,7 +15,7 @@ package enum ReportWriter {
         let run = RunDirectory(directory)
         let aggregate = RunAggregate(input.results)
         let recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
-        try write(ResultsCSV.render(input.results), to: run.file(RunDirectory.FileName.resultsCSV))
+        try write(ResultsCSV.render(aggregate.caseRuns.flatMap(\.requests)), to: run.file(RunDirectory.FileName.resultsCSV))
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
         try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))
         try write(RecommendationCSV.render(recommendations), to: run.file(RunDirectory.FileName.recommendationCSV))

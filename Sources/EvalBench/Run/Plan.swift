@@ -13,6 +13,10 @@ package struct PlannedCaseRun: Sendable, Equatable {
     package var repeatIndex: Int
     /// The suite's latency targets, recorded with each result for goodput.
     package var slo: ServiceLevel? = nil
+    /// Its position in the plan, recorded with each result so that reports list case runs
+    /// in plan order (suite order, case order, variant order as declared, backend order,
+    /// none < light < moderate < deep, repeat), not in the order they finished.
+    package var index = 0
 }
 
 /// What to run, before anything is sent: the expanded matrix.
@@ -60,7 +64,8 @@ package enum Planner {
         var runs: [PlannedCaseRun] = []
         for suite in suites {
             let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
-            let levels = selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning
+            let named = selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning
+            let levels = ReasoningLevel.allCases.filter(named.contains)
             for evalCase in suite.cases where selects(evalCase, in: suite, selection) {
                 let variants = suite.variants.isEmpty ? [PromptVariant(name: defaultVariant)] : suite.variants
                 for variant in variants where selection.variants.isEmpty || selection.variants.contains(variant.name) {
@@ -72,7 +77,8 @@ package enum Planner {
                                     .joined(separator: "/")
                                 runs.append(PlannedCaseRun(key: key, suite: suite.name, evalCase: variantCase,
                                                            variant: variant.name, backend: backend,
-                                                           reasoning: level, repeatIndex: index, slo: suite.slo))
+                                                           reasoning: level, repeatIndex: index, slo: suite.slo,
+                                                           index: runs.count))
                             }
                         }
                     }

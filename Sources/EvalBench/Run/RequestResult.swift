@@ -62,6 +62,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// For a replayed result: the results.jsonl its answer, usage and timing were copied from,
     /// and the key it was recorded under.
     public var replayedFrom: String?
+    /// The position of its case run in the run's plan: reports list case runs in this order
+    /// whatever order they finished in. Nil in results recorded before evalbench kept it.
+    public var planIndex: Int?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -121,6 +124,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case caseScore = "case_score"
         case slo, replayed
         case replayedFrom = "replayed_from"
+        case planIndex = "plan_index"
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.

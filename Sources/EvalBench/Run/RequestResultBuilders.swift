@@ -11,6 +11,7 @@ extension RequestResult {
                   reasoning: caseRun.reasoning, repeatIndex: caseRun.repeatIndex, tags: evalCase.tags,
                   status: .skipped, instructions: evalCase.instructions, prompt: evalCase.turns[index].prompt)
         slo = caseRun.slo
+        planIndex = caseRun.index
     }
 
     /// Turn `index` of `caseRun`, not sent for `reason`.
