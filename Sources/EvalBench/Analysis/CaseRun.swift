@@ -3,7 +3,9 @@
 public struct CaseRun: Sendable, Equatable {
     /// `suite/case/variant/backend/reasoning/repeat`, shared by all its turns.
     public var key: String
+    /// The suite's name.
     public var suite: String
+    /// The case's `id` within its suite.
     public var caseID: String
     /// The backend × reasoning × variant it ran on.
     public var group: SummaryGroupKey

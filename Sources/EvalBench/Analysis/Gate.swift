@@ -13,6 +13,8 @@ public struct Gate: Sendable, Equatable {
     /// failed in the baseline does not fail the build.
     public var everyCaseMustPassByDefault: Bool
 
+    /// A gate; by default no pass-rate or error-rate limit of its own (suites' `gates` apply), and
+    /// every case must pass where no pass-rate gate is set.
     public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil, everyCaseMustPassByDefault: Bool = true) {
         self.minPassRate = minPassRate
         self.maxErrorRate = maxErrorRate

@@ -31,22 +31,28 @@ public struct GroupSummary: Sendable, Equatable {
     public var ttftP50Ms: Double?
     /// Nearest-rank 95th-percentile TTFT over the successful requests.
     public var ttftP95Ms: Double?
-    /// The latencies and TTFTs the percentiles are taken over, ascending: the successful
+    /// The latencies (ms) the latency percentiles are taken over, ascending: the successful
     /// requests timed in this run (replayed, response-cache and fallback answers left out).
     /// Comparisons and bootstrap intervals need the samples themselves.
     public var timedLatenciesMs: [Double] = []
+    /// The TTFTs (ms) the TTFT percentiles are taken over, ascending, from the same timed requests.
     public var timedTTFTsMs: [Double] = []
-    /// Nearest-rank 90th and 99th percentiles of latency and TTFT over the successful requests.
+    /// Nearest-rank 90th-percentile latency (ms) over the successful requests.
     public var latencyP90Ms: Double?
+    /// Nearest-rank 99th-percentile latency (ms) over the successful requests.
     public var latencyP99Ms: Double?
+    /// Nearest-rank 90th-percentile TTFT (ms) over the successful requests.
     public var ttftP90Ms: Double?
+    /// Nearest-rank 99th-percentile TTFT (ms) over the successful requests.
     public var ttftP99Ms: Double?
     /// Requests that ran under a suite `slo` with timing measured in this run (not skipped,
-    /// not replayed), and those of them that succeeded and met every declared target.
+    /// replayed or a fallback's): goodput's denominator.
     public var sloRequests = 0
+    /// Of `sloRequests`, those that did not error and met every declared target: goodput's numerator.
     public var goodRequests = 0
-    /// Case × repeat groups: distinct cases that ran, and those whose every repeat passed (pass^N).
+    /// Distinct cases of which at least one repeat ran (not skipped).
     public var distinctCases = 0
+    /// Of `distinctCases`, those whose every repeat that ran passed (pass^N).
     public var casesPassingEveryRepeat = 0
     /// Requests replayed from an earlier run, left out of the latency and TTFT figures.
     public var replayedRequests = 0
@@ -54,13 +60,14 @@ public struct GroupSummary: Sendable, Equatable {
     public var ttfaP50Ms: Double?
     /// Nearest-rank 95th-percentile time to the first answer token over the successful requests.
     public var ttfaP95Ms: Double?
-    /// Requests that reported reasoning tokens, and those that reported output tokens: the
-    /// denominators of the per-request token means.
+    /// Requests that reported reasoning tokens: the denominator of `reasoningTokensPerRequest`.
     public var requestsReportingReasoning = 0
+    /// Requests that reported output tokens: the denominator of `outputTokensPerRequest`.
     public var requestsReportingOutput = 0
     /// Token sums and the token-weighted cache-hit ratio over all its requests.
     public var usage = UsageTotals()
-    /// Σ cost; nil when no request had one.
+    /// Σ cost in US dollars over the requests whose cost is known; nil when none is. A request
+    /// of unknown cost adds nothing, so when some are unknown this is a lower bound.
     public var costUSD: Double?
     /// Errored requests per kind.
     public var errorCounts: [ErrorKind: Int] = [:]

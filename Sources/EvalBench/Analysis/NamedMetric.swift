@@ -3,10 +3,12 @@
 public struct NamedMetric: Sendable, Equatable {
     /// The assertion's `name`.
     public var name: String
+    /// Verdicts that passed.
     public var passed = 0
     /// Verdicts counted: one per graded turn that has the assertion.
     public var total = 0
 
+    /// A metric named `name` with `passed` of `total` verdicts counted so far.
     public init(name: String, passed: Int = 0, total: Int = 0) {
         self.name = name
         self.passed = passed

@@ -1,7 +1,10 @@
 /// What a summary row compares: one backend at one reasoning level with one prompt variant.
 public struct SummaryGroupKey: Sendable, Hashable {
+    /// The backend's configured name.
     public var backend: String
+    /// The reasoning level the requests were sent at.
     public var reasoning: ReasoningLevel
+    /// The prompt variant's name; `default` when the suite declares none.
     public var variant: String
 
     /// The group of `backend` at `reasoning` with prompt variant `variant`.

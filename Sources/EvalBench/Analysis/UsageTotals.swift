@@ -15,6 +15,7 @@ public struct UsageTotals: Sendable, Equatable {
     private var cachedTokensReportedWithInput = 0
     private var inputTokensReportedWithCached = 0
 
+    /// Empty totals: every sum nil until a request reports that figure.
     public init() {}
 
     /// Adds one request's usage.

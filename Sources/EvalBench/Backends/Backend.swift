@@ -4,7 +4,10 @@ import Foundation
 ///
 /// A backend kind (`BackendKind`) makes its backends; an app may also pass backends of its own.
 public protocol Backend: Sendable {
+    /// The backend's name, unique in a run: the config's `name`, or the caller's own for a
+    /// backend passed in. Results, reports and `--backend` name it so.
     var name: String { get }
+    /// The kind's name for run.json and reports (`openai`, `apple-pcc`, …).
     var kind: String { get }
     /// The model name for reports, when known before the first request.
     var model: String? { get }
@@ -38,14 +41,21 @@ public protocol Backend: Sendable {
 /// `output` schema not sent natively, and nothing to prepare or stop. A backend of one's own
 /// needs only `name` and `startConversation()`.
 extension Backend {
+    /// Default: `custom`.
     public var kind: String { "custom" }
+    /// Default: nil; the model a response reports is recorded instead.
     public var model: String? { nil }
+    /// Default: 1, one request at a time.
     public var concurrency: Int { 1 }
+    /// Default: always `available`, with nothing to prepare.
     public func prepare() async -> Availability { .available }
+    /// Default: level `none` is supported, every other level unsupported (its results skipped).
     public func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         level == .none ? .supported("no reasoning requested") : .unsupported("backend '\(name)' does not say how it reasons")
     }
+    /// Default: the schema is not sent natively, as far as evalbench knows.
     public var structuredOutputSupport: String { "not sent natively (the backend does not say)" }
+    /// Default: nothing to release.
     public func shutdown() async {}
     /// Nothing to stop.
     public func terminateImmediately() {}
@@ -84,9 +94,12 @@ public enum ChatRole: String, Sendable, Codable {
 
 /// One message of a chat history.
 public struct ChatMessage: Sendable, Codable, Equatable {
+    /// Who wrote the message.
     public var role: ChatRole
+    /// The message text.
     public var content: String
 
+    /// A message from `role` with `content`.
     public init(role: ChatRole, content: String) {
         self.role = role
         self.content = content
@@ -95,10 +108,13 @@ public struct ChatMessage: Sendable, Codable, Equatable {
 
 /// Everything one request to a backend carries.
 public struct ModelRequest: Sendable, Equatable {
+    /// The instructions (system prompt); nil when there are none.
     public var instructions: String?
     /// The history so far and, last, the new user prompt.
     public var messages: [ChatMessage]
+    /// Sampling and length options; a nil field leaves the backend's default.
     public var options: GenerationOptions
+    /// The reasoning level to send; the backend maps it to its own fields (`reasoningSupport`).
     public var reasoning: ReasoningLevel
     /// From handing the request to the transport to the end of the stream.
     public var timeoutSeconds: Double
@@ -108,6 +124,7 @@ public struct ModelRequest: Sendable, Equatable {
     /// backend answers by it, others ignore it.
     public var origin: RequestOrigin?
 
+    /// A request; by default at level `none`, with a 120 s timeout, no output schema and no origin.
     public init(instructions: String?, messages: [ChatMessage], options: GenerationOptions,
                 reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120, output: StructuredOutput? = nil,
                 origin: RequestOrigin? = nil) {
@@ -127,7 +144,10 @@ public struct ModelResponse: Sendable, Equatable {
     public var text: String
     /// Reasoning text the backend streamed, if any.
     public var reasoningText: String?
+    /// When the request started, and its first-token, first-answer-token and end offsets in ms.
     public var timing: RequestTiming
+    /// Tokens as the backend reported, counted or estimated them (see `source`); a figure not
+    /// reported is nil, never 0.
     public var usage: Usage
     /// The backend's stop reason as it reported it (`stop`, `length`, …).
     public var finishReason: String?
@@ -139,6 +159,7 @@ public struct ModelResponse: Sendable, Equatable {
     /// the answer was generated now.
     public var replayedFrom: String?
 
+    /// A response; only the text, timing and usage are required.
     public init(text: String, reasoningText: String? = nil, timing: RequestTiming, usage: Usage,
                 finishReason: String? = nil, model: String? = nil, details: RequestDetails? = nil,
                 replayedFrom: String? = nil) {

@@ -28,6 +28,7 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
 
 /// A failed request: its kind, a message for people, and what the server said about retrying.
 public struct BackendFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure, which decides whether it is retried and how reports count it.
     public var kind: ErrorKind
     /// What happened, with no secrets in it.
     public var message: String
@@ -42,6 +43,7 @@ public struct BackendFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// What the backend observed besides the error (the PCC quota), if anything.
     public var details: RequestDetails?
 
+    /// A failure of `kind`; by default one attempt, with no status, retry hint, timing or details.
     public init(kind: ErrorKind, message: String, httpStatus: Int? = nil,
                 retryAfterSeconds: Double? = nil, attempts: Int = 1, timing: RequestTiming? = nil,
                 details: RequestDetails? = nil) {

@@ -44,10 +44,15 @@ public protocol BackendKind: Sendable, Codable, Equatable {
 }
 
 extension BackendKind {
+    /// Default: `remote`.
     public static var placement: BackendPlacement { .remote }
+    /// Default: every override field accepted, and any `effort` text.
     public static var reasoningRules: ReasoningOverrideRules { ReasoningOverrideRules() }
+    /// Default: true.
     public static var answersAreCacheable: Bool { true }
+    /// Default: nil, no key to check.
     public var apiKeyEnv: String? { nil }
+    /// Default: none.
     public func problems(of config: BackendConfig, among backends: [BackendConfig]) -> [ConfigProblem] { [] }
 
     /// Whether `other` is the same kind with equal options.
@@ -78,6 +83,8 @@ public struct ReasoningOverrideRules: Sendable {
     /// level"); nil accepts any text.
     public var efforts: (values: [String], what: String)?
 
+    /// Rules refusing the `refused` fields and, with `efforts`, any other effort; by default
+    /// nothing is refused.
     public init(refused: [String: (message: String, fix: String)] = [:], efforts: (values: [String], what: String)? = nil) {
         self.refused = refused
         self.efforts = efforts

@@ -1,11 +1,11 @@
 import Foundation
 
-/// The backend kinds a config may name. A value, passed to the loader (`RunRequest.backendKinds`,
-/// `ConfigLoader.load(path:kinds:)`), so that an app adds a kind of its own without global state:
+/// The backend kinds a config may name. A value, passed to the loader
+/// (`Evaluation.backendKinds`), so that an app adds a kind of its own without global state:
 ///
 /// ```swift
-/// var request = RunRequest(suitePaths: [suite], configPath: config)
-/// request.backendKinds = .builtIn.registering(MyKind.self)
+/// var evaluation = Evaluation(suites: [.file("evals/support.json")], config: .file("evalbench.json"))
+/// evaluation.backendKinds = .builtIn.registering(MyKind.self)
 /// ```
 public struct BackendKindRegistry: Sendable {
     /// The kinds evalbench ships, in the order the documentation lists them. Adding a kind to
@@ -23,6 +23,7 @@ public struct BackendKindRegistry: Sendable {
     /// Every kind, in order.
     public let kinds: [any BackendKind.Type]
 
+    /// A registry of exactly `kinds`, in this order; the first of a name wins a lookup.
     public init(_ kinds: [any BackendKind.Type]) {
         self.kinds = kinds
     }
@@ -53,6 +54,8 @@ public struct BackendContext: Sendable {
     package var transport: any HTTPStreaming
     /// Where managed servers write their logs.
     public var logDirectory: URL
+    /// Requests in flight at once for a backend whose config sets no `concurrency`: the run's
+    /// `--concurrency`, else the config's `defaults.concurrency`.
     public var defaultConcurrency: Int
     /// Every configured backend, for a backend that names another (`fallback`).
     public var backendConfigs: [BackendConfig]

@@ -14,6 +14,7 @@ public struct ReasoningOverride: Sendable, Codable, Equatable {
     /// Set when this backend cannot honour the level: its results are `skipped` with this reason.
     public var unsupported: String?
 
+    /// An override; every field nil keeps the kind's default mapping for the level.
     public init(effort: String? = nil, thinkingBudget: Int? = nil, extraBody: [String: JSONValue]? = nil,
                 unsupported: String? = nil) {
         self.effort = effort

@@ -4,15 +4,19 @@ import Foundation
 public struct Config: Sendable, Codable, Equatable {
     /// The file the config was loaded from, or nil for the built-in default.
     public var file: String?
+    /// The configured backends, in the order the config lists them; names are unique.
     public var backends: [BackendConfig]
+    /// The config's `defaults`: run settings when the command line sets none.
     public var defaults: RunDefaults
 
+    /// A config of `backends` with `defaults`; `file` is nil for one built in Swift.
     public init(file: String? = nil, backends: [BackendConfig], defaults: RunDefaults = RunDefaults()) {
         self.file = file
         self.backends = backends
         self.defaults = defaults
     }
 
+    /// The backend of this name, if configured.
     public func backend(named name: String) -> BackendConfig? {
         backends.first { $0.name == name }
     }
@@ -31,6 +35,8 @@ public struct RunDefaults: Sendable, Codable, Equatable {
     /// Reasoning levels a run uses when neither `--reasoning` nor the suite names any; nil means `none`.
     public var reasoning: [ReasoningLevel]?
 
+    /// Defaults: 4 requests in flight, a 120 s timeout, 3 retries, every configured backend and
+    /// level `none`.
     public init(concurrency: Int = 4, timeoutSeconds: Double = 120, retries: Int = 3,
                 backends: [String]? = nil, reasoning: [ReasoningLevel]? = nil) {
         self.concurrency = concurrency
@@ -43,6 +49,7 @@ public struct RunDefaults: Sendable, Codable, Equatable {
 
 /// One configured backend: the fields every kind shares, and its kind's own options.
 public struct BackendConfig: Sendable, Equatable, Codable {
+    /// The backend's name, unique in the config: results, reports and `--backend` use it.
     public var name: String
     /// The kind's name (`openai`, `llama-server`, …), as the config wrote it.
     public let kind: String
@@ -52,7 +59,8 @@ public struct BackendConfig: Sendable, Equatable, Codable {
     public var concurrency: Int?
     /// Overrides `defaults.timeoutSeconds` for this backend.
     public var timeoutSeconds: Double?
-    /// The model's context window in tokens (llama-server: passed as `-c`).
+    /// The model's context window in tokens (llama-server: `-c` is this × `concurrency`, so
+    /// that each parallel slot has the whole window).
     public var contextSize: Int?
     /// Prices in US dollars; absent means cost is unknown (empty), not zero, except for the
     /// kinds that cost no money (see `chargedPricing`).
@@ -64,6 +72,9 @@ public struct BackendConfig: Sendable, Equatable, Codable {
     /// The kind, with this backend's options of it.
     public var options: any BackendKind
 
+    /// A backend named `name` of the kind and options `options`. Nil fields are unset: concurrency
+    /// and timeout then come from the run's defaults, and without `pricing` the cost is unknown
+    /// unless the kind costs no money.
     public init(name: String, model: String? = nil, concurrency: Int? = nil, timeoutSeconds: Double? = nil,
                 contextSize: Int? = nil, pricing: Pricing? = nil, reasoning: [String: ReasoningOverride]? = nil,
                 prewarm: Bool? = nil, options: any BackendKind) {
@@ -215,12 +226,17 @@ public struct Pricing: Sendable, Codable, Equatable {
     public var cachedInputPerMTok: Double?
     /// Input tokens written to the prompt cache; the input price when absent.
     public var cacheWritePerMTok: Double?
+    /// Output tokens, reasoning included; absent, output is not charged (but with no price at all
+    /// the cost is unknown).
     public var outputPerMTok: Double?
+    /// A flat price per request, added to the token prices.
     public var perRequest: Double?
 
     /// No charge for anything: what the free kinds cost.
     public static let free = Pricing(perRequest: 0)
 
+    /// Prices per million tokens and per request in US dollars. A nil price is not charged; with
+    /// none at all the cost is unknown.
     public init(inputPerMTok: Double? = nil, cachedInputPerMTok: Double? = nil,
                 cacheWritePerMTok: Double? = nil, outputPerMTok: Double? = nil, perRequest: Double? = nil) {
         self.inputPerMTok = inputPerMTok

@@ -2,7 +2,9 @@ import Foundation
 
 /// One key a backend kind accepts in its config object, with the type the loader checks.
 public struct ConfigKey: Sendable {
+    /// The key as written in the config object, e.g. `baseURL`.
     public var name: String
+    /// The type the loader reads and checks the value as.
     public var type: ConfigValueType
     /// A required key that is absent is reported as "kind 'K' needs \"key\"".
     public var isRequired: Bool
@@ -10,6 +12,7 @@ public struct ConfigKey: Sendable {
     /// the value dropped.
     public var check: (@Sendable (ConfigValue) -> ConfigProblem?)?
 
+    /// A key `name` of `type`; optional and without a further check unless given.
     public init(_ name: String, _ type: ConfigValueType, required: Bool = false,
                 check: (@Sendable (ConfigValue) -> ConfigProblem?)? = nil) {
         self.name = name
@@ -68,12 +71,15 @@ public enum ConfigValue: Sendable, Equatable {
 
 /// The values of one backend's config object, by key, as its kind decodes its options from them.
 public struct ConfigValues: Sendable {
+    /// The values read, by key; a key that was absent or had a problem has none.
     public var values: [String: ConfigValue]
 
+    /// Values by key, as the loader read them (or a test builds them).
     public init(_ values: [String: ConfigValue] = [:]) {
         self.values = values
     }
 
+    /// The value read for `key`, if any.
     public subscript(key: String) -> ConfigValue? { values[key] }
 
     /// A `.string`, `.url`, `.environmentVariable`, `.filePath` or `.choice` value.
@@ -82,26 +88,31 @@ public struct ConfigValues: Sendable {
         return nil
     }
 
+    /// A `.bool` value.
     public func bool(_ key: String) -> Bool? {
         if case let .bool(flag)? = values[key] { return flag }
         return nil
     }
 
+    /// A `.strings` value.
     public func strings(_ key: String) -> [String]? {
         if case let .strings(list)? = values[key] { return list }
         return nil
     }
 
+    /// A `.positiveInteger` value.
     public func integer(_ key: String) -> Int? {
         if case let .integer(number)? = values[key] { return number }
         return nil
     }
 
+    /// A `.positiveNumber` value.
     public func number(_ key: String) -> Double? {
         if case let .number(number)? = values[key] { return number }
         return nil
     }
 
+    /// A `.headers` value.
     public func headers(_ key: String) -> [String: String]? {
         if case let .headers(headers)? = values[key] { return headers }
         return nil
@@ -113,11 +124,13 @@ public struct ConfigValues: Sendable {
         return nil
     }
 
+    /// A `.pricing` value.
     public func pricing(_ key: String) -> Pricing? {
         if case let .pricing(pricing)? = values[key] { return pricing }
         return nil
     }
 
+    /// A `.reasoning` value, by level name.
     public func reasoning(_ key: String) -> [String: ReasoningOverride]? {
         if case let .reasoning(overrides)? = values[key] { return overrides }
         return nil
@@ -126,10 +139,14 @@ public struct ConfigValues: Sendable {
 
 /// A problem a kind finds in its config; the loader reports it at `key`'s value.
 public struct ConfigProblem: Sendable, Equatable {
+    /// The config key the problem is reported at.
     public var key: String
+    /// What is wrong, in one sentence (never repeating a secret).
     public var message: String
+    /// What to do about it; nil when there is nothing to suggest.
     public var fix: String?
 
+    /// A problem at `key`.
     public init(key: String, message: String, fix: String? = nil) {
         self.key = key
         self.message = message

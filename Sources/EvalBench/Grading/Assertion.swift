@@ -2,6 +2,7 @@ import Foundation
 
 /// One check on a turn's answer or measurements, as written in a suite's `expect`.
 public struct Assertion: Sendable, Codable, Equatable {
+    /// What the assertion checks (its `type` and that type's fields).
     public var check: Check
     /// A name for reports; a named assertion is also a named metric, summarised per backend ×
     /// reasoning × variant. Unnamed, it is described by its check.
@@ -11,6 +12,7 @@ public struct Assertion: Sendable, Codable, Equatable {
     /// `not: true`: the assertion passes when its check fails.
     public var inverted: Bool
 
+    /// An assertion of `check`; unnamed, weight 1 and not inverted by default.
     public init(_ check: Check, name: String? = nil, weight: Double? = nil, inverted: Bool = false) {
         self.check = check
         self.name = name
@@ -19,7 +21,7 @@ public struct Assertion: Sendable, Codable, Equatable {
     }
 
     /// The assertion types of `evalbench.suite/1`. A check that needs a model call (a judge,
-    /// an embedding similarity) is a case here like any other, evaluated by `Grader`'s async path.
+    /// an embedding similarity) is a case here like any other, graded by calling that backend.
     public enum Check: Sendable, Codable, Equatable {
         case contains(String, ignoreCase: Bool)
         case notContains(String, ignoreCase: Bool)
@@ -97,11 +99,14 @@ public struct Assertion: Sendable, Codable, Equatable {
 
 /// The backend a model-graded assertion calls, and where the suite named it.
 public struct ModelGrader: Sendable, Codable, Equatable {
+    /// The configured backend that grades (the assertion's `backend` key).
     public var backend: String
+    /// Where the suite named the backend, for diagnostics; nil for an assertion built in Swift.
     public var location: SourceLocation?
     /// The JSON path of the `backend` key, for diagnostics.
     public var path: String?
 
+    /// A grader on the configured backend `backend`.
     public init(backend: String, location: SourceLocation? = nil, path: String? = nil) {
         self.backend = backend
         self.location = location

@@ -3,11 +3,14 @@ import Foundation
 /// A model judge's verdict on one answer, reason first: the judge writes its reason before
 /// it commits to `pass` and `score`.
 public struct JudgeVerdict: Sendable, Codable, Equatable {
+    /// The judge's explanation, written before its verdict.
     public var reason: String
+    /// Whether the answer meets the rubric.
     public var pass: Bool
     /// From 0 to 1.
     public var score: Double
 
+    /// A verdict; `score` must be from 0 to 1.
     public init(reason: String, pass: Bool, score: Double) {
         self.reason = reason
         self.pass = pass
@@ -18,15 +21,22 @@ public struct JudgeVerdict: Sendable, Codable, Equatable {
 /// One call to a judge backend, recorded with its own measurements: they belong to the judge,
 /// never to the backend whose answer was graded.
 public struct JudgeCall: Sendable, Codable, Equatable {
+    /// The judge's (or embedding model's) configured backend name.
     public var backend: String
+    /// The model that graded, as reported or configured; nil when unknown (an embedding call).
     public var model: String?
+    /// The call's latency in ms; nil when not measured.
     public var latencyMs: Double?
+    /// The call's time to first token in ms; nil when not measured (embedding calls do not stream).
     public var ttftMs: Double?
+    /// The call's own tokens; figures not reported are nil, never 0.
     public var usage: Usage
+    /// The judge's verdict; nil for an embedding call, or when `error` says why there is none.
     public var verdict: JudgeVerdict?
     /// Why there is no verdict: the call failed or its answer did not parse.
     public var error: String?
 
+    /// A call to `backend`; every measurement unknown until given.
     public init(backend: String, model: String? = nil, latencyMs: Double? = nil, ttftMs: Double? = nil,
                 usage: Usage = Usage(), verdict: JudgeVerdict? = nil, error: String? = nil) {
         self.backend = backend

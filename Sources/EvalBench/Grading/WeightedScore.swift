@@ -7,6 +7,7 @@ public struct WeightedScore: Sendable, Equatable {
     /// How many failed, for the rule without a threshold (every assertion passes).
     public private(set) var failures = 0
 
+    /// An empty score: no assertions, so no value, and it passes.
     public init() {}
 
     /// The score of `results`.
@@ -14,11 +15,13 @@ public struct WeightedScore: Sendable, Equatable {
         for result in results { add(result) }
     }
 
+    /// Counts one assertion's verdict at its weight.
     public mutating func add(_ result: AssertionResult) {
         total += result.weight
         if result.passed { earned += result.weight } else { failures += 1 }
     }
 
+    /// Adds another score's assertions, as a case adds its turns.
     public mutating func add(_ other: WeightedScore) {
         earned += other.earned
         total += other.total

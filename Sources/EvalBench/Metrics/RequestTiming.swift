@@ -11,6 +11,7 @@ public struct RequestTiming: Sendable, Codable, Equatable {
     /// Stream finished, ms after start.
     public var endMs: Double?
 
+    /// The timing of a request started at `startedAt`; offsets not reached are nil.
     public init(startedAt: Date, firstTokenMs: Double? = nil, firstAnswerTokenMs: Double? = nil,
                 endMs: Double? = nil) {
         self.startedAt = startedAt
@@ -26,8 +27,11 @@ public struct RequestTiming: Sendable, Codable, Equatable {
         case endMs = "end_ms"
     }
 
+    /// End-to-end latency in ms: `endMs`; nil when the stream did not finish.
     public var latencyMs: Double? { endMs }
+    /// Time to first token of any kind in ms: `firstTokenMs`; nil when nothing streamed.
     public var ttftMs: Double? { firstTokenMs }
+    /// Time to first answer token in ms: `firstAnswerTokenMs`; nil when no answer text streamed.
     public var ttfaMs: Double? { firstAnswerTokenMs }
 
     /// (end − firstToken) / (outputTokens − 1), only when outputTokens > 1.

@@ -27,6 +27,7 @@ public struct Usage: Sendable, Codable, Equatable {
     /// The source of the figures above; nil when there are none.
     public var source: TokenSource?
 
+    /// Usage with the figures given; those not given are nil (not reported), never 0.
     public init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, cacheWriteInputTokens: Int? = nil,
                 outputTokens: Int? = nil, reasoningTokens: Int? = nil, source: TokenSource? = nil) {
         self.inputTokens = inputTokens

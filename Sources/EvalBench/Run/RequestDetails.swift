@@ -12,6 +12,7 @@ public struct RequestDetails: Sendable, Codable, Equatable {
     /// How the session that answered had started.
     public var session: SessionStart?
 
+    /// Details with the parts a backend observed; nil parts were not observed.
     public init(quota: AppleQuotaReading? = nil, fallback: Fallback? = nil, session: SessionStart? = nil) {
         self.quota = quota
         self.fallback = fallback
@@ -25,6 +26,7 @@ public struct RequestDetails: Sendable, Codable, Equatable {
         /// Why the planned backend did not.
         public var reason: String
 
+        /// `backend` answered instead, because of `reason`.
         public init(backend: String, reason: String) {
             self.backend = backend
             self.reason = reason

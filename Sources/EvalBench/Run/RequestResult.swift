@@ -4,37 +4,57 @@ import Foundation
 public struct RequestResult: Sendable, Codable, Equatable {
     /// `suite/case/variant/backend/reasoning/repeat`; with `turn` it identifies the request.
     public var key: String
+    /// The suite's name.
     public var suite: String
+    /// The case's `id` within its suite.
     public var caseID: String
     /// Counts from 1.
     public var turn: Int
     /// How many turns the case has; a case run is complete when turn == turns.
     public var turns: Int
+    /// The prompt variant's name; `default` when the suite declares none.
     public var variant: String
+    /// The backend the request was sent to: the planned one, or the one a turn's `backend`
+    /// switch moved the conversation to.
     public var backend: String
+    /// The model the backend reported, else the configured one; nil when neither is known.
     public var model: String?
+    /// The reasoning level the request was sent at, after any turn's switch.
     public var reasoning: ReasoningLevel
     /// Counts from 1.
     public var repeatIndex: Int
+    /// The case's tags, for `--tag` and reports.
     public var tags: [String]
+    /// Whether the request passed, failed, errored or was skipped (see `Status`).
     public var status: Status
+    /// What kind of error, when `status` is `error`.
     public var errorKind: ErrorKind?
+    /// The error's message (no secrets in it), when `status` is `error`.
     public var errorMessage: String?
     /// Why the request was skipped, when it was.
     public var skipReason: String?
 
     /// The inputs: instructions and the prompt of this turn (the history is the earlier turns).
     public var instructions: String?
+    /// This turn's prompt as sent, after templating and the variant's prompt template.
     public var prompt: String
+    /// The visible answer text; nil when there was no answer (error or skipped).
     public var output: String?
+    /// Reasoning text the backend streamed separately; nil when it streamed none.
     public var reasoningText: String?
+    /// The backend's stop reason as it reported it (`stop`, `length`, …); nil when not reported.
     public var finishReason: String?
 
+    /// The request's timing; nil when it was skipped, or errored before the stream started.
     public var timing: RequestTiming?
+    /// Its token usage; figures not reported are nil, never 0 (all nil when there was no answer).
     public var usage: Usage
+    /// Attempts made, retries included; 0 when it was skipped or answered from the response cache.
     public var attempts: Int
+    /// Each assertion's verdict on the answer, in the order written; empty when there was no answer.
     public var assertions: [AssertionResult]
-    /// Cost in US dollars; nil when the backend has no pricing.
+    /// Cost in US dollars at the backend's charged pricing; nil when unknown: no pricing, a
+    /// token figure the prices need was not reported, or there was no answer (error or skipped).
     public var costUSD: Double?
     /// Quota, fallback and session state, when the backend observed them.
     public var details: RequestDetails?
@@ -66,10 +86,13 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// whatever order they finished in. Nil in results recorded before evalbench kept it.
     public var planIndex: Int?
 
+    /// `pass`: answered and graded passing; `fail`: answered, but its assertions (or threshold)
+    /// failed; `error`: no answer, see `errorKind`; `skipped`: not sent, see `skipReason`.
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
     }
 
+    /// A result with the fields every result has; the rest are set by whoever records it.
     public init(key: String, suite: String, caseID: String, turn: Int, turns: Int, variant: String,
                 backend: String, model: String?, reasoning: ReasoningLevel, repeatIndex: Int,
                 tags: [String], status: Status, errorKind: ErrorKind? = nil, errorMessage: String? = nil,
@@ -139,9 +162,11 @@ public struct RequestResult: Sendable, Codable, Equatable {
 
 /// The verdict of one assertion on one turn, with what it expected, what came back and where.
 public struct AssertionResult: Sendable, Codable, Equatable {
+    /// The assertion's `type` as written in suites (`contains`, `jsonPath`, `judge`, …).
     public var type: String
     /// The assertion's name, or a description of it.
     public var name: String
+    /// Whether it passed, after `not: true` is applied.
     public var passed: Bool
     /// Why it failed, in one sentence: where, what was expected and what came back (cut to
     /// about 200 characters); nil when it passed.
@@ -165,6 +190,7 @@ public struct AssertionResult: Sendable, Codable, Equatable {
     /// they are the grader's, never added to the graded request's figures.
     public var judge: JudgeCall?
 
+    /// A verdict; weight 1 and not inverted by default.
     public init(type: String, name: String, passed: Bool, message: String? = nil, metric: String? = nil,
                 weight: Double = 1, inverted: Bool = false, expected: String? = nil, actual: String? = nil,
                 pointer: String? = nil, note: String? = nil, judge: JudgeCall? = nil) {

@@ -6,6 +6,7 @@ public struct ServiceLevel: Sendable, Codable, Equatable {
     /// The most end-to-end latency, in ms; nil when not declared.
     public var latencyMs: Double?
 
+    /// Targets in ms; nil declares none.
     public init(ttftMs: Double? = nil, latencyMs: Double? = nil) {
         self.ttftMs = ttftMs
         self.latencyMs = latencyMs
@@ -32,6 +33,7 @@ public struct SuiteGates: Sendable, Codable, Equatable {
     /// The most errored requests / requests on this suite; above it the run exits 3.
     public var maxErrorRate: Double?
 
+    /// Gates of a suite; nil declares none.
     public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil) {
         self.minPassRate = minPassRate
         self.maxErrorRate = maxErrorRate

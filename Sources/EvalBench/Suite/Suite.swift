@@ -6,6 +6,7 @@ public struct Suite: Sendable, Codable, Equatable {
     public var name: String
     /// The file the suite was loaded from, as given on the command line.
     public var file: String
+    /// The cases in the order written (a dataset's rows, in row order).
     public var cases: [EvalCase]
     /// How many independent times each case runs unless the command line says otherwise.
     public var repeatCount: Int?
@@ -42,7 +43,9 @@ public struct Suite: Sendable, Codable, Equatable {
 
 /// One case of a suite: a single prompt, or a conversation of turns run in order on one session.
 public struct EvalCase: Sendable, Codable, Equatable {
+    /// The case's id, unique in its suite: part of every result key, and `--case`'s value.
     public var id: String
+    /// Labels for `--tag` selection and reports.
     public var tags: [String]
     /// Instructions (the system prompt) after templating; the case's own, else the suite's.
     public var instructions: String?
@@ -58,6 +61,7 @@ public struct EvalCase: Sendable, Codable, Equatable {
     /// The weighted score (0…1) the case needs to pass; without one, every assertion must pass.
     public var threshold: Double?
 
+    /// A case of `turns`; by default untagged, with no instructions, options, schema or threshold.
     public init(id: String, tags: [String] = [], instructions: String? = nil,
                 options: GenerationOptions = GenerationOptions(), turns: [Turn],
                 description: String? = nil, output: StructuredOutput? = nil, threshold: Double? = nil) {
@@ -82,6 +86,7 @@ public struct EvalCase: Sendable, Codable, Equatable {
 
 /// One prompt variant of a suite: a name and what it overrides in every case.
 public struct PromptVariant: Sendable, Codable, Equatable {
+    /// The variant's name, unique in its suite: its results' `variant` and `--variant`'s value.
     public var name: String
     /// Replaces each case's instructions.
     public var instructions: String?
@@ -92,6 +97,7 @@ public struct PromptVariant: Sendable, Codable, Equatable {
     /// Replaces each case's structured output.
     public var output: StructuredOutput?
 
+    /// A variant named `name` that overrides what is given.
     public init(name: String, instructions: String? = nil, promptTemplate: String? = nil,
                 options: GenerationOptions? = nil, output: StructuredOutput? = nil) {
         self.name = name
@@ -141,12 +147,14 @@ public struct StructuredOutput: Sendable, Codable, Equatable {
 public struct Turn: Sendable, Codable, Equatable {
     /// The prompt after `{{name}}` templating.
     public var prompt: String
+    /// The assertions that grade the answer to this turn; empty when nothing is checked.
     public var expect: [Assertion]
     /// A profile switch from this turn on: other instructions, options, level or backend.
     public var switchTo: TurnSwitch?
     /// How this turn trims the history it sends; later turns still see all of it.
     public var history: HistoryTransform?
 
+    /// A turn sending `prompt`; by default it checks nothing and switches and trims nothing.
     public init(prompt: String, expect: [Assertion] = [], switchTo: TurnSwitch? = nil, history: HistoryTransform? = nil) {
         self.prompt = prompt
         self.expect = expect
@@ -158,15 +166,18 @@ public struct Turn: Sendable, Codable, Equatable {
 /// What a turn changes for itself and the turns after it (a turn's `instructions`, `options`,
 /// `reasoning` and `backend` keys).
 public struct TurnSwitch: Sendable, Codable, Equatable {
+    /// Replaces the instructions from this turn on.
     public var instructions: String?
     /// Merged over the options in force.
     public var options: GenerationOptions?
+    /// The reasoning level from this turn on.
     public var reasoning: ReasoningLevel?
     /// Another configured backend; the conversation continues there with its history.
     public var backend: String?
     /// Where `backend` was written, for the error when no such backend is configured.
     public var backendLocation: SourceLocation?
 
+    /// A switch of what is given; nil keeps what is in force.
     public init(instructions: String? = nil, options: GenerationOptions? = nil, reasoning: ReasoningLevel? = nil,
                 backend: String? = nil, backendLocation: SourceLocation? = nil) {
         self.instructions = instructions
@@ -199,6 +210,7 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
     /// streamed separately is never sent back.
     public var dropReasoning: Bool
 
+    /// A transform; by default it sends the whole history unchanged.
     public init(keepLast: Int? = nil, truncateToFit: Bool = false, dropReasoning: Bool = false) {
         self.keepLast = keepLast
         self.truncateToFit = truncateToFit
@@ -243,12 +255,19 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
 
 /// Sampling and length options a case asks for; `nil` leaves the backend's default.
 public struct GenerationOptions: Sendable, Codable, Equatable, Hashable {
+    /// Sampling temperature, 0 to 2.
     public var temperature: Double?
+    /// The most tokens the answer may have, at least 1; Anthropic, which requires a limit, gets
+    /// 4096 when nil.
     public var maxOutputTokens: Int?
+    /// Nucleus sampling: the probability mass to sample from, above 0 and at most 1.
     public var topP: Double?
+    /// A sampling seed, for backends that take one (not Anthropic).
     public var seed: Int?
+    /// Sequences that end the answer; a suite may write a single string.
     public var stop: [String]?
 
+    /// Options; every nil field leaves the backend's default.
     public init(temperature: Double? = nil, maxOutputTokens: Int? = nil, topP: Double? = nil,
                 seed: Int? = nil, stop: [String]? = nil) {
         self.temperature = temperature

@@ -3,11 +3,14 @@ import Foundation
 /// Kind `anthropic`: Anthropic's Messages API (and llama-server's `/v1/messages`), and one
 /// backend's options.
 public struct AnthropicKind: BackendKind {
+    /// The config's `kind` value, `anthropic`.
     public static let name = "anthropic"
+    /// The keys an `anthropic` backend accepts; `model` is required.
     public static let keys: [ConfigKey] = [
         ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
         promptCache, .reasoning, .extraBody, .structuredOutput, .pricing,
     ]
+    /// Counted as paid: without `pricing` the cost is unknown, never 0.
     public static let costsMoney = true
     /// `auto` (default) puts `cache_control` breakpoints on the instructions and the newest
     /// message; `off` sends none.
@@ -15,14 +18,19 @@ public struct AnthropicKind: BackendKind {
 
     /// The server root without `/v1`; Anthropic's API when absent.
     public var baseURL: String?
+    /// The environment variable holding the key sent as `x-api-key`; no key is sent when absent
+    /// (as llama-server's `/v1/messages` needs none).
     public var apiKeyEnv: String?
     /// Extra HTTP headers; one named like a default (`anthropic-version`) replaces it.
     public var headers: [String: String]?
+    /// Config `promptCache`: `auto` (the default when nil) or `off`.
     public var promptCache: String?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
+    /// How a case's `output` schema is sent; `native` (`output_config.format`) when nil.
     public var structuredOutput: StructuredOutputMode?
 
+    /// The options of an `anthropic` backend; nil fields take the defaults above.
     public init(baseURL: String? = nil, apiKeyEnv: String? = nil, headers: [String: String]? = nil,
                 promptCache: String? = nil, extraBody: [String: JSONValue]? = nil,
                 structuredOutput: StructuredOutputMode? = nil) {
@@ -34,6 +42,7 @@ public struct AnthropicKind: BackendKind {
         self.structuredOutput = structuredOutput
     }
 
+    /// The options from the loader's values for `keys`; never nil, as every option is optional.
     public init?(_ values: ConfigValues) {
         self.init(baseURL: values.string("baseURL"), apiKeyEnv: values.string("apiKeyEnv"),
                   headers: values.headers("headers"), promptCache: values.string("promptCache"),
@@ -41,6 +50,8 @@ public struct AnthropicKind: BackendKind {
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
     }
 
+    /// An Anthropic Messages backend. Throws a `Diagnostic` when `model` is missing or `baseURL`
+    /// is not a URL.
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
         guard let model = config.model, !model.isEmpty else {
             throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' (kind anthropic) has no model",
@@ -61,6 +72,7 @@ public struct AnthropicKind: BackendKind {
                                 transport: context.transport)
     }
 
+    /// `baseURL`, `extraBody`, `promptCache` and `structuredOutput`, those that are set.
     public var cacheIdentity: [String: JSONValue] {
         var parts: [String: JSONValue] = [:]
         if let baseURL { parts["baseURL"] = .string(baseURL) }

@@ -2,11 +2,16 @@ import Foundation
 
 /// Kind `apple-system`: Apple's on-device system model, which has no options of its own.
 public struct AppleSystemKind: BackendKind {
+    /// The config's `kind` value, `apple-system`.
     public static let name = AppleModel.onDevice.rawValue
+    /// The keys an `apple-system` backend accepts: shared ones only, and no `pricing` (it is free);
+    /// `model` only names it in reports.
     public static let keys: [ConfigKey] = [.model, .concurrency, .timeoutSeconds, .contextSize, .prewarm, .reasoning]
     /// The on-device model costs no money.
     public static let costsMoney = false
+    /// The model runs on this device.
     public static let placement = BackendPlacement.onDevice
+    /// Refuses every override field but `unsupported`: the on-device model has no reasoning levels.
     public static let reasoningRules = ReasoningOverrideRules(refused: [
         "thinkingBudget": (message: "kind '\(name)' takes no \"thinkingBudget\"", fix: noLevels),
         "extraBody": (message: "kind '\(name)' takes no \"extraBody\"", fix: noLevels),
@@ -15,7 +20,9 @@ public struct AppleSystemKind: BackendKind {
     ])
     private static let noLevels = "the on-device model has no reasoning levels; only \"unsupported\" applies"
 
+    /// The options of an `apple-system` backend: there are none.
     public init() {}
+    /// The options from the loader's values; never nil.
     public init?(_ values: ConfigValues) {}
 
     /// The real driver where FoundationModels exists, else one that says why not.
@@ -23,17 +30,23 @@ public struct AppleSystemKind: BackendKind {
         AppleBackend(config: config, driver: AppleBackend.platformDriver(.onDevice), defaultConcurrency: context.defaultConcurrency)
     }
 
+    /// Empty: there are no options, and the model is the device's.
     public var cacheIdentity: [String: JSONValue] { [:] }
 }
 
 /// Kind `apple-pcc`: Apple's Private Cloud Compute, with an optional on-device fallback.
 public struct ApplePCCKind: BackendKind {
+    /// The config's `kind` value, `apple-pcc`.
     public static let name = AppleModel.privateCloudCompute.rawValue
+    /// The keys an `apple-pcc` backend accepts: shared ones (no `pricing`) and `fallback`.
     public static let keys: [ConfigKey] = [.model, .concurrency, .timeoutSeconds, .contextSize, .prewarm, .reasoning,
                                            ConfigKey("fallback", .string)]
     /// Free in dollars; it spends the user's daily request quota instead.
     public static let costsMoney = false
+    /// The model runs on Apple's Private Cloud Compute.
     public static let placement = BackendPlacement.privateCloudCompute
+    /// Takes `effort` as a ContextOptions reasoning level (`light`, `moderate`, `deep`) and refuses
+    /// `thinkingBudget` and `extraBody`.
     public static let reasoningRules = ReasoningOverrideRules(
         refused: [
             "thinkingBudget": (message: "kind '\(name)' takes no \"thinkingBudget\"", fix: useLevels),
@@ -46,14 +59,18 @@ public struct ApplePCCKind: BackendKind {
     /// is recorded as a fallback.
     public var fallback: String?
 
+    /// The options of an `apple-pcc` backend; no fallback by default.
     public init(fallback: String? = nil) {
         self.fallback = fallback
     }
 
+    /// The options from the loader's values; never nil.
     public init?(_ values: ConfigValues) {
         fallback = values.string("fallback")
     }
 
+    /// A PCC backend, with the `fallback` backend made from the context's configs. Throws a
+    /// `Diagnostic` when `fallback` names no configured `apple-system` backend.
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
         var fallbackBackend: (any Backend)?
         if let fallback {
@@ -68,6 +85,7 @@ public struct ApplePCCKind: BackendKind {
                             defaultConcurrency: context.defaultConcurrency)
     }
 
+    /// Empty: the fallback does not shape PCC's answers, and the model is Apple's.
     public var cacheIdentity: [String: JSONValue] { [:] }
 
     /// A `fallback` must name another configured backend, of kind `apple-system`.

@@ -12,10 +12,12 @@ public enum AppleQuotaState: String, Sendable, Codable, CaseIterable {
 
 /// One reading of the PCC quota.
 public struct AppleQuotaReading: Sendable, Codable, Equatable {
+    /// How close to the limit the quota was.
     public var state: AppleQuotaState
     /// When the quota resets, if the framework says.
     public var resetDate: Date?
 
+    /// A reading of `state`, with its reset date when the framework gave one.
     public init(state: AppleQuotaState, resetDate: Date? = nil) {
         self.state = state
         self.resetDate = resetDate

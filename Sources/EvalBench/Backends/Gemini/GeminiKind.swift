@@ -2,22 +2,28 @@ import Foundation
 
 /// Kind `gemini`: Google's Gemini API, and one backend's options.
 public struct GeminiKind: BackendKind {
+    /// The config's `kind` value, `gemini`.
     public static let name = "gemini"
+    /// The keys a `gemini` backend accepts; `model` is required.
     public static let keys: [ConfigKey] = [
         ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
         .reasoning, .extraBody, .structuredOutput, .pricing,
     ]
+    /// Counted as paid: without `pricing` the cost is unknown, never 0.
     public static let costsMoney = true
 
     /// The API root; Google's when absent.
     public var baseURL: String?
     /// The key's variable; `GEMINI_API_KEY` when absent.
     public var apiKeyEnv: String?
+    /// Extra HTTP headers (values must not be secrets; the key comes from `apiKeyEnv`).
     public var headers: [String: String]?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
+    /// How a case's `output` schema is sent; `native` (`responseJsonSchema`) when nil.
     public var structuredOutput: StructuredOutputMode?
 
+    /// The options of a `gemini` backend; nil fields take the defaults above.
     public init(baseURL: String? = nil, apiKeyEnv: String? = nil, headers: [String: String]? = nil,
                 extraBody: [String: JSONValue]? = nil, structuredOutput: StructuredOutputMode? = nil) {
         self.baseURL = baseURL
@@ -27,12 +33,14 @@ public struct GeminiKind: BackendKind {
         self.structuredOutput = structuredOutput
     }
 
+    /// The options from the loader's values for `keys`; never nil, as every option is optional.
     public init?(_ values: ConfigValues) {
         self.init(baseURL: values.string("baseURL"), apiKeyEnv: values.string("apiKeyEnv"),
                   headers: values.headers("headers"), extraBody: values.object("extraBody"),
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
     }
 
+    /// A Gemini backend. Throws a `Diagnostic` when `model` is missing or `baseURL` is not a URL.
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
         var url = GeminiBackend.defaultBaseURL
         if let baseURL {
@@ -55,6 +63,7 @@ public struct GeminiKind: BackendKind {
                              transport: context.transport)
     }
 
+    /// `baseURL`, `extraBody` and `structuredOutput`, those that are set.
     public var cacheIdentity: [String: JSONValue] {
         var parts: [String: JSONValue] = [:]
         if let baseURL { parts["baseURL"] = .string(baseURL) }

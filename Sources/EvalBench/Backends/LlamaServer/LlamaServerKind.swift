@@ -4,7 +4,9 @@ import Foundation
 /// backend's options. Starting a process needs macOS or Linux; elsewhere (iOS, visionOS) the
 /// backend is unavailable here, and its case runs are skipped with the reason.
 public struct LlamaServerKind: BackendKind {
+    /// The config's `kind` value, `llama-server`.
     public static let name = "llama-server"
+    /// The keys a `llama-server` backend accepts; `modelPath` is required.
     public static let keys: [ConfigKey] = [
         .model, ConfigKey("modelPath", .filePath, required: true), .contextSize,
         ConfigKey("chatTemplateFile", .filePath), ConfigKey("serverPath", .filePath), ConfigKey("arguments", .strings),
@@ -12,7 +14,9 @@ public struct LlamaServerKind: BackendKind {
     ]
     /// A server on this machine costs no money.
     public static let costsMoney = false
+    /// evalbench starts the server on this machine.
     public static let placement = BackendPlacement.thisMachine
+    /// The OpenAI-compatible rules: no `thinkingBudget` (send the server's field through `extraBody`).
     public static let reasoningRules = OpenAIKind.reasoningRules
 
     /// The GGUF model file (`~` expanded).
@@ -23,10 +27,15 @@ public struct LlamaServerKind: BackendKind {
     public var serverPath: String?
     /// Extra command-line arguments.
     public var arguments: [String]?
+    /// Whether to send `reasoning_effort: "none"` for level `none`; false when nil.
     public var sendReasoningNone: Bool?
+    /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
+    /// How a case's `output` schema is sent; `native` (`response_format` `json_schema`, which
+    /// llama.cpp turns into a grammar) when nil.
     public var structuredOutput: StructuredOutputMode?
 
+    /// The options of a `llama-server` backend; nil fields take the defaults above.
     public init(modelPath: String, chatTemplateFile: String? = nil, serverPath: String? = nil,
                 arguments: [String]? = nil, sendReasoningNone: Bool? = nil, extraBody: [String: JSONValue]? = nil,
                 structuredOutput: StructuredOutputMode? = nil) {
@@ -39,6 +48,7 @@ public struct LlamaServerKind: BackendKind {
         self.structuredOutput = structuredOutput
     }
 
+    /// The options from the loader's values for `keys`; nil when `modelPath` is missing.
     public init?(_ values: ConfigValues) {
         guard let modelPath = values.string("modelPath") else { return nil }
         self.init(modelPath: modelPath, chatTemplateFile: values.string("chatTemplateFile"),
@@ -47,6 +57,8 @@ public struct LlamaServerKind: BackendKind {
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
     }
 
+    /// A managed llama-server backend on macOS and Linux; elsewhere one that is unavailable here,
+    /// with the reason.
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
         #if (os(macOS) || os(Linux)) && !EVALBENCH_NO_PROCESS
         return LlamaServerBackend(config: config, options: self, context: context)
@@ -56,6 +68,9 @@ public struct LlamaServerKind: BackendKind {
         #endif
     }
 
+    /// `modelPath` and, those that are set, `chatTemplateFile`, `arguments`, `extraBody`,
+    /// `sendReasoningNone` and `structuredOutput`; `serverPath` is left out, so another build of the
+    /// server on the same model shares answers.
     public var cacheIdentity: [String: JSONValue] {
         var parts: [String: JSONValue] = ["modelPath": .string(modelPath)]
         if let chatTemplateFile { parts["chatTemplateFile"] = .string(chatTemplateFile) }

@@ -2,12 +2,17 @@ import Foundation
 
 /// Kind `openai`: any OpenAI-compatible Chat Completions server, and one backend's options.
 public struct OpenAIKind: BackendKind {
+    /// The config's `kind` value, `openai`.
     public static let name = "openai"
+    /// The keys an `openai` backend accepts; `baseURL` is required.
     public static let keys: [ConfigKey] = [
         .model, ConfigKey.baseURL.required, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
         .sendReasoningNone, maxTokensField, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
     ]
+    /// Counted as paid, since the server may be a cloud API: without `pricing` the cost is unknown,
+    /// never 0 (price a local server at 0 to count it free).
     public static let costsMoney = true
+    /// Refuses `thinkingBudget`: OpenAI-compatible servers have no standard field for it.
     public static let reasoningRules = ReasoningOverrideRules(refused: [
         "thinkingBudget": (message: "OpenAI-compatible servers have no standard thinking-budget field",
                            fix: "send the server's own field through \"extraBody\": llama.cpp {\"reasoning_budget_tokens\": 1024}, vLLM {\"thinking_token_budget\": 1024}"),
@@ -17,6 +22,8 @@ public struct OpenAIKind: BackendKind {
 
     /// Base URL of the API, e.g. `http://127.0.0.1:8080/v1`.
     public var baseURL: String
+    /// The environment variable holding the key sent as `Authorization: Bearer`; no key is sent
+    /// when absent (a local server).
     public var apiKeyEnv: String?
     /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
     public var headers: [String: String]?
@@ -26,8 +33,10 @@ public struct OpenAIKind: BackendKind {
     public var maxTokensField: String?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
+    /// How a case's `output` schema is sent; `native` (`response_format` `json_schema`) when nil.
     public var structuredOutput: StructuredOutputMode?
 
+    /// The options of an `openai` backend; nil fields take the defaults above.
     public init(baseURL: String, apiKeyEnv: String? = nil, headers: [String: String]? = nil,
                 sendReasoningNone: Bool? = nil, maxTokensField: String? = nil, extraBody: [String: JSONValue]? = nil,
                 structuredOutput: StructuredOutputMode? = nil) {
@@ -40,6 +49,7 @@ public struct OpenAIKind: BackendKind {
         self.structuredOutput = structuredOutput
     }
 
+    /// The options from the loader's values for `keys`; nil when `baseURL` is missing.
     public init?(_ values: ConfigValues) {
         guard let baseURL = values.string("baseURL") else { return nil }
         self.init(baseURL: baseURL, apiKeyEnv: values.string("apiKeyEnv"), headers: values.headers("headers"),
@@ -48,6 +58,7 @@ public struct OpenAIKind: BackendKind {
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
     }
 
+    /// A Chat Completions backend. Throws a `Diagnostic` when `baseURL` is not a URL.
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
         guard let url = URL(string: baseURL) else {
             throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
@@ -62,6 +73,8 @@ public struct OpenAIKind: BackendKind {
                              structuredOutput: structuredOutput ?? .native, transport: context.transport)
     }
 
+    /// `baseURL` and, those that are set, `extraBody`, `sendReasoningNone`, `maxTokensField` and
+    /// `structuredOutput`.
     public var cacheIdentity: [String: JSONValue] {
         var parts: [String: JSONValue] = ["baseURL": .string(baseURL)]
         if let extraBody { parts["extraBody"] = .object(extraBody) }

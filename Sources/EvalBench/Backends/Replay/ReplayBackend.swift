@@ -4,15 +4,20 @@ import Foundation
 /// answers on. The backend name is not part of it, so a run on one backend can be replayed
 /// under another name.
 public struct RequestOrigin: Sendable, Equatable, Hashable {
+    /// The suite's name.
     public var suite: String
+    /// The case's `id`.
     public var caseID: String
+    /// The prompt variant's name; `default` when the suite declares none.
     public var variant: String
+    /// The reasoning level of the planned request.
     public var reasoning: ReasoningLevel
     /// Counts from 1.
     public var repeatIndex: Int
     /// Counts from 1.
     public var turn: Int
 
+    /// The origin of one request of a run.
     public init(suite: String, caseID: String, variant: String, reasoning: ReasoningLevel, repeatIndex: Int, turn: Int) {
         self.suite = suite
         self.caseID = caseID

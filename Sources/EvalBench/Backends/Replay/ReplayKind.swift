@@ -2,7 +2,9 @@ import Foundation
 
 /// Kind `replay`: answers from an earlier run's results.jsonl, and one backend's options.
 public struct ReplayKind: BackendKind {
+    /// The config's `kind` value, `replay`.
     public static let name = "replay"
+    /// The keys a `replay` backend accepts; `from` is required.
     public static let keys: [ConfigKey] = [
         ConfigKey("from", .filePath, required: true, check: runDirectoryProblem), .model, .concurrency,
     ]
@@ -12,20 +14,26 @@ public struct ReplayKind: BackendKind {
     /// The earlier run's directory (resolved against the config's directory; checked to exist at load).
     public var from: String
 
+    /// The options of a `replay` backend answering from the run directory `from`.
     public init(from: String) {
         self.from = from
     }
 
+    /// The options from the loader's values for `keys`; nil when `from` is missing.
     public init?(_ values: ConfigValues) {
         guard let from = values.string("from") else { return nil }
         self.from = from
     }
 
+    /// A backend that answers from `from`'s results.jsonl, read once now; it is unavailable when
+    /// that file cannot be read.
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
         ReplayBackend(name: config.name, model: config.model, directory: URL(fileURLWithPath: from),
                       concurrency: config.concurrency ?? context.defaultConcurrency)
     }
 
+    /// Empty: the answers depend on `from` alone, which is not included, so with `--cache` replay
+    /// backends of one model share cache entries.
     public var cacheIdentity: [String: JSONValue] { [:] }
 
     /// `from` must be a directory holding results.jsonl.
