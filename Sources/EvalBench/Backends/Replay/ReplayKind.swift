@@ -32,9 +32,12 @@ public struct ReplayKind: BackendKind {
                       concurrency: config.concurrency ?? context.defaultConcurrency)
     }
 
-    /// Empty: the answers depend on `from` alone, which is not included, so with `--cache` replay
-    /// backends of one model share cache entries.
-    public var cacheIdentity: [String: JSONValue] { [:] }
+    /// Never answered from the response cache: its answers are already recorded, in `from`,
+    /// and two replay backends of one model but different recordings must not share them.
+    public static let answersAreCacheable = false
+
+    /// The recording it answers from (unused, as it is never cached, but honest if it were).
+    public var cacheIdentity: [String: JSONValue] { ["from": .string(from)] }
 
     /// `from` must be a directory holding results.jsonl.
     @Sendable static func runDirectoryProblem(_ value: ConfigValue) -> ConfigProblem? {
