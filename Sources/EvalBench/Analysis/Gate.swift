@@ -28,7 +28,10 @@ public struct Gate: Sendable, Equatable {
     public func evaluate(_ results: [RequestResult], unavailableBackends: [String],
                          unavailableHere: [String: String] = [:],
                          suiteGates: [String: SuiteGates] = [:]) -> Verdict {
-        let notes = unavailableHere.keys.sorted().map { "backend '\($0)' cannot run here, its case runs are skipped: \(unavailableHere[$0]!)" }
+        var notes = unavailableHere.keys.sorted().map { "backend '\($0)' cannot run here, its case runs are skipped: \(unavailableHere[$0]!)" }
+        for reason in results.compactMap(\.skipReason) where reason.hasPrefix("fail fast:") && !notes.contains(reason) {
+            notes.append(reason)
+        }
         if !unavailableBackends.isEmpty {
             return Verdict(exitStatus: .infrastructure, reasons: unavailableBackends.map { "backend '\($0)' is unavailable" }, notes: notes)
         }
@@ -36,6 +39,10 @@ public struct Gate: Sendable, Equatable {
         if !unavailableHere.isEmpty, !aggregate.caseRuns.isEmpty, aggregate.caseRuns.allSatisfy({ $0.status == .skipped }) {
             return Verdict(exitStatus: .infrastructure, reasons: ["no case ran: every selected backend was skipped, and \(unavailableHere.keys.sorted().joined(separator: ", ")) cannot run here"],
                            notes: notes)
+        }
+        let unreachable = unreachableBackendReasons(results)
+        if !unreachable.isEmpty {
+            return Verdict(exitStatus: .infrastructure, reasons: unreachable, notes: notes)
         }
         let errorBudget = errorBudgetReasons(results, suiteGates: suiteGates)
         if !errorBudget.isEmpty {
@@ -69,6 +76,31 @@ public struct Gate: Sendable, Equatable {
             let rate = group.passRate ?? 1
             guard rate < minPassRate else { return nil }
             return "\(prefix)\(group.group.label): pass rate \(Self.percent(rate)) is below \(source) \(Self.percent(minPassRate))"
+        }
+    }
+
+    /// The error kinds that say the backend could not be reached or used at all, rather than
+    /// that the model answered badly.
+    static let infrastructureKinds: Set<ErrorKind> = [.network, .unavailable, .auth, .timeout]
+
+    /// One reason per backend whose every request that ran failed with an infrastructure kind
+    /// (a closed port, a wrong key): its pass rate says nothing about the model, so the run
+    /// exits 3, naming the backend and its first error.
+    private func unreachableBackendReasons(_ results: [RequestResult]) -> [String] {
+        var order: [String] = []
+        var byBackend: [String: [RequestResult]] = [:]
+        for result in results where result.status != .skipped {
+            if byBackend[result.backend] == nil { order.append(result.backend) }
+            byBackend[result.backend, default: []].append(result)
+        }
+        return order.compactMap { backend in
+            let ran = byBackend[backend] ?? []
+            guard let first = ran.first,
+                  ran.allSatisfy({ $0.status == .error && $0.errorKind.map(Self.infrastructureKinds.contains) == true })
+            else { return nil }
+            let kind = first.errorKind?.rawValue ?? "error"
+            return "backend '\(backend)' could not be used: all \(ran.count) of its requests failed (first: \(kind)"
+                + (first.errorMessage.map { ": \($0)" } ?? "") + ")"
         }
     }
 

@@ -34,6 +34,13 @@ public struct RunDefaults: Sendable, Codable, Equatable {
     public var backends: [String]?
     /// Reasoning levels a run uses when neither `--reasoning` nor the suite names any; nil means `none`.
     public var reasoning: [ReasoningLevel]?
+    /// `failFastAfter`: after this many consecutive identical non-retryable failures on one
+    /// backend (the same error kind and message, such as a 400 for a wrong parameter), its
+    /// remaining case runs are skipped with the reason; 0 never stops. Nil means 5.
+    public var failFastAfter: Int?
+
+    /// The fail-fast limit in effect: `failFastAfter`, else 5.
+    package var failFastLimit: Int { failFastAfter ?? 5 }
 
     /// Defaults: 4 requests in flight, a 120 s timeout, 3 retries, every configured backend and
     /// level `none`.

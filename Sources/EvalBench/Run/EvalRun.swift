@@ -179,7 +179,8 @@ package enum EvalRun {
         let runner = Runner(slots: slots, store: store, concurrency: concurrency,
                             timeoutSeconds: loaded.config.defaults.timeoutSeconds,
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
-                            cache: request.cacheDirectory.map { ResponseCache(directory: $0) }, onEvent: onEvent)
+                            cache: request.cacheDirectory.map { ResponseCache(directory: $0) },
+                            failFastAfter: loaded.config.defaults.failFastLimit, onEvent: onEvent)
         await runner.run(loaded.plan, availability: availability, finishedKeys: Set(kept.map(\.key)))
         for backend in ordered { await backend.shutdown() }
 

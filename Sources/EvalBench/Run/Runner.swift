@@ -19,12 +19,16 @@ package struct Runner: Sendable {
     /// evalbench's response cache, when `--cache` is on.
     package var cache: ResponseCache?
     package var onEvent: @Sendable (RunEvent) -> Void
+    /// One fail-fast streak per backend (config `defaults.failFastAfter`).
+    let failFast: [String: FailFast]
 
-    /// A runner over `slots`, one per backend the run started.
+    /// A runner over `slots`, one per backend the run started; `failFastAfter` consecutive
+    /// identical non-retryable failures stop a backend (0 never does).
     package init(slots: [BackendSlot], store: ResultStore, concurrency: Int, timeoutSeconds: Double,
-                retryPolicy: RetryPolicy, cache: ResponseCache? = nil,
+                retryPolicy: RetryPolicy, cache: ResponseCache? = nil, failFastAfter: Int = 0,
                 onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
         self.slots = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        failFast = Dictionary(slots.map { ($0.name, FailFast(limit: failFastAfter)) }, uniquingKeysWith: { _, last in last })
         self.store = store
         self.concurrency = concurrency
         self.timeoutSeconds = timeoutSeconds
@@ -72,6 +76,10 @@ package struct Runner: Sendable {
                     group.addTask {
                         while let caseRun = await queue.next() {
                             if Task.isCancelled { break }
+                            if let reason = await failFast[name]?.reason {
+                                await skip(caseRun, from: 0, model: slot.backend.model, reason: reason)
+                                continue
+                            }
                             await CaseRunExecution.perform(caseRun, on: slot, runner: self, global: global)
                         }
                     }
@@ -100,6 +108,9 @@ package struct Runner: Sendable {
             FileHandle.standardError.write(Data("evalbench: could not record \(result.key) turn \(result.turn): \(error)\n".utf8))
         }
         onEvent(.recorded(result))
+        if let reason = await failFast[result.backend]?.note(result) {
+            FileHandle.standardError.write(Data("evalbench: \(reason)\n".utf8))
+        }
     }
 }
 

@@ -1,0 +1,36 @@
+import Foundation
+
+/// Stops sending to a backend that keeps failing the same way: after `limit` consecutive
+/// identical non-retryable failures (same error kind and message: a 400 for a wrong parameter,
+/// a 401), the backend's remaining case runs are skipped with the reason instead of spending
+/// minutes and money on answers that cannot come. Retryable failures (rate limits, timeouts)
+/// and cancellations do not count; any other result resets the streak.
+package actor FailFast {
+    /// Consecutive identical failures that stop the backend; 0 never stops.
+    let limit: Int
+    private var last: String?
+    private var streak = 0
+    /// Why the backend was stopped, once it was.
+    package private(set) var reason: String?
+
+    package init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Counts `result`; returns the reason when this result is the one that stops the backend.
+    package func note(_ result: RequestResult) -> String? {
+        guard limit > 0, reason == nil, result.status != .skipped else { return nil }
+        guard result.status == .error, let kind = result.errorKind, !kind.isRetryable, kind != .cancelled else {
+            last = nil
+            streak = 0
+            return nil
+        }
+        let signature = kind.rawValue + ": " + String((result.errorMessage ?? "").prefix(300))
+        streak = signature == last ? streak + 1 : 1
+        last = signature
+        guard streak >= limit else { return nil }
+        reason = "fail fast: \(limit) consecutive identical failures on backend '\(result.backend)' (\(signature)); "
+            + "its remaining case runs were not sent (config defaults.failFastAfter)"
+        return reason
+    }
+}

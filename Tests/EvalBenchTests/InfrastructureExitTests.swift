@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import EvalBench
+import EvalBenchTestSupport
+
+/// Exit 3 means infrastructure, and a backend that fails the same way every time is stopped
+/// (issue 16, item 5).
+@Suite("Infrastructure failures and fail fast")
+struct InfrastructureExitTests {
+    private let suite = Suite(name: "geo", cases: (1...12).map {
+        EvalCase(id: "c\($0)", prompt: "Capital number \($0)?", expect: [Assertion(.contains("Paris", ignoreCase: false))])
+    })
+
+    private func outcome(_ config: Config) async throws -> RunOutcome {
+        var request = Evaluation(suites: [.suite(suite)], config: .config(config)).runRequest()
+        request.environment = [:]
+        defer { try? FileManager.default.removeItem(atPath: request.outputDirectory!) }
+        return try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+    }
+
+    @Test("a backend whose every request failed to connect: exit 3, naming the backend and its first error, not a 0% pass rate")
+    func closedPortExitsThree() async throws {
+        let port = try FreePort.loopback()
+        let config = Config(backends: [BackendConfig(name: "down", model: "m", options: OpenAIKind(baseURL: "http://127.0.0.1:\(port)/v1"))],
+                            defaults: RunDefaults(concurrency: 4, retries: 0))
+        let outcome = try await outcome(config)
+        #expect(outcome.results.allSatisfy { $0.status == .error && $0.errorKind == .network })
+        #expect(outcome.verdict.exitStatus == .infrastructure)
+        let reason = try #require(outcome.verdict.reasons.first)
+        #expect(reason.hasPrefix("backend 'down' could not be used: all 12 of its requests failed (first: network"), "\(reason)")
+    }
+
+    @Test("a backend that answered once is judged by its answers: the gate, not infrastructure")
+    func oneAnswerIsNotInfrastructure() {
+        var results = (1...5).map { fixtureResult(caseID: "c\($0)", status: .error, errorKind: .network, errorMessage: "refused") }
+        #expect(Gate().evaluate(results, unavailableBackends: []).exitStatus == .infrastructure)
+        results.append(fixtureResult(caseID: "c6", status: .fail, failedAssertion: "contains"))
+        let verdict = Gate(maxErrorRate: 1).evaluate(results, unavailableBackends: [])
+        #expect(verdict.exitStatus == .gateFailed, "\(verdict)")
+        let auth = (1...3).map { fixtureResult(caseID: "c\($0)", status: .error, errorKind: .auth, errorMessage: "401") }
+        #expect(Gate().evaluate(auth, unavailableBackends: []).exitStatus == .infrastructure)
+        let badAnswers = (1...3).map { fixtureResult(caseID: "c\($0)", status: .error, errorKind: .decoding, errorMessage: "x") }
+        #expect(Gate(maxErrorRate: 1).evaluate(badAnswers, unavailableBackends: []).exitStatus == .gateFailed, "decoding errors are the model's, not infrastructure")
+    }
+
+    @Test("5 identical 400s in a row stop the backend: the rest are skipped with the reason, and the verdict says so")
+    func failFastStopsABackend() async throws {
+        let server = FakeOpenAIServer { _ in
+            FakeOpenAIServer.Script(fault: .openAIError(status: 400, message: "Unsupported parameter: 'max_tokens'",
+                                                        type: "invalid_request_error", code: "unsupported_parameter"))
+        }
+        try server.start()
+        defer { server.stop() }
+        let config = Config(backends: [BackendConfig(name: "srv", model: "m", concurrency: 1,
+                                                     options: OpenAIKind(baseURL: server.baseURL.absoluteString + "/v1"))],
+                            defaults: RunDefaults(concurrency: 1, retries: 0))
+        let outcome = try await outcome(config)
+        #expect(server.requests.count == 5, "no request after the fifth identical failure")
+        #expect(outcome.results.filter { $0.status == .error }.count == 5)
+        let skipped = outcome.results.filter { $0.status == .skipped }
+        #expect(skipped.count == 7)
+        #expect(skipped.allSatisfy { $0.skipReason?.hasPrefix("fail fast: 5 consecutive identical failures on backend 'srv' (bad_request") == true })
+        #expect(outcome.verdict.notes.contains { $0.hasPrefix("fail fast:") })
+    }
+
+    @Test("failFastAfter: 0 never stops; different failures and any success reset the streak")
+    func failFastStreak() async {
+        let never = FailFast(limit: 0)
+        for index in 1...10 {
+            #expect(await never.note(fixtureResult(caseID: "c\(index)", status: .error, errorKind: .badRequest, errorMessage: "x")) == nil)
+        }
+        let five = FailFast(limit: 3)
+        let bad = fixtureResult(caseID: "a", status: .error, errorKind: .badRequest, errorMessage: "x")
+        let other = fixtureResult(caseID: "b", status: .error, errorKind: .badRequest, errorMessage: "y")
+        let retryable = fixtureResult(caseID: "c", status: .error, errorKind: .rateLimited, errorMessage: "x")
+        let pass = fixtureResult(caseID: "d", status: .pass)
+        for result in [bad, bad, other, bad, bad, pass, bad, bad, retryable] {
+            #expect(await five.note(result) == nil)
+        }
+        #expect(await five.note(bad) == nil, "the retryable failure reset the streak")
+        #expect(await five.note(bad) == nil)
+        #expect(await five.note(bad) != nil)
+    }
+}
