@@ -63,6 +63,9 @@ enum Options {
     static let compareOut = OptionSpec.value("--out", "DIR", help: "Where compare.md and compare.csv are written.",
                                              default: "CURRENT_DIR")
     static let noStart = OptionSpec.flag("--no-start", help: "Start no managed server and check no availability.")
+    static let checkSecrets = OptionSpec.flag(
+        "--check-secrets",
+        help: "Also check that the API key variable (apiKeyEnv) of every backend the run would use is set, as run does; without it a CI lint job needs no secrets.")
 }
 
 /// The commands, declared once; `evalbench help`, each help page, the synopses and the
@@ -82,10 +85,10 @@ enum Commands {
         conflicts: [(Options.cache, Options.noCache)])
     static let validate = CommandSpec(
         name: "validate", abstract: "Load and check suites and config; send nothing.",
-        arguments: [suites], options: [Options.config, Options.backend])
+        arguments: [suites], options: [Options.config, Options.backend, Options.checkSecrets])
     static let plan = CommandSpec(
         name: "plan", abstract: "Show the matrix, reasoning mapping and context fit.",
-        discussion: "The expanded matrix of case runs, how each backend sends each reasoning level, and the context-fit pre-flight: each case's largest turn against each backend's window. Sends nothing and starts no managed server.",
+        discussion: "The expanded matrix of case runs, how each backend sends each reasoning level, and the context-fit pre-flight: each case's largest turn against each backend's window. Sends nothing, starts no managed server and needs no API keys.",
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.caseID, Options.tag,
                   Options.variant])

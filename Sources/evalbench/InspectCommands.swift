@@ -5,7 +5,9 @@ import Foundation
 /// `evalbench validate`: loads and checks everything, sends nothing.
 func commandValidate(_ parsed: ParsedCommand) -> ExitStatus {
     do {
-        for line in Preflight.validation(try EvalRun.load(parsed.runRequest())) { print(line) }
+        var request = parsed.runRequest()
+        request.checkSecrets = parsed.has(Options.checkSecrets)
+        for line in Preflight.validation(try EvalRun.load(request)) { print(line) }
         return .success
     } catch {
         failLoading(error)
@@ -16,7 +18,9 @@ func commandValidate(_ parsed: ParsedCommand) -> ExitStatus {
 func commandPlan(_ parsed: ParsedCommand) async -> ExitStatus {
     let loaded: LoadedRun
     do {
-        loaded = try EvalRun.load(parsed.runRequest())
+        var request = parsed.runRequest()
+        request.checkSecrets = false
+        loaded = try EvalRun.load(request)
     } catch {
         failLoading(error)
     }

@@ -31,11 +31,13 @@ package enum ConfigLoader {
         return config
     }
 
-    /// Problems with running the named backends here: a name that is not configured, or an
-    /// `apiKeyEnv` variable that is unset or empty in `environment`. An empty `backends` selects
-    /// `defaults.backends`, or every configured backend when that is unset.
-    package static func checkSelection(_ config: Config, backends: [String],
-                                      environment: [String: String]) -> [Diagnostic] {
+    /// Problems with running the named backends here: a name that is not configured, or, when
+    /// `checkingSecrets`, an `apiKeyEnv` variable that is unset or empty in `environment`. Only
+    /// the named backends are checked: another backend's missing key is no problem for a run
+    /// that does not use it. An empty `backends` selects `defaults.backends`, or every
+    /// configured backend when that is unset.
+    package static func checkSelection(_ config: Config, backends: [String], environment: [String: String],
+                                      checkingSecrets: Bool = true) -> [Diagnostic] {
         let file = config.file ?? "evalbench.json"
         let configured = config.backends.map(\.name)
         let selected = backends.isEmpty ? (config.defaults.backends ?? configured) : backends
@@ -47,7 +49,7 @@ package enum ConfigLoader {
                                               fix: "configured backends: \(configured.joined(separator: ", "))"))
                 continue
             }
-            guard let variable = config.backends[index].options.apiKeyEnv else { continue }
+            guard checkingSecrets, let variable = config.backends[index].options.apiKeyEnv else { continue }
             let state = environment[variable] == nil ? "is not set" : (environment[variable]!.isEmpty ? "is empty" : nil)
             if let state {
                 diagnostics.append(Diagnostic(

@@ -39,6 +39,9 @@ package struct RunRequest: Sendable {
     package var configValue: Config?
     /// Backends of the caller's own, run beside the config's (`Evaluation.backends`).
     package var providedBackends: [any Backend] = []
+    /// Whether the API keys of the backends the run uses must be set (false for `validate`
+    /// without `--check-secrets` and for `plan`, which send nothing).
+    package var checkSecrets = true
 
     package init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
                 reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, concurrency: Int? = nil,
@@ -114,7 +117,8 @@ package enum EvalRun {
             throw LoadError(diagnostics + error.diagnostics)
         }
         let names = request.backends.isEmpty ? (config.defaults.backends ?? config.backends.map(\.name)) : request.backends
-        diagnostics += ConfigLoader.checkSelection(config, backends: names, environment: request.environment)
+        diagnostics += ConfigLoader.checkSelection(config, backends: names, environment: request.environment,
+                                                   checkingSecrets: request.checkSecrets)
         var validation = PlanValidation(suites: suites, config: config, selected: names)
         validation.check(request)
         diagnostics += validation.diagnostics

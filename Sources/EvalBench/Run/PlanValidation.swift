@@ -31,8 +31,13 @@ struct PlanValidation {
                 }
             }
         }
-        diagnostics += ConfigLoader.checkSelection(config, backends: extraBackends, environment: request.environment)
-            .filter { !$0.message.hasPrefix("no backend named") }
+        // Only the backends that turns switch to and graders call, beyond the selection (which
+        // the loader checked): an empty list would select every configured backend.
+        if !extraBackends.isEmpty {
+            diagnostics += ConfigLoader.checkSelection(config, backends: extraBackends, environment: request.environment,
+                                                       checkingSecrets: request.checkSecrets)
+                .filter { !$0.message.hasPrefix("no backend named") }
+        }
         checkVariants(request)
     }
 

@@ -68,6 +68,34 @@ struct CommandLineTests {
         #expect(server.requests.isEmpty)
     }
 
+    @Test("only the backends a command uses need their API keys; validate checks keys only with --check-secrets; each problem once")
+    func secretsOfTheSelectionOnly() throws {
+        let directory = PackagePaths.temporaryDirectory("cli-secrets")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        try write("""
+        { "backends": [
+          { "name": "srv", "kind": "openai", "model": "m", "baseURL": "\(server.baseURL.absoluteString)/v1", "apiKeyEnv": "EVALBENCH_TEST_SRV_KEY" },
+          { "name": "claude", "kind": "anthropic", "model": "c", "apiKeyEnv": "EVALBENCH_TEST_CLAUDE_KEY" } ] }
+        """, to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let lint = try runEvalbench(["validate", "s.json"], in: directory)
+        #expect(lint.status == 0, "a lint job without secrets validates: \(lint.stderr)")
+        let strict = try runEvalbench(["validate", "s.json", "--check-secrets"], in: directory)
+        #expect(strict.status == 2)
+        #expect(strict.stderr.components(separatedBy: "EVALBENCH_TEST_CLAUDE_KEY, which is not set").count == 2, "once: \(strict.stderr)")
+        #expect(strict.stderr.contains("2 problems found"), "\(strict.stderr)")
+        let plan = try runEvalbench(["plan", "s.json"], in: directory)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let one = try runEvalbench(["run", "s.json", "--backend", "srv", "--no-progress", "--out", "out"], in: directory,
+                                   environment: ["EVALBENCH_TEST_SRV_KEY": "k"])
+        #expect(one.status == 0, "claude's key is not needed to run srv: \(one.stderr)")
+        #expect(server.requests.count == 1)
+    }
+
     @Test("--reasoning with an unknown level exits 2 with a suggestion; plan prints each level's mapping")
     func reasoningArguments() throws {
         let directory = PackagePaths.temporaryDirectory("cli-reasoning")
