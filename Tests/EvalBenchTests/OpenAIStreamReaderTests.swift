@@ -129,6 +129,34 @@ struct OpenAIStreamReaderTests {
         #expect(guardrail.kind == .guardrail)
     }
 
+    @Test("with several choices (n > 1) only choice 0 is recorded, never interleaved; usage is the whole request's")
+    func choiceZeroOnly() throws {
+        func choice(_ index: Int, _ content: String, finish: String? = nil) -> String {
+            let reason = finish.map { "\"\($0)\"" } ?? "null"
+            return #"{"index":\#(index),"delta":{"content":"\#(content)"},"finish_reason":\#(reason)}"#
+        }
+        func chunk(_ choices: String...) -> String {
+            "data: {\"model\":\"m\",\"choices\":[\(choices.joined(separator: ","))]}\n\n"
+        }
+        let response = try read([
+            (1, chunk(choice(0, "Par")) + chunk(choice(1, "Lyo")) + chunk(choice(2, "Nic"))),
+            (2, chunk(choice(1, "n", finish: "stop"), choice(0, "is"))),
+            (3, chunk(choice(2, "e", finish: "length")) + chunk(choice(0, "", finish: "stop"))),
+            (4, #"data: {"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":6}}"# + "\n\ndata: [DONE]\n\n"),
+        ]).get()
+        #expect(response.text == "Paris")
+        #expect(response.finishReason == "stop")
+        #expect(response.usage.outputTokens == 6)
+    }
+
+    @Test("a chunk whose choices carry no index is choice 0 (servers that send one choice may omit it)")
+    func missingIndexIsZero() throws {
+        let response = try read([
+            (1, #"data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}"# + "\n\ndata: [DONE]\n\n"),
+        ]).get()
+        #expect(response.text == "ok")
+    }
+
     @Test("the request body carries options, history, stream_options and the reasoning effort")
     func requestBody() throws {
         let backend = OpenAIBackend(name: "b", model: "m", baseURL: URL(string: "http://127.0.0.1:1/v1")!, apiKey: "secret",
