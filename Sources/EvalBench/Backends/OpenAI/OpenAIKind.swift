@@ -5,7 +5,7 @@ public struct OpenAIKind: BackendKind {
     public static let name = "openai"
     public static let keys: [ConfigKey] = [
         .model, ConfigKey.baseURL.required, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
-        .sendReasoningNone, maxTokensField, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
+        .sendReasoningNone, maxTokensField, reasoningModel, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
     ]
     public static let costsMoney = true
     public static let reasoningRules = ReasoningOverrideRules(refused: [
@@ -14,28 +14,37 @@ public struct OpenAIKind: BackendKind {
     ])
     /// `max_tokens` (default) or `max_completion_tokens` (OpenAI's reasoning models need it).
     static let maxTokensField = ConfigKey("maxTokensField", .choice(["max_tokens", "max_completion_tokens"]))
+    /// Whether the model follows OpenAI's reasoning-model rules; see `reasoningModel`.
+    static let reasoningModel = ConfigKey("reasoningModel", .bool)
 
     /// Base URL of the API, e.g. `http://127.0.0.1:8080/v1`.
     public var baseURL: String
     public var apiKeyEnv: String?
     /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
     public var headers: [String: String]?
-    /// Whether to send `reasoning_effort: "none"` for level `none` (some servers reject it).
+    /// Whether to send `reasoning_effort: "none"` for level `none` (some servers reject it);
+    /// absent: only for a reasoning model.
     public var sendReasoningNone: Bool?
-    /// The name of the output-token limit field.
+    /// The name of the output-token limit field; absent: `max_completion_tokens` for a
+    /// reasoning model, `max_tokens` otherwise.
     public var maxTokensField: String?
+    /// Whether the model is one of OpenAI's reasoning models, which take `max_completion_tokens`
+    /// and reject `temperature`, `top_p` and `stop` while they reason; absent: true for
+    /// `api.openai.com` with an `o1`, `o3`, `o4` or `gpt-5` (or later) model, false otherwise.
+    public var reasoningModel: Bool?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
     public var structuredOutput: StructuredOutputMode?
 
     public init(baseURL: String, apiKeyEnv: String? = nil, headers: [String: String]? = nil,
                 sendReasoningNone: Bool? = nil, maxTokensField: String? = nil, extraBody: [String: JSONValue]? = nil,
-                structuredOutput: StructuredOutputMode? = nil) {
+                structuredOutput: StructuredOutputMode? = nil, reasoningModel: Bool? = nil) {
         self.baseURL = baseURL
         self.apiKeyEnv = apiKeyEnv
         self.headers = headers
         self.sendReasoningNone = sendReasoningNone
         self.maxTokensField = maxTokensField
+        self.reasoningModel = reasoningModel
         self.extraBody = extraBody
         self.structuredOutput = structuredOutput
     }
@@ -45,7 +54,8 @@ public struct OpenAIKind: BackendKind {
         self.init(baseURL: baseURL, apiKeyEnv: values.string("apiKeyEnv"), headers: values.headers("headers"),
                   sendReasoningNone: values.bool("sendReasoningNone"), maxTokensField: values.string("maxTokensField"),
                   extraBody: values.object("extraBody"),
-                  structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+                  structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)),
+                  reasoningModel: values.bool("reasoningModel"))
     }
 
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
@@ -56,9 +66,11 @@ public struct OpenAIKind: BackendKind {
         return OpenAIBackend(name: config.name, model: config.model, baseURL: url,
                              apiKey: context.apiKey(variable: apiKeyEnv), headers: headers ?? [:],
                              concurrency: config.concurrency ?? context.defaultConcurrency,
-                             sendReasoningNone: sendReasoningNone ?? false,
+                             reasoningModel: reasoningModel
+                                 ?? OpenAIBackend.isOpenAIReasoningModel(baseURL: url, model: config.model),
+                             sendReasoningNone: sendReasoningNone,
                              reasoningOverrides: config.reasoning ?? [:], extraBody: extraBody ?? [:],
-                             maxTokensField: maxTokensField ?? "max_tokens",
+                             maxTokensField: maxTokensField,
                              structuredOutput: structuredOutput ?? .native, transport: context.transport)
     }
 
@@ -67,6 +79,7 @@ public struct OpenAIKind: BackendKind {
         if let extraBody { parts["extraBody"] = .object(extraBody) }
         if let sendReasoningNone { parts["sendReasoningNone"] = .bool(sendReasoningNone) }
         if let maxTokensField { parts["maxTokensField"] = .string(maxTokensField) }
+        if let reasoningModel { parts["reasoningModel"] = .bool(reasoningModel) }
         if let structuredOutput { parts["structuredOutput"] = .string(structuredOutput.rawValue) }
         return parts
     }
