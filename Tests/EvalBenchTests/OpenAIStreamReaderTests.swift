@@ -111,6 +111,21 @@ struct OpenAIStreamReaderTests {
         #expect(failure.kind == .network)
     }
 
+    @Test("a last chunk with no blank line after it is incomplete and discarded: its finish reason never arrived, so the stream is truncated")
+    func unterminatedLastChunk() {
+        let last = chunk(#"{"content":"is"}"#, finish: "stop").dropLast(2)
+        let result = read([(1, chunk(#"{"content":"Par"}"#)), (2, String(last))])
+        guard case let .failure(failure) = result else { Issue.record("expected a failure, not the half answer"); return }
+        #expect(failure.kind == .network)
+    }
+
+    @Test("an unterminated [DONE] after the finish reason loses nothing")
+    func unterminatedDone() throws {
+        let response = try read([(1, chunk(#"{"content":"Paris"}"#, finish: "stop") + "data: [DONE]")]).get()
+        #expect(response.text == "Paris")
+        #expect(response.finishReason == "stop")
+    }
+
     @Test("an HTTP error status is classified from its body")
     func httpError() {
         let result = read([(1, #"{"error":{"message":"quota","type":"insufficient_quota","code":"insufficient_quota"}}"#)], status: 429)
