@@ -118,6 +118,23 @@ private func check(_ result: Result<ModelResponse, BackendFailure>, against fixt
     }
 }
 
+/// One case run through the runner against `fixture`'s body, as `evalbench run` would record it.
+private func runResult(_ fixture: ProviderFixture) async throws -> RequestResult {
+    let server = try server(for: fixture)
+    defer { server.stop() }
+    let made = backend(for: fixture, at: server, transport: DefaultStreamTransport())
+    let out = PackagePaths.temporaryDirectory("provider-fixture")
+    defer { try? FileManager.default.removeItem(at: out) }
+    let store = try ResultStore(url: out.appendingPathComponent("results.jsonl"))
+    let runner = Runner(backends: [made.name: made], store: store, concurrency: 1, timeoutSeconds: 20,
+                        retryPolicy: RetryPolicy(maxRetries: 0, baseDelaySeconds: 0.01, maxDelaySeconds: 0.05))
+    let suite = Suite(name: "s", file: "s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "Hello")])])
+    await runner.run(Planner.plan([suite], PlanSelection(backends: [made.name], reasoning: [.none])),
+                     availability: [made.name: .available])
+    try await store.close()
+    return try #require(await store.all().first)
+}
+
 extension LoopbackNetworkTests {
     @Suite("Provider SDK fixtures served verbatim over a socket")
     struct ProviderFixtureConformanceTests {
@@ -139,6 +156,33 @@ extension LoopbackNetworkTests {
               arguments: ProviderFixture.all)
         func overSockets(_ fixture: ProviderFixture) async throws {
             check(try await respond(to: fixture, over: SocketStreamTransport()), against: fixture)
+        }
+
+        @Test("through the runner, a recorded answer of each provider reaches results with its text and every reported figure",
+              arguments: ProviderFixture.all.filter {
+                  ["anthropic/python-stream-b-fallback.sse", "openai/a491adda08c3d4fd.sse",
+                   "gemini/Client_Tests_server_side_MCP_server_ML_Dev_should_call_server_side_MCP_server,_stream-0.sse"].contains($0.file)
+              })
+        func throughTheRunner(_ fixture: ProviderFixture) async throws {
+            let result = try await runResult(fixture)
+            let usage = fixture.expected.usage
+            #expect(result.status == .pass, "\(result.errorMessage ?? "")")
+            #expect(result.output == fixture.expected.text)
+            #expect(result.usage.inputTokens == usage?.input)
+            #expect(result.usage.outputTokens == usage?.output)
+            #expect(result.usage.reasoningTokens == usage?.reasoning)
+        }
+
+        @Test("through the runner, a truncated stream and a refusal are errors of their kind, not passes with an empty answer",
+              arguments: ProviderFixture.all.filter {
+                  ["anthropic/python-refusal_response.sse",
+                   "gemini/Client_Tests_generateContentStream_ML_Dev_should_return_the_headers_in_the_sdkHttpResponse_for_each_chunk-0.sse"]
+                      .contains($0.file)
+              })
+        func errorsThroughTheRunner(_ fixture: ProviderFixture) async throws {
+            let result = try await runResult(fixture)
+            #expect(result.status == .error)
+            #expect(result.errorKind?.rawValue == fixture.expected.errorKind)
         }
 
         @Test("the same through URLSession, for one response of each provider and outcome",
