@@ -69,6 +69,30 @@ struct OpenAIReasoningRequestTests {
             == .supported(#"reasoning_effort: "minimal", output limit as max_completion_tokens, temperature, top_p and stop not sent"#))
     }
 
+    @Test("a reasoning model with no effort none (o-series, GPT-5 before 5.1) skips level none with a fix, unless the config maps it",
+          arguments: ["o3", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5-nano-2025-08-07"])
+    func noNoneEffort(_ model: String) {
+        guard case let .unsupported(reason) = backend(openAI, model: model, reasoningModel: true).reasoningSupport(.none) else {
+            Issue.record("level none must be unsupported for \(model)")
+            return
+        }
+        #expect(reason.contains("has no reasoning_effort \"none\"") && reason.contains(#""effort": "minimal""#))
+        #expect(backend(openAI, model: model, reasoningModel: true).reasoningSupport(.deep) != .unsupported(reason))
+        let mapped = backend(openAI, model: model, reasoningModel: true, overrides: ["none": ReasoningOverride(effort: "low")])
+        #expect(mapped.reasoningSupport(.none)
+            == .supported(#"reasoning_effort: "low", output limit as max_completion_tokens, temperature, top_p and stop not sent"#))
+        let atDefault = backend(openAI, model: model, reasoningModel: true, sendReasoningNone: false)
+        #expect(atDefault.reasoningSupport(.none)
+            == .supported("reasoning_effort omitted, output limit as max_completion_tokens, temperature, top_p and stop not sent"))
+    }
+
+    @Test("GPT-5.1 and later take effort none; a compatible server is never judged by its model name", arguments: ["gpt-5.1", "gpt-5.2-pro", "gpt-6"])
+    func noneEffortSupported(_ model: String) {
+        #expect(backend(openAI, model: model, reasoningModel: true).reasoningSupport(.none)
+            == .supported(#"reasoning_effort: "none", output limit as max_completion_tokens"#))
+        #expect(backend(local, model: "o3", reasoningModel: false).reasoningSupport(.none) == .supported("reasoning_effort omitted"))
+    }
+
     @Test("other servers (llama-server, vLLM) keep today's body at every level: max_tokens, sampling options, no effort at none",
           arguments: ReasoningLevel.allCases)
     func compatibleServers(_ level: ReasoningLevel) {

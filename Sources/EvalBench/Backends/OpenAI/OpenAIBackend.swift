@@ -55,6 +55,11 @@ package struct OpenAIBackend: Backend {
     package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         let override = reasoningOverrides[level.rawValue]
         if let reason = override?.unsupported { return .unsupported(reason) }
+        if level == .none, override == nil, reasoningModel, sendReasoningNone != false, Self.lacksNoneEffort(model) {
+            return .unsupported("\(name): \(model ?? "the model") has no reasoning_effort \"none\"; map level none with "
+                + "\"reasoning\": {\"none\": {\"effort\": \"minimal\"}} (or \"low\"), or set \"sendReasoningNone\": false "
+                + "to run it at the model's default effort")
+        }
         var parts: [String] = []
         if let effort = effort(for: level) {
             parts.append("reasoning_effort: \"\(effort)\"")
@@ -88,6 +93,16 @@ package struct OpenAIBackend: Backend {
     /// Whether a backend of kind `openai` talks to one of OpenAI's reasoning models when its
     /// config does not say: the base URL is OpenAI's API and the model is of the `o1`, `o3`,
     /// `o4` or `gpt-5` families (later ones included). Anything else keeps the compatible rules.
+    /// Whether `model` is one of OpenAI's reasoning models that take no `reasoning_effort:
+    /// "none"`: the o-series and GPT-5 before 5.1 (`gpt-5`, `gpt-5-mini`, `gpt-5-nano`, dated
+    /// snapshots). Sending it there is a 400, and leaving it out runs the model at its default
+    /// effort, so level `none` is unsupported unless the config maps it.
+    static func lacksNoneEffort(_ model: String?) -> Bool {
+        guard let model = model?.lowercased() else { return false }
+        if ["o1", "o3", "o4"].contains(where: { model == $0 || model.hasPrefix($0 + "-") }) { return true }
+        return model == "gpt-5" || model.hasPrefix("gpt-5-")
+    }
+
     static func isOpenAIReasoningModel(baseURL: URL, model: String?) -> Bool {
         guard baseURL.host?.lowercased() == "api.openai.com", let model = model?.lowercased() else { return false }
         if ["o1", "o3", "o4"].contains(where: { model == $0 || model.hasPrefix($0 + "-") }) { return true }
