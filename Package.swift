@@ -23,7 +23,7 @@ let package = Package(
         .testTarget(
             name: "EvalBenchTests",
             dependencies: ["EvalBench", "EvalBenchTestSupport"],
-            resources: [.copy("Resources/JSONSchemaTestSuite")]
+            resources: [.copy("Resources/JSONSchemaTestSuite"), .copy("Resources/ProviderFixtures")]
         ),
         .testTarget(
             name: "EvalBenchCommandLineTests",

@@ -169,6 +169,25 @@ struct AnthropicStreamReaderTests {
         #expect(response.usage.outputTokens == 57)
     }
 
+    @Test("usage.output_tokens_details.thinking_tokens is the reasoning-token count, within the output tokens")
+    func thinkingTokens() throws {
+        let response = try read([
+            (1, messageStart(usage: #"{"input_tokens":28,"output_tokens":5}"#)),
+            (2, blockStart(0, "thinking") + thinkingDelta(0, "hmm") + blockStop(0)),
+            (3, blockStart(1, "text") + textDelta(1, "Hi") + blockStop(1)
+                + messageEnd(usage: #"{"input_tokens":28,"output_tokens":106,"output_tokens_details":{"thinking_tokens":67}}"#)),
+        ]).get()
+        #expect(response.usage.reasoningTokens == 67)
+        #expect(response.usage.outputTokens == 106)
+        #expect(response.usage.source == .reported)
+    }
+
+    @Test("a thinking-token count of 0 is reported as 0, not unknown")
+    func zeroThinkingTokens() throws {
+        let response = try answer(end: #"{"output_tokens":12,"output_tokens_details":{"thinking_tokens":0}}"#).get()
+        #expect(response.usage.reasoningTokens == 0)
+    }
+
     @Test("message_delta's cumulative figures replace message_start's; figures it leaves out are kept")
     func latestFiguresWin() throws {
         let response = try answer(
@@ -229,6 +248,51 @@ struct AnthropicStreamReaderTests {
         let failed = try #require(failure(read([(1, messageStart()), (2, blockStart(0, "text") + textDelta(0, "Par"))])))
         #expect(failed.kind == .network)
         #expect(failed.message.contains("ended mid-stream"))
+    }
+
+    @Test("a stream that ends after message_stop without any message_delta is a protocol (decoding) failure, not an empty pass")
+    func stopWithoutStopReason() throws {
+        let failed = try #require(failure(read([(1, messageStart()), (2, event("message_stop", #"{"type":"message_stop"}"#))])))
+        #expect(failed.kind == .decoding)
+        #expect(failed.message.contains("message_stop before a message_delta"))
+    }
+
+    @Test("a stream with nothing after message_start is truncated: a network failure, never an empty answer")
+    func onlyMessageStart() throws {
+        let failed = try #require(failure(read([(1, messageStart())])))
+        #expect(failed.kind == .network)
+        #expect(failed.message.contains("before a message_delta"))
+    }
+
+    @Test("an empty 200 stream is truncated before message_start")
+    func emptyStream() throws {
+        let failed = try #require(failure(read([])))
+        #expect(failed.kind == .network)
+        #expect(failed.message.contains("before message_start"))
+    }
+
+    @Test("events out of the documented order are decoding failures", arguments: [
+        (blockStart(0, "text") + textDelta(0, "x"), "content_block_start before message_start"),
+        (messageStart() + messageStart(), "a second message_start"),
+        (messageStart() + blockStart(0, "text") + messageEnd() + textDelta(0, "late"), "content_block_delta after message_stop"),
+        (messageStart() + blockStart(0, "text")
+            + event("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#)
+            + textDelta(0, "late"), "content_block_delta after the stop_reason"),
+    ])
+    func outOfOrder(_ stream: String, _ what: String) throws {
+        let failed = try #require(failure(read([(1, stream)])))
+        #expect(failed.kind == .decoding)
+        #expect(failed.message.contains(what), "\(failed.message)")
+    }
+
+    @Test("a stream complete but for message_stop (its last event unterminated, so discarded) keeps its answer and usage")
+    func missingMessageStopAfterStopReason() throws {
+        let text = messageStart() + blockStart(0, "text") + textDelta(0, "Hello") + blockStop(0) + messageEnd()
+        let unterminated = String(text.dropLast(1))
+        let response = try read([(1, unterminated)]).get()
+        #expect(response.text == "Hello")
+        #expect(response.finishReason == "end_turn")
+        #expect(response.usage.outputTokens == 12)
     }
 
     @Test("events split byte by byte, with CRLF line ends, are read the same")

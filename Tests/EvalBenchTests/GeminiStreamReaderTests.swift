@@ -35,6 +35,13 @@ private func failureOf(_ result: Result<ModelResponse, BackendFailure>) -> Backe
 
 @Suite("Gemini stream reading")
 struct GeminiStreamReaderTests {
+    @Test("a last chunk with no blank line after it is incomplete and discarded (WHATWG), so its finishReason never arrived")
+    func unterminatedLastChunk() {
+        let last = chunk(#"[{"text":" Paris"}]"#, finish: "STOP").dropLast(4)
+        let result = read([(1, chunk(#"[{"text":"It is"}]"#)), (2, String(last))])
+        #expect(failureOf(result)?.kind == .network)
+    }
+
     @Test("a thought part sets TTFT but not TTFA; the answer part sets TTFA")
     func thoughtFirst() throws {
         let response = try read([

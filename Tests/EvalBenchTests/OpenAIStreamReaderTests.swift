@@ -111,6 +111,21 @@ struct OpenAIStreamReaderTests {
         #expect(failure.kind == .network)
     }
 
+    @Test("a last chunk with no blank line after it is incomplete and discarded: its finish reason never arrived, so the stream is truncated")
+    func unterminatedLastChunk() {
+        let last = chunk(#"{"content":"is"}"#, finish: "stop").dropLast(2)
+        let result = read([(1, chunk(#"{"content":"Par"}"#)), (2, String(last))])
+        guard case let .failure(failure) = result else { Issue.record("expected a failure, not the half answer"); return }
+        #expect(failure.kind == .network)
+    }
+
+    @Test("an unterminated [DONE] after the finish reason loses nothing")
+    func unterminatedDone() throws {
+        let response = try read([(1, chunk(#"{"content":"Paris"}"#, finish: "stop") + "data: [DONE]")]).get()
+        #expect(response.text == "Paris")
+        #expect(response.finishReason == "stop")
+    }
+
     @Test("an HTTP error status is classified from its body")
     func httpError() {
         let result = read([(1, #"{"error":{"message":"quota","type":"insufficient_quota","code":"insufficient_quota"}}"#)], status: 429)
@@ -127,6 +142,34 @@ struct OpenAIStreamReaderTests {
         let filtered = read([(1, chunk(#"{"content":"x"}"#, finish: "content_filter") + "data: [DONE]\n\n")])
         guard case let .failure(guardrail) = filtered else { Issue.record("expected a guardrail"); return }
         #expect(guardrail.kind == .guardrail)
+    }
+
+    @Test("with several choices (n > 1) only choice 0 is recorded, never interleaved; usage is the whole request's")
+    func choiceZeroOnly() throws {
+        func choice(_ index: Int, _ content: String, finish: String? = nil) -> String {
+            let reason = finish.map { "\"\($0)\"" } ?? "null"
+            return #"{"index":\#(index),"delta":{"content":"\#(content)"},"finish_reason":\#(reason)}"#
+        }
+        func chunk(_ choices: String...) -> String {
+            "data: {\"model\":\"m\",\"choices\":[\(choices.joined(separator: ","))]}\n\n"
+        }
+        let response = try read([
+            (1, chunk(choice(0, "Par")) + chunk(choice(1, "Lyo")) + chunk(choice(2, "Nic"))),
+            (2, chunk(choice(1, "n", finish: "stop"), choice(0, "is"))),
+            (3, chunk(choice(2, "e", finish: "length")) + chunk(choice(0, "", finish: "stop"))),
+            (4, #"data: {"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":6}}"# + "\n\ndata: [DONE]\n\n"),
+        ]).get()
+        #expect(response.text == "Paris")
+        #expect(response.finishReason == "stop")
+        #expect(response.usage.outputTokens == 6)
+    }
+
+    @Test("a chunk whose choices carry no index is choice 0 (servers that send one choice may omit it)")
+    func missingIndexIsZero() throws {
+        let response = try read([
+            (1, #"data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}"# + "\n\ndata: [DONE]\n\n"),
+        ]).get()
+        #expect(response.text == "ok")
     }
 
     @Test("the request body carries options, history, stream_options and the reasoning effort")

@@ -129,7 +129,7 @@ struct ReasoningLevelTests {
         #expect(kwargs["enable_thinking"] as? Bool == true, "objects merge: the backend's field stays")
         #expect(kwargs["budget"] as? Int == 4096, "the level's field is added")
         #expect(custom.reasoningSupport(.light) == .unsupported("not on this server"))
-        #expect(custom.reasoningSupport(.deep) == .supported(#"reasoning_effort: "xhigh", {"chat_template_kwargs":{"budget":4096}}"#))
+        #expect(custom.reasoningSupport(.deep) == .supported(#"reasoning_effort: "xhigh", output limit as max_completion_tokens, {"chat_template_kwargs":{"budget":4096}}"#))
         #expect(plain.reasoningSupport(.none) == .supported("reasoning_effort omitted"))
     }
 

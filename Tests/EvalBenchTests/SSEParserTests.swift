@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import EvalBench
 
-/// Feeds the pieces in order, then finishes the stream.
+/// Feeds the pieces in order, then finishes the stream (which dispatches nothing more).
 private func parse(_ pieces: [[UInt8]]) -> [SSEEvent] {
     var parser = SSEParser()
     var events: [SSEEvent] = []
     for piece in pieces { events += parser.feed(Data(piece)) }
-    return events + parser.finish()
+    parser.finish()
+    return events
 }
 
 private func parse(_ body: String) -> [SSEEvent] { parse([Array(body.utf8)]) }
@@ -122,15 +123,30 @@ struct SSEParserTests {
         #expect(parser.feed(Data("data: a\n".utf8)).isEmpty)
         #expect(parser.feed(Data("\ndata: b".utf8)) == [SSEEvent(data: "a")])
         #expect(parser.feed(Data("\n".utf8)).isEmpty)
-        #expect(parser.finish() == [SSEEvent(data: "b")])
+        #expect(parser.feed(Data("\n".utf8)) == [SSEEvent(data: "b")])
     }
 
-    @Test("finish dispatches an unterminated last event and resets the parser")
-    func finishFlushes() {
+    @Test("finish discards an event not ended by a blank line (WHATWG: an incomplete event is not dispatched), says so, and resets the parser")
+    func finishDiscardsIncompleteEvent() {
         var parser = SSEParser()
-        _ = parser.feed(Data("id: 3\ndata: tail".utf8))
-        #expect(parser.finish() == [SSEEvent(data: "tail", id: "3")])
+        #expect(parser.feed(Data("id: 3\ndata: tail\n".utf8)).isEmpty)
+        #expect(parser.finish() == true)
         #expect(parser.feed(Data("data: next\n\n".utf8)) == [SSEEvent(data: "next")])
+    }
+
+    @Test("finish discards an unterminated last line too; after a complete event it discards nothing")
+    func finishDiscardsUnterminatedLine() {
+        var parser = SSEParser()
+        #expect(parser.feed(Data("data: whole\n\ndata: half".utf8)) == [SSEEvent(data: "whole")])
+        #expect(parser.finish() == true)
+        #expect(parser.feed(Data("data: whole\n\n".utf8)) == [SSEEvent(data: "whole")])
+        #expect(parser.finish() == false)
+    }
+
+    @Test("a stream whose last event has one line end but no blank line loses that event only", arguments: ["\n", "\r\n", "\r"])
+    func lastEventWithoutBlankLine(_ lineEnd: String) {
+        let body = "event: a\(lineEnd)data: 1\(lineEnd)\(lineEnd)event: b\(lineEnd)data: 2\(lineEnd)"
+        #expect(parse(body) == [SSEEvent(event: "a", data: "1")])
     }
 
     @Test("A large body in many small pieces parses in linear time")

@@ -27,9 +27,10 @@ package struct SSEEvent: Sendable, Equatable {
 /// UTF-8 character may be split across pieces. Each byte is examined once, so the cost
 /// is linear in the body size however it is split.
 ///
-/// Two choices go beyond the standard, to keep information a backend needs: an event that
-/// names a type (`event: ping`) is dispatched even with no data, and `finish()` dispatches
-/// an event left unterminated at the end of the stream rather than dropping it.
+/// At the end of the stream an event not ended by a blank line is incomplete and is
+/// discarded, as the standard says (`finish()`). One choice goes beyond the standard, to keep
+/// information a backend needs: an event that names a type (`event: ping`) is dispatched even
+/// with no data.
 package struct SSEParser: Sendable {
     private static let lineFeed: UInt8 = 0x0A
     private static let carriageReturn: UInt8 = 0x0D
@@ -81,16 +82,16 @@ package struct SSEParser: Sendable {
         return events
     }
 
-    /// Ends the stream: parses an unterminated last line and dispatches a pending event.
-    /// The parser is then ready for a new stream.
-    package mutating func finish() -> [SSEEvent] {
-        var events: [SSEEvent] = []
-        if !partialLine.isEmpty {
-            partialLine.withUnsafeBytes { fields.take(line: $0, into: &events) }
-        }
-        fields.dispatch(into: &events)
+    /// Ends the stream. An event still being assembled (no blank line after it) and an
+    /// unterminated last line are discarded, per the WHATWG standard ("If the file ends in the
+    /// middle of an event, before the final empty line, the incomplete event is not
+    /// dispatched"). Returns whether anything but line ends was discarded. The parser is then
+    /// ready for a new stream.
+    @discardableResult
+    package mutating func finish() -> Bool {
+        let discarded = !partialLine.isEmpty || fields.isPending
         self = SSEParser()
-        return events
+        return discarded
     }
 }
 
@@ -152,6 +153,9 @@ private struct EventFields: Sendable {
             }
         }
     }
+
+    /// Whether a field of an event has been read since the last dispatch.
+    var isPending: Bool { hasData || eventType != nil || retry != nil }
 
     /// Dispatches the assembled event, if it has data or a type, and clears the per-event buffers.
     mutating func dispatch(into events: inout [SSEEvent]) {

@@ -11,7 +11,7 @@ protocol SSEProvider {
     var sawEnd: Bool { get }
     /// Sees the bytes of a successful response before they are parsed into events.
     mutating func received(_ data: Data)
-    /// Before the last events are parsed at the end of the stream: a failure found in what is left.
+    /// At the end of the stream, before the response is made: a failure found in what is left.
     mutating func ending(stream: StreamProgress) -> BackendFailure?
     /// The response once every event has been read.
     func finish(_ stream: StreamProgress) -> Result<ModelResponse, BackendFailure>
@@ -125,10 +125,8 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
                                                  backend: progress.backend))
         }
         if let failure = provider.ending(stream: progress) { return .failure(failure) }
-        let at = progress.lastByteMs ?? progress.stopwatch.ms()
-        for sse in parser.finish() {
-            if let failure = provider.handle(sse, at: at, stream: &progress) { return .failure(failure) }
-        }
+        // An incomplete last event (no blank line after it) is discarded, as the SSE standard says.
+        parser.finish()
         return provider.finish(progress)
     }
 }

@@ -51,19 +51,38 @@ struct AnthropicEvent: Decodable {
     }
 }
 
-/// The `usage` object of Anthropic responses. `input_tokens` excludes both cache figures.
+/// The `usage` object of Anthropic responses. `input_tokens` excludes both cache figures;
+/// `output_tokens` includes the thinking, which `output_tokens_details.thinking_tokens` counts.
 struct AnthropicUsage: Decodable, Equatable {
     var inputTokens: Int?
     var outputTokens: Int?
     var cacheCreationInputTokens: Int?
     var cacheReadInputTokens: Int?
+    var outputTokensDetails: OutputDetails?
+
+    struct OutputDetails: Decodable, Equatable {
+        var thinkingTokens: Int?
+        enum CodingKeys: String, CodingKey { case thinkingTokens = "thinking_tokens" }
+    }
+
+    init(inputTokens: Int? = nil, outputTokens: Int? = nil, cacheCreationInputTokens: Int? = nil,
+         cacheReadInputTokens: Int? = nil, thinkingTokens: Int? = nil) {
+        self.inputTokens = inputTokens
+        self.outputTokens = outputTokens
+        self.cacheCreationInputTokens = cacheCreationInputTokens
+        self.cacheReadInputTokens = cacheReadInputTokens
+        outputTokensDetails = thinkingTokens.map { OutputDetails(thinkingTokens: $0) }
+    }
 
     enum CodingKeys: String, CodingKey {
         case inputTokens = "input_tokens"
         case outputTokens = "output_tokens"
         case cacheCreationInputTokens = "cache_creation_input_tokens"
         case cacheReadInputTokens = "cache_read_input_tokens"
+        case outputTokensDetails = "output_tokens_details"
     }
+
+    var thinkingTokens: Int? { outputTokensDetails?.thinkingTokens }
 
     /// These figures with every one that `later` reports replaced by it: `message_delta`
     /// carries cumulative counts that supersede those of `message_start`.
@@ -71,7 +90,8 @@ struct AnthropicUsage: Decodable, Equatable {
         AnthropicUsage(inputTokens: later.inputTokens ?? inputTokens,
                        outputTokens: later.outputTokens ?? outputTokens,
                        cacheCreationInputTokens: later.cacheCreationInputTokens ?? cacheCreationInputTokens,
-                       cacheReadInputTokens: later.cacheReadInputTokens ?? cacheReadInputTokens)
+                       cacheReadInputTokens: later.cacheReadInputTokens ?? cacheReadInputTokens,
+                       thinkingTokens: later.thinkingTokens ?? thinkingTokens)
     }
 }
 
@@ -86,17 +106,18 @@ struct AnthropicErrorBody: Decodable {
 /// The usage of an Anthropic response, normalised (DESIGN.md, "Metrics").
 enum AnthropicUsageNormaliser {
     /// Total input is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`;
-    /// cached input is the cache reads. Anthropic reports no separate thinking count, so
-    /// reasoning tokens stay nil; output tokens include the thinking.
+    /// cached input is the cache reads. Output tokens include the thinking; reasoning tokens
+    /// are `output_tokens_details.thinking_tokens` where the response reports it (models and
+    /// API versions that do not leave them nil: unknown, not 0).
     static func usage(_ usage: AnthropicUsage?) -> Usage {
         guard let usage else { return Usage() }
         let input = usage.inputTokens.map {
             $0 + (usage.cacheReadInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0)
         }
         let anything = input != nil || usage.cacheReadInputTokens != nil
-            || usage.cacheCreationInputTokens != nil || usage.outputTokens != nil
+            || usage.cacheCreationInputTokens != nil || usage.outputTokens != nil || usage.thinkingTokens != nil
         return Usage(inputTokens: input, cachedInputTokens: usage.cacheReadInputTokens,
                      cacheWriteInputTokens: usage.cacheCreationInputTokens, outputTokens: usage.outputTokens,
-                     reasoningTokens: nil, source: anything ? .reported : nil)
+                     reasoningTokens: usage.thinkingTokens, source: anything ? .reported : nil)
     }
 }

@@ -9,19 +9,32 @@ extension SSEStreamReader where Provider == AnthropicStream {
     }
 }
 
-/// The Messages API's events: content blocks and usage, ended by `message_stop`.
+/// The Messages API's events, in the order Anthropic documents: `message_start`, content
+/// blocks, `message_delta` with the `stop_reason` and final usage, `message_stop`; `ping` and
+/// `error` may come at any point.
+///
+/// A stream that breaks that order (content before `message_start` or after the stop reason,
+/// `message_stop` with no stop reason) is a `decoding` failure; one that ends before a stop
+/// reason is a truncated (`network`) failure, never an empty answer. Once the stop reason and
+/// the final usage have arrived the message is complete, so a missing `message_stop` (a last
+/// event discarded because no blank line ended it) loses nothing.
 ///
 /// `firstToken` is the first streamed output of any kind: text, thinking, a redacted
 /// thinking block or a tool call. `firstAnswerToken` is the first non-empty `text_delta`.
 struct AnthropicStream: SSEProvider {
+    /// Where the stream is in the documented order.
+    enum Phase: Equatable {
+        case awaitingStart, inMessage, stopReasonReceived, stopped
+    }
+
+    private var phase = Phase.awaitingStart
     private var stopReason: String?
     private var model: String?
     private var usage: AnthropicUsage?
-    private var sawMessageStop = false
     /// One decoder for every event of the stream: making one per event costs more than decoding.
     private let decoder = JSONDecoder()
 
-    var sawEnd: Bool { sawMessageStop }
+    var sawEnd: Bool { phase == .stopped }
 
     mutating func handle(_ sse: SSEEvent, at ms: Double, stream: inout StreamProgress) -> BackendFailure? {
         let payload = sse.data.trimmingCharacters(in: .whitespaces)
@@ -31,8 +44,13 @@ struct AnthropicStream: SSEProvider {
               let event = try? decoder.decode(AnthropicEvent.self, from: data) else {
             return stream.failure(.decoding, "malformed stream event (not a JSON object): \(payload.prefix(120))")
         }
-        switch event.type ?? sse.event {
+        let type = event.type ?? sse.event ?? ""
+        if let misplaced = outOfOrder(type) {
+            return stream.failure(.decoding, "the stream broke the Messages event order: \(misplaced)")
+        }
+        switch type {
         case "message_start":
+            phase = .inMessage
             if let model = event.message?.model { self.model = model }
             if let reported = event.message?.usage { record(reported) }
         case "content_block_start":
@@ -40,10 +58,13 @@ struct AnthropicStream: SSEProvider {
         case "content_block_delta":
             apply(event.delta, at: ms, stream: &stream)
         case "message_delta":
-            if let reason = event.delta?.stopReason { stopReason = reason }
+            if let reason = event.delta?.stopReason {
+                stopReason = reason
+                phase = .stopReasonReceived
+            }
             if let reported = event.usage { record(reported) }
         case "message_stop":
-            sawMessageStop = true
+            phase = .stopped
         case "error":
             let type = event.error?.type
             let message = event.error?.message ?? type ?? "unknown"
@@ -55,6 +76,31 @@ struct AnthropicStream: SSEProvider {
         }
         return nil
     }
+
+    /// What is wrong with an event of `type` arriving now, or nil when it may.
+    private func outOfOrder(_ type: String) -> String? {
+        switch (type, phase) {
+        case ("ping", _), ("error", _):
+            return nil
+        case ("message_start", .awaitingStart):
+            return nil
+        case ("message_start", _):
+            return "a second message_start"
+        case (_, .stopped) where Self.messageEvents.contains(type):
+            return "\(type) after message_stop"
+        case (_, .awaitingStart) where Self.messageEvents.contains(type):
+            return "\(type) before message_start"
+        case ("message_stop", .inMessage):
+            return "message_stop before a message_delta with a stop_reason"
+        case (_, .stopReasonReceived) where type.hasPrefix("content_block"):
+            return "\(type) after the stop_reason"
+        default:
+            return nil
+        }
+    }
+
+    private static let messageEvents: Set = ["content_block_start", "content_block_delta", "content_block_stop",
+                                             "message_delta", "message_stop"]
 
     private mutating func record(_ reported: AnthropicUsage) {
         usage = usage?.updated(by: reported) ?? reported
@@ -102,8 +148,9 @@ struct AnthropicStream: SSEProvider {
         default:
             break
         }
-        guard sawMessageStop else {
-            return .failure(stream.failure(.network, "the stream ended mid-stream, before message_stop"))
+        guard phase == .stopReasonReceived || phase == .stopped else {
+            let before = phase == .awaitingStart ? "before message_start" : "before a message_delta with a stop_reason"
+            return .failure(stream.failure(.network, "the stream ended mid-stream (truncated), \(before)"))
         }
         return .success(stream.response(usage: AnthropicUsageNormaliser.usage(usage), finishReason: stopReason, model: model))
     }

@@ -10,7 +10,10 @@ package struct OpenAIBackend: Backend {
     let baseURL: URL
     let apiKey: String?
     let headers: [String: String]
-    let sendReasoningNone: Bool
+    /// Whether the model follows OpenAI's reasoning-model rules (see `body(for:)`).
+    let reasoningModel: Bool
+    /// Whether level `none` sends `reasoning_effort: "none"`; nil: when `reasoningModel`.
+    let sendReasoningNone: Bool?
     /// Report the configured model name rather than the server's (llama-server reports the
     /// GGUF file path).
     let prefersConfiguredModelName: Bool
@@ -18,15 +21,17 @@ package struct OpenAIBackend: Backend {
     let reasoningOverrides: [String: ReasoningOverride]
     /// Fields merged into every request body.
     let extraBody: [String: JSONValue]
-    /// `max_tokens` or `max_completion_tokens`.
-    let maxTokensField: String
+    /// `max_tokens` or `max_completion_tokens`; nil: `max_completion_tokens` for a reasoning
+    /// model, `max_tokens` otherwise.
+    let maxTokensField: String?
     let structuredOutput: StructuredOutputMode
     let transport: any HTTPStreaming
 
     package init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
-                headers: [String: String] = [:], concurrency: Int, sendReasoningNone: Bool = false,
-                prefersConfiguredModelName: Bool = false, reasoningOverrides: [String: ReasoningOverride] = [:],
-                extraBody: [String: JSONValue] = [:], maxTokensField: String = "max_tokens",
+                headers: [String: String] = [:], concurrency: Int, reasoningModel: Bool = false,
+                sendReasoningNone: Bool? = nil, prefersConfiguredModelName: Bool = false,
+                reasoningOverrides: [String: ReasoningOverride] = [:],
+                extraBody: [String: JSONValue] = [:], maxTokensField: String? = nil,
                 structuredOutput: StructuredOutputMode = .native, transport: any HTTPStreaming) {
         self.name = name
         self.kind = kind
@@ -35,6 +40,7 @@ package struct OpenAIBackend: Backend {
         self.apiKey = apiKey
         self.headers = headers
         self.concurrency = concurrency
+        self.reasoningModel = reasoningModel
         self.sendReasoningNone = sendReasoningNone
         self.prefersConfiguredModelName = prefersConfiguredModelName
         self.reasoningOverrides = reasoningOverrides
@@ -49,12 +55,19 @@ package struct OpenAIBackend: Backend {
     package func reasoningSupport(_ level: ReasoningLevel) -> ReasoningSupport {
         let override = reasoningOverrides[level.rawValue]
         if let reason = override?.unsupported { return .unsupported(reason) }
+        if level == .none, override == nil, reasoningModel, sendReasoningNone != false, Self.lacksNoneEffort(model) {
+            return .unsupported("\(name): \(model ?? "the model") has no reasoning_effort \"none\"; map level none with "
+                + "\"reasoning\": {\"none\": {\"effort\": \"minimal\"}} (or \"low\"), or set \"sendReasoningNone\": false "
+                + "to run it at the model's default effort")
+        }
         var parts: [String] = []
         if let effort = effort(for: level) {
             parts.append("reasoning_effort: \"\(effort)\"")
         } else {
             parts.append("reasoning_effort omitted")
         }
+        if tokenLimitField != "max_tokens" { parts.append("output limit as \(tokenLimitField)") }
+        if !sendsSampling(at: level) { parts.append("temperature, top_p and stop not sent") }
         if let extra = override?.extraBody, !extra.isEmpty { parts.append(RequestBody.describe(extra)) }
         return .supported(parts.joined(separator: ", "))
     }
@@ -62,7 +75,40 @@ package struct OpenAIBackend: Backend {
     /// The `reasoning_effort` value sent at `level`, or nil when the field is left out.
     func effort(for level: ReasoningLevel) -> String? {
         if let effort = reasoningOverrides[level.rawValue]?.effort { return effort }
-        return level == .none && !sendReasoningNone ? nil : Self.effort(level)
+        return level == .none && !(sendReasoningNone ?? reasoningModel) ? nil : Self.effort(level)
+    }
+
+    /// The name of the output-token limit field.
+    var tokenLimitField: String {
+        maxTokensField ?? (reasoningModel ? "max_completion_tokens" : "max_tokens")
+    }
+
+    /// Whether `temperature`, `top_p` and `stop` are sent at `level`. OpenAI's reasoning models
+    /// reject them while they reason; GPT-5.1 and later take them at `reasoning_effort: "none"`.
+    /// Other servers get them at every level.
+    func sendsSampling(at level: ReasoningLevel) -> Bool {
+        !reasoningModel || effort(for: level) == "none"
+    }
+
+    /// Whether a backend of kind `openai` talks to one of OpenAI's reasoning models when its
+    /// config does not say: the base URL is OpenAI's API and the model is of the `o1`, `o3`,
+    /// `o4` or `gpt-5` families (later ones included). Anything else keeps the compatible rules.
+    /// Whether `model` is one of OpenAI's reasoning models that take no `reasoning_effort:
+    /// "none"`: the o-series and GPT-5 before 5.1 (`gpt-5`, `gpt-5-mini`, `gpt-5-nano`, dated
+    /// snapshots). Sending it there is a 400, and leaving it out runs the model at its default
+    /// effort, so level `none` is unsupported unless the config maps it.
+    static func lacksNoneEffort(_ model: String?) -> Bool {
+        guard let model = model?.lowercased() else { return false }
+        if ["o1", "o3", "o4"].contains(where: { model == $0 || model.hasPrefix($0 + "-") }) { return true }
+        return model == "gpt-5" || model.hasPrefix("gpt-5-")
+    }
+
+    static func isOpenAIReasoningModel(baseURL: URL, model: String?) -> Bool {
+        guard baseURL.host?.lowercased() == "api.openai.com", let model = model?.lowercased() else { return false }
+        if ["o1", "o3", "o4"].contains(where: { model == $0 || model.hasPrefix($0 + "-") }) { return true }
+        guard model.hasPrefix("gpt-") else { return false }
+        let version = model.dropFirst(4).prefix { $0.isNumber }
+        return Int(version).map { $0 >= 5 } ?? false
     }
 
     package var structuredOutputSupport: String {
@@ -84,7 +130,10 @@ package struct OpenAIBackend: Backend {
         }
     }
 
-    /// The JSON body of a streamed Chat Completions request.
+    /// The JSON body of a streamed Chat Completions request. For a reasoning model the output
+    /// limit is `max_completion_tokens` and, unless the effort sent is `"none"`, no
+    /// `temperature`, `top_p` or `stop` is sent; `none` sends `reasoning_effort: "none"`. Config
+    /// keys `reasoningModel`, `maxTokensField`, `sendReasoningNone` and `reasoning` override this.
     func body(for request: ModelRequest) -> [String: Any] {
         let request = structuredOutput.applying(to: request)
         var messages: [[String: Any]] = []
@@ -101,11 +150,13 @@ package struct OpenAIBackend: Backend {
         ]
         if let model { body["model"] = model }
         let options = request.options
-        if let temperature = options.temperature { body["temperature"] = temperature }
-        if let maxOutputTokens = options.maxOutputTokens { body[maxTokensField] = maxOutputTokens }
-        if let topP = options.topP { body["top_p"] = topP }
+        if let maxOutputTokens = options.maxOutputTokens { body[tokenLimitField] = maxOutputTokens }
+        if sendsSampling(at: request.reasoning) {
+            if let temperature = options.temperature { body["temperature"] = temperature }
+            if let topP = options.topP { body["top_p"] = topP }
+            if let stop = options.stop, !stop.isEmpty { body["stop"] = stop }
+        }
         if let seed = options.seed { body["seed"] = seed }
-        if let stop = options.stop, !stop.isEmpty { body["stop"] = stop }
         if let effort = effort(for: request.reasoning) { body["reasoning_effort"] = effort }
         if let output = request.output {
             body["response_format"] = ["type": "json_schema",

@@ -12,11 +12,13 @@ struct OpenAIChunk: Decodable {
     var error: OpenAIErrorBody?
 
     struct Choice: Decodable {
+        /// Which of the request's `n` choices this is; servers that send one choice may omit it.
+        var index: Int?
         var delta: Delta?
         var finishReason: String?
 
         enum CodingKeys: String, CodingKey {
-            case delta
+            case index, delta
             case finishReason = "finish_reason"
         }
     }

@@ -7,7 +7,7 @@ public struct OpenAIKind: BackendKind {
     /// The keys an `openai` backend accepts; `baseURL` is required.
     public static let keys: [ConfigKey] = [
         .model, ConfigKey.baseURL.required, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
-        .sendReasoningNone, maxTokensField, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
+        .sendReasoningNone, maxTokensField, reasoningModel, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
     ]
     /// Counted as paid, since the server may be a cloud API: without `pricing` the cost is unknown,
     /// never 0 (price a local server at 0 to count it free).
@@ -19,6 +19,8 @@ public struct OpenAIKind: BackendKind {
     ])
     /// `max_tokens` (default) or `max_completion_tokens` (OpenAI's reasoning models need it).
     static let maxTokensField = ConfigKey("maxTokensField", .choice(["max_tokens", "max_completion_tokens"]))
+    /// Whether the model follows OpenAI's reasoning-model rules; see `reasoningModel`.
+    static let reasoningModel = ConfigKey("reasoningModel", .bool)
 
     /// Base URL of the API, e.g. `http://127.0.0.1:8080/v1`.
     public var baseURL: String
@@ -27,10 +29,16 @@ public struct OpenAIKind: BackendKind {
     public var apiKeyEnv: String?
     /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
     public var headers: [String: String]?
-    /// Whether to send `reasoning_effort: "none"` for level `none` (some servers reject it).
+    /// Whether to send `reasoning_effort: "none"` for level `none` (some servers reject it);
+    /// absent: only for a reasoning model.
     public var sendReasoningNone: Bool?
-    /// The name of the output-token limit field.
+    /// The name of the output-token limit field; absent: `max_completion_tokens` for a
+    /// reasoning model, `max_tokens` otherwise.
     public var maxTokensField: String?
+    /// Whether the model is one of OpenAI's reasoning models, which take `max_completion_tokens`
+    /// and reject `temperature`, `top_p` and `stop` while they reason; absent: true for
+    /// `api.openai.com` with an `o1`, `o3`, `o4` or `gpt-5` (or later) model, false otherwise.
+    public var reasoningModel: Bool?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
     /// How a case's `output` schema is sent; `native` (`response_format` `json_schema`) when nil.
@@ -39,12 +47,13 @@ public struct OpenAIKind: BackendKind {
     /// The options of an `openai` backend; nil fields take the defaults above.
     public init(baseURL: String, apiKeyEnv: String? = nil, headers: [String: String]? = nil,
                 sendReasoningNone: Bool? = nil, maxTokensField: String? = nil, extraBody: [String: JSONValue]? = nil,
-                structuredOutput: StructuredOutputMode? = nil) {
+                structuredOutput: StructuredOutputMode? = nil, reasoningModel: Bool? = nil) {
         self.baseURL = baseURL
         self.apiKeyEnv = apiKeyEnv
         self.headers = headers
         self.sendReasoningNone = sendReasoningNone
         self.maxTokensField = maxTokensField
+        self.reasoningModel = reasoningModel
         self.extraBody = extraBody
         self.structuredOutput = structuredOutput
     }
@@ -55,7 +64,8 @@ public struct OpenAIKind: BackendKind {
         self.init(baseURL: baseURL, apiKeyEnv: values.string("apiKeyEnv"), headers: values.headers("headers"),
                   sendReasoningNone: values.bool("sendReasoningNone"), maxTokensField: values.string("maxTokensField"),
                   extraBody: values.object("extraBody"),
-                  structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+                  structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)),
+                  reasoningModel: values.bool("reasoningModel"))
     }
 
     /// A Chat Completions backend. Throws a `Diagnostic` when `baseURL` is not a URL.
@@ -67,9 +77,11 @@ public struct OpenAIKind: BackendKind {
         return OpenAIBackend(name: config.name, model: config.model, baseURL: url,
                              apiKey: context.apiKey(variable: apiKeyEnv), headers: headers ?? [:],
                              concurrency: config.concurrency ?? context.defaultConcurrency,
-                             sendReasoningNone: sendReasoningNone ?? false,
+                             reasoningModel: reasoningModel
+                                 ?? OpenAIBackend.isOpenAIReasoningModel(baseURL: url, model: config.model),
+                             sendReasoningNone: sendReasoningNone,
                              reasoningOverrides: config.reasoning ?? [:], extraBody: extraBody ?? [:],
-                             maxTokensField: maxTokensField ?? "max_tokens",
+                             maxTokensField: maxTokensField,
                              structuredOutput: structuredOutput ?? .native, transport: context.transport)
     }
 
@@ -80,6 +92,7 @@ public struct OpenAIKind: BackendKind {
         if let extraBody { parts["extraBody"] = .object(extraBody) }
         if let sendReasoningNone { parts["sendReasoningNone"] = .bool(sendReasoningNone) }
         if let maxTokensField { parts["maxTokensField"] = .string(maxTokensField) }
+        if let reasoningModel { parts["reasoningModel"] = .bool(reasoningModel) }
         if let structuredOutput { parts["structuredOutput"] = .string(structuredOutput.rawValue) }
         return parts
     }

@@ -10,7 +10,8 @@ extension SSEStreamReader where Provider == OpenAIStream {
 }
 
 /// The Chat Completions events: JSON chunks of deltas, usage (and llama.cpp's `timings`),
-/// ended by `[DONE]`.
+/// ended by `[DONE]`. The answer is choice 0's; the usage is the whole request's, every
+/// choice included, as the API reports and bills it.
 struct OpenAIStream: SSEProvider {
     let backend: String
     private var finishReason: String?
@@ -49,7 +50,9 @@ struct OpenAIStream: SSEProvider {
         if let model = chunk.model { self.model = model }
         if let usage = chunk.usage { self.usage = usage }
         if let timings = chunk.timings { self.timings = timings }
-        for choice in chunk.choices ?? [] {
+        // Only choice 0 is recorded: with `n` > 1 (or a server that sends several anyway) the
+        // other choices' deltas interleave with it and would garble the answer.
+        for choice in chunk.choices ?? [] where (choice.index ?? 0) == 0 {
             if let reason = choice.finishReason { finishReason = reason }
             guard let delta = choice.delta else { continue }
             stream.appendReasoning((delta.reasoningContent ?? "") + (delta.reasoning ?? ""), at: ms)
