@@ -119,7 +119,7 @@ private func check(_ result: Result<ModelResponse, BackendFailure>, against fixt
 }
 
 /// One case run through the runner against `fixture`'s body, as `evalbench run` would record it.
-private func runResult(_ fixture: ProviderFixture) async throws -> RequestResult {
+private func runResult(_ fixture: ProviderFixture, pricing: Pricing? = nil) async throws -> RequestResult {
     let server = try server(for: fixture)
     defer { server.stop() }
     let made = backend(for: fixture, at: server, transport: DefaultStreamTransport())
@@ -127,7 +127,8 @@ private func runResult(_ fixture: ProviderFixture) async throws -> RequestResult
     defer { try? FileManager.default.removeItem(at: out) }
     let store = try ResultStore(url: out.appendingPathComponent("results.jsonl"))
     let runner = Runner(backends: [made.name: made], store: store, concurrency: 1, timeoutSeconds: 20,
-                        retryPolicy: RetryPolicy(maxRetries: 0, baseDelaySeconds: 0.01, maxDelaySeconds: 0.05))
+                        retryPolicy: RetryPolicy(maxRetries: 0, baseDelaySeconds: 0.01, maxDelaySeconds: 0.05),
+                        pricing: pricing.map { [made.name: $0] } ?? [:])
     let suite = Suite(name: "s", file: "s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "Hello")])])
     await runner.run(Planner.plan([suite], PlanSelection(backends: [made.name], reasoning: [.none])),
                      availability: [made.name: .available])
@@ -183,6 +184,19 @@ extension LoopbackNetworkTests {
             let result = try await runResult(fixture)
             #expect(result.status == .error)
             #expect(result.errorKind?.rawValue == fixture.expected.errorKind)
+        }
+
+        @Test("a refused request keeps the usage its stream reported, and its cost: refusals are billed",
+              arguments: ProviderFixture.all.filter { $0.expected.errorKind == "refusal" && $0.expected.usage?.input != nil })
+        func refusalsKeepTheirUsage(_ fixture: ProviderFixture) async throws {
+            let pricing = Pricing(inputPerMTok: 1_000_000, outputPerMTok: 2_000_000)
+            let result = try await runResult(fixture, pricing: pricing)
+            #expect(result.status == .error && result.errorKind == .refusal)
+            let usage = try #require(fixture.expected.usage)
+            #expect(result.usage.inputTokens == usage.input)
+            #expect(result.usage.outputTokens == usage.output)
+            let expectedCost = Double(usage.input ?? 0) + 2 * Double(usage.output ?? 0)
+            #expect(result.costUSD.map { abs($0 - expectedCost) < 1e-6 } == true, "\(String(describing: result.costUSD)) ≠ \(expectedCost)")
         }
 
         @Test("the same through URLSession, for one response of each provider and outcome",

@@ -42,6 +42,10 @@ public struct BackendFailure: Error, Sendable, Equatable, CustomStringConvertibl
     public var timing: RequestTiming?
     /// What the backend observed besides the error (the PCC quota), if anything.
     public var details: RequestDetails?
+    /// The usage the stream reported before it failed (a refusal, a content filter, an error
+    /// event, a stream cut short): billed tokens that the result and its cost keep. Nil when
+    /// nothing was reported.
+    public var usage: Usage?
 
     /// A failure of `kind`; by default one attempt, with no status, retry hint, timing or details.
     public init(kind: ErrorKind, message: String, httpStatus: Int? = nil,

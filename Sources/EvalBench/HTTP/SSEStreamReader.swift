@@ -15,11 +15,15 @@ protocol SSEProvider {
     mutating func ending(stream: StreamProgress) -> BackendFailure?
     /// The response once every event has been read.
     func finish(_ stream: StreamProgress) -> Result<ModelResponse, BackendFailure>
+    /// The usage the events so far reported, normalised; nil when none did. A failure keeps it:
+    /// refused and cut-off requests are billed too.
+    var reportedUsage: Usage? { get }
 }
 
 extension SSEProvider {
     mutating func received(_ data: Data) {}
     mutating func ending(stream: StreamProgress) -> BackendFailure? { nil }
+    var reportedUsage: Usage? { nil }
 }
 
 /// A response so far: status, headers, the answer and reasoning text, and when each first
@@ -101,14 +105,21 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
             }
             provider.received(data)
             for sse in parser.feed(data) {
-                if let failure = provider.handle(sse, at: at, stream: &progress) { return failure }
+                if let failure = provider.handle(sse, at: at, stream: &progress) { return withUsage(failure) }
             }
             return nil
         }
     }
 
-    func failing(_ failure: BackendFailure) -> BackendFailure {
+    /// `failure` with the usage the stream reported before it, unless it carries its own.
+    private func withUsage(_ failure: BackendFailure) -> BackendFailure {
         var failure = failure
+        if failure.usage == nil, isSuccess { failure.usage = provider.reportedUsage }
+        return failure
+    }
+
+    func failing(_ failure: BackendFailure) -> BackendFailure {
+        var failure = withUsage(failure)
         if failure.timing == nil, progress.status != nil { failure.timing = progress.timing() }
         if failure.kind == .network, progress.status != nil, !provider.sawEnd {
             failure.message += " (the connection ended mid-stream)"
@@ -124,9 +135,9 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
             return .failure(provider.httpFailure(status: status, headers: progress.headers, body: errorBody,
                                                  backend: progress.backend))
         }
-        if let failure = provider.ending(stream: progress) { return .failure(failure) }
+        if let failure = provider.ending(stream: progress) { return .failure(withUsage(failure)) }
         // An incomplete last event (no blank line after it) is discarded, as the SSE standard says.
         parser.finish()
-        return provider.finish(progress)
+        return provider.finish(progress).mapError(withUsage)
     }
 }

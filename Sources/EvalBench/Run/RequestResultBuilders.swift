@@ -30,6 +30,7 @@ extension RequestResult {
         result.timing = failure.timing
         result.attempts = failure.attempts
         result.details = failure.details
+        if let usage = failure.usage { result.usage = usage }
         return result
     }
 

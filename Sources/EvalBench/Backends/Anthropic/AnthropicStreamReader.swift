@@ -155,3 +155,9 @@ struct AnthropicStream: SSEProvider {
         return .success(stream.response(usage: AnthropicUsageNormaliser.usage(usage), finishReason: stopReason, model: model))
     }
 }
+
+extension AnthropicStream {
+    /// The usage of `message_start` and any `message_delta` so far, for a failure to keep: a
+    /// refused request is billed for its input and what it generated.
+    var reportedUsage: Usage? { usage.map { AnthropicUsageNormaliser.usage($0) } }
+}

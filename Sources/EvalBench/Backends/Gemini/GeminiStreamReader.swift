@@ -123,3 +123,8 @@ struct GeminiStream: SSEProvider {
                                         model: modelVersion))
     }
 }
+
+extension GeminiStream {
+    /// The latest `usageMetadata` seen, for a failure to keep.
+    var reportedUsage: Usage? { usage.map { GeminiUsageNormaliser.usage($0) } }
+}

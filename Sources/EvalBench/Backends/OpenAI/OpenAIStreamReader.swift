@@ -84,3 +84,10 @@ struct OpenAIStream: SSEProvider {
                                         finishReason: finishReason, model: model))
     }
 }
+
+extension OpenAIStream {
+    /// The usage chunk (or llama.cpp's timings) seen so far, for a failure to keep.
+    var reportedUsage: Usage? {
+        usage == nil && timings == nil ? nil : OpenAIUsageNormaliser.usage(usage, timings: timings)
+    }
+}
