@@ -31,6 +31,42 @@ struct ReplayTests {
         #expect(noFrom, "a replay backend without 'from' is refused")
     }
 
+    @Test("a recording of two backends: without 'backend' a load error lists them; with it, that backend's answers only")
+    func ambiguousRecording() async throws {
+        let directory = PackagePaths.temporaryDirectory("replay-two")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("recorded")
+        try FileManager.default.createDirectory(at: recording, withIntermediateDirectories: true)
+        let store = try ResultStore(url: RunDirectory(recording).results)
+        for (backend, answer) in [("small", "Rome"), ("large", "Paris")] {
+            var result = fixtureResult(caseID: "a", backend: backend, status: .pass)
+            result.output = answer
+            try await store.append(result)
+        }
+        try await store.close()
+        func load(_ extra: String) -> Result<Config, LoadError> {
+            Result { () throws(LoadError) in
+                try ConfigLoader.load(data: Data("""
+                {"backends": [
+                  {"name": "r", "kind": "replay", "from": "recorded"\(extra)}]}
+                """.utf8), file: "c.json", baseDirectory: directory.path)
+            }
+        }
+        guard case let .failure(ambiguous) = load("") else { Issue.record("an ambiguous recording loaded"); return }
+        #expect(ambiguous.diagnostics.map(\.message) == ["the recording in \(recording.path) has answers from 2 backends, so which one answers is ambiguous"])
+        #expect(ambiguous.diagnostics.first?.fix == #"add "backend": one of "small", "large""#)
+        guard case let .failure(typo) = load(#", "backend": "larg""#) else { Issue.record("an unknown backend loaded"); return }
+        #expect(typo.diagnostics.first?.message.contains("no answers from backend 'larg'; did you mean 'large'?") == true, "\(typo)")
+        #expect(typo.diagnostics.first?.description.contains("c.json:2:") == true, "\(typo)")
+        let config = try load(#", "backend": "large""#).get()
+        let backend = try #require(config.backends.first).makeBackend(context: BackendContext(environment: [:], logDirectory: directory,
+                                                                                              defaultConcurrency: 1))
+        let answer = await backend.startConversation().respond(to: ModelRequest(
+            instructions: nil, messages: [ChatMessage(role: .user, content: "x")], options: GenerationOptions(),
+            origin: RequestOrigin(suite: "geo", caseID: "a", variant: "default", reasoning: .none, repeatIndex: 1, turn: 1)))
+        #expect((try? answer.get())?.text == "Paris")
+    }
+
     @Test("a run replayed under another backend name is re-graded with new assertions; replayed timings stay out of latency statistics")
     func endToEnd() async throws {
         let server = FakeOpenAIServer { request in

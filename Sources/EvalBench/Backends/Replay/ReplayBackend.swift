@@ -50,7 +50,8 @@ package struct ReplayBackend: Backend {
     /// Why results.jsonl could not be read, when it could not.
     private let readFailure: String?
 
-    package init(name: String, model: String?, directory: URL, concurrency: Int) {
+    /// A replay of `directory`'s results; with `recordedBackend`, only that backend's answers.
+    package init(name: String, model: String?, directory: URL, concurrency: Int, recordedBackend: String? = nil) {
         self.name = name
         self.model = model
         self.directory = directory
@@ -58,7 +59,8 @@ package struct ReplayBackend: Backend {
         let url = RunDirectory(directory).results
         do {
             var answers: [RequestOrigin: RequestResult] = [:]
-            for result in try RunDirectory(directory).readResults(role: "replayed") {
+            for result in try RunDirectory(directory).readResults(role: "replayed")
+            where recordedBackend == nil || result.backend == recordedBackend {
                 let origin = RequestOrigin(suite: result.suite, caseID: result.caseID, variant: result.variant,
                                            reasoning: result.reasoning, repeatIndex: result.repeatIndex, turn: result.turn)
                 // With --resume a key can appear twice; the later line is the one that counts.
