@@ -78,6 +78,10 @@ public struct BackendConfig: Sendable, Equatable, Codable {
     public var prewarm: Bool?
     /// The kind, with this backend's options of it.
     public var options: any BackendKind
+    /// Where each of its keys was written in the config file, for diagnostics made after
+    /// loading (an unset `apiKeyEnv` variable); empty for a config built in Swift or read
+    /// from run.json. Not part of equality or of the encoding.
+    package var keyLocations: [String: SourceLocation] = [:]
 
     /// A backend named `name` of the kind and options `options`. Nil fields are unset: concurrency
     /// and timeout then come from the run's defaults, and without `pricing` the cost is unknown

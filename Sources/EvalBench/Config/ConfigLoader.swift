@@ -53,7 +53,7 @@ package enum ConfigLoader {
             let state = environment[variable] == nil ? "is not set" : (environment[variable]!.isEmpty ? "is empty" : nil)
             if let state {
                 diagnostics.append(Diagnostic(
-                    file: file, path: "$.backends[\(index)].apiKeyEnv",
+                    file: file, location: config.backends[index].keyLocations["apiKeyEnv"], path: "$.backends[\(index)].apiKeyEnv",
                     message: "backend '\(name)' reads its API key from the environment variable \(variable), which \(state)",
                     fix: "export \(variable)=... before running, or select another backend with --backend"))
             }

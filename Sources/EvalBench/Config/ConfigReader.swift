@@ -89,8 +89,9 @@ struct ConfigReader {
             }
             read.values[key.name] = value
         }
-        guard let name else { return nil }
-        return BackendConfig(name: name, kind: kind, values: read)
+        guard let name, var backend = BackendConfig(name: name, kind: kind, values: read) else { return nil }
+        for member in reader.members { backend.keyLocations[member.key] = member.value.location }
+        return backend
     }
 
     private func readDefaults(_ reader: ObjectReader, known: [String],

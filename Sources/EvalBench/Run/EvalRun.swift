@@ -92,16 +92,22 @@ package enum EvalRun {
     package static func load(_ request: RunRequest) throws -> LoadedRun {
         var diagnostics: [Diagnostic] = []
         var suites: [Suite] = []
+        // Suites with problems, as far as they were read: cross-checked too, never run.
+        var partial: [Suite] = []
         for source in request.suitePaths.map(Evaluation.SuiteSource.file) + request.sources {
-            do {
-                switch source {
-                case let .file(path): suites.append(try SuiteLoader.load(path: path))
-                case let .suite(suite):
+            switch source {
+            case let .file(path):
+                let (suite, problems) = SuiteLoader.loadReportingAll(path: path)
+                diagnostics += problems?.diagnostics ?? []
+                if let suite { if problems == nil { suites.append(suite) } else { partial.append(suite) } }
+            case let .suite(suite):
+                do {
                     try SuiteChecks.check(suite)
                     suites.append(suite)
+                } catch {
+                    diagnostics += error.diagnostics
+                    partial.append(suite)
                 }
-            } catch {
-                diagnostics += error.diagnostics
             }
         }
         var config: Config
@@ -119,7 +125,7 @@ package enum EvalRun {
         let names = request.backends.isEmpty ? (config.defaults.backends ?? config.backends.map(\.name)) : request.backends
         diagnostics += ConfigLoader.checkSelection(config, backends: names, environment: request.environment,
                                                    checkingSecrets: request.checkSecrets)
-        var validation = PlanValidation(suites: suites, config: config, selected: names)
+        var validation = PlanValidation(suites: suites + partial, config: config, selected: names)
         validation.check(request)
         diagnostics += validation.diagnostics
         var baselineResults: [RequestResult]?

@@ -13,6 +13,30 @@ package enum SuiteLoader {
 
     /// Loads a suite from its bytes; `file` names it in diagnostics and gives the default suite name.
     package static func load(data: Data, file: String) throws(LoadError) -> Suite {
+        let (suite, log) = try read(data: data, file: file)
+        try log.throwIfAny()
+        return suite
+    }
+
+    /// The suite at `path` as far as it could be read, and a `LoadError` with every problem
+    /// found (nil when there is none), so that the run's cross-checks against the config
+    /// (judge backends, turn switches) still report on a suite that has other errors. The
+    /// suite is nil when the file is not JSON or cannot be read.
+    package static func loadReportingAll(path: String) -> (suite: Suite?, problems: LoadError?) {
+        do {
+            let (suite, log) = try read(data: readFile(path, what: "suite"), file: path)
+            do {
+                try log.throwIfAny()
+                return (suite, nil)
+            } catch {
+                return (suite, error)
+            }
+        } catch {
+            return (nil, error)
+        }
+    }
+
+    private static func read(data: Data, file: String) throws(LoadError) -> (Suite, DiagnosticLog) {
         let root: JSONNode
         do {
             root = try JSONDocument(data: data, file: file).root
@@ -25,8 +49,7 @@ package enum SuiteLoader {
         if let reader = ObjectReader(root, path: .root, log: log, what: "a suite") {
             SuiteReader(log: log).read(reader, into: &suite)
         }
-        try log.throwIfAny()
-        return suite
+        return (suite, log)
     }
 
     /// The file's bytes, or a `LoadError` that says why they could not be read.
