@@ -54,14 +54,20 @@ func latencyPercentiles() throws {
     #expect(summary.ttftP95Ms == 50)
 }
 
-@Test("Token sums are null when no request reported them, and the cache ratio is token-weighted")
+@Test("A token sum or cost with an unknown part is unknown, with the counts that reported it; the cache ratio is token-weighted")
 func tokenSums() throws {
     let summary = try #require(RunAggregate(craftedResults).groups.first)
-    #expect(summary.usage.inputTokens == 1950)
-    #expect(summary.usage.cachedInputTokens == 1100)
-    #expect(summary.usage.outputTokens == 10)
+    #expect(summary.requestsSent == 7)
+    #expect(summary.usage.inputTokens == nil, "the timed-out request did not report input tokens")
+    #expect(summary.usage.reported(.input) == 6 && summary.usage.reportedTotal(.input) == 1950)
+    #expect(summary.usage.cachedInputTokens == nil)
+    #expect(summary.usage.reported(.cached) == 5 && summary.usage.reportedTotal(.cached) == 1100)
+    #expect(summary.usage.outputTokens == nil)
+    #expect(summary.usage.reported(.output) == 2)
     #expect(summary.usage.reasoningTokens == nil)
-    #expect(summary.costUSD == 0.001)
+    #expect(summary.costUSD == nil, "one request had a cost, six did not: the sum is unknown, not 0.001")
+    #expect(summary.requestsWithCost == 1)
+    #expect(summary.costPerThousandCasesUSD == nil)
     // Σcached / Σinput over the requests reporting both; the mean of their ratios is 0.28.
     let ratio = try #require(summary.usage.cacheHitRatio)
     #expect(ratio == 1100.0 / 1900.0)
@@ -71,7 +77,7 @@ func tokenSums() throws {
 @Test("Cost and every token figure are null for a group that reported none")
 func unreportedGroup() throws {
     let summary = try #require(RunAggregate([fixtureResult(caseID: "a", status: .pass, latencyMs: 1)]).groups.first)
-    #expect(summary.usage == UsageTotals())
+    #expect(summary.usage.inputTokens == nil && summary.usage.outputTokens == nil && summary.usage.reported(.input) == 0)
     #expect(summary.usage.cacheHitRatio == nil)
     #expect(summary.costUSD == nil)
     #expect(RunAggregate([fixtureResult(caseID: "a", status: .skipped)]).groups.first?.passRate == nil)

@@ -12,7 +12,7 @@ func resultsCSVHeader() {
 func summaryCSVHeader() {
     let firstLine = SummaryCSV.render([]).components(separatedBy: "\r\n")[0]
     #expect(firstLine == "backend,model,reasoning,variant,cases,passed,failed,errors,skipped,pass_rate,pass_rate_low,pass_rate_high,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd"
-             + ",latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput")
+             + ",latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source")
 }
 
 @Test("A results.csv row formats times, ratios, cost and failed assertions, and leaves unreported cells empty")
@@ -38,5 +38,5 @@ func summaryCSVRow() {
         fixtureResult(caseID: "b", status: .error, errorKind: .timeout),
     ]
     let lines = SummaryCSV.render(RunAggregate(results).groups).components(separatedBy: "\r\n")
-    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,10,,,,,,100.00,100.00,10.00,10.00,")
+    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,,,,,,,100.00,100.00,10.00,10.00,,2,1,0,0,0,0,", "the timed-out request reported no input tokens, so their sum is unknown; 1 of 2 did")
 }

@@ -50,18 +50,25 @@ func percentileOfOneValue() {
     #expect(percentile(50, of: []) == nil)
 }
 
-@Test("Usage totals stay nil until reported and weight the cache ratio by tokens")
+@Test("Usage totals are unknown unless every request reported the figure, and weight the cache ratio by tokens")
 func usageTotals() {
     var totals = UsageTotals()
     #expect(totals.inputTokens == nil)
     #expect(totals.cacheHitRatio == nil)
-    totals.add(Usage(inputTokens: 1000, cachedInputTokens: 900, outputTokens: 10))
-    totals.add(Usage(inputTokens: 100, cachedInputTokens: 0))
-    totals.add(Usage(inputTokens: 50))
-    #expect(totals.inputTokens == 1150)
-    #expect(totals.cachedInputTokens == 900)
-    #expect(totals.outputTokens == 10)
+    totals.add(Usage(inputTokens: 1000, cachedInputTokens: 900, outputTokens: 10, source: .reported))
+    totals.add(Usage(inputTokens: 100, cachedInputTokens: 0, source: .reported))
+    totals.add(Usage(inputTokens: 50, source: .estimated))
+    #expect(totals.requests == 3)
+    #expect(totals.inputTokens == 1150, "all three reported input tokens")
+    #expect(totals.cachedInputTokens == nil, "two of three reported cached tokens: the sum is unknown")
+    #expect(totals.reported(.cached) == 2 && totals.reportedTotal(.cached) == 900)
+    #expect(totals.outputTokens == nil && totals.reported(.output) == 1)
     #expect(totals.reasoningTokens == nil)
+    #expect(totals.sourceSummary == "mixed: 2 reported, 1 estimated")
+    var overflowing = UsageTotals()
+    overflowing.add(Usage(inputTokens: Int.max))
+    overflowing.add(Usage(inputTokens: 1))
+    #expect(overflowing.inputTokens == Int.max, "a sum that would overflow saturates instead of trapping")
     // Σcached / Σinput over the two that reported both: 900 / 1100, not the mean 0.45.
     #expect(totals.cacheHitRatio == 900.0 / 1100.0)
 }

@@ -86,6 +86,8 @@ private struct GroupAccumulator {
     var metricIndexByName: [String: Int] = [:]
     /// Indices into the aggregate's `repeats` of this group's cases.
     var repeatIndices: [Int] = []
+    /// Σ cost over the requests whose cost is known; the group's cost only when all are.
+    var knownCostUSD = 0.0
 
     init(group: SummaryGroupKey) {
         summary = GroupSummary(group: group)
@@ -93,10 +95,17 @@ private struct GroupAccumulator {
 
     mutating func add(_ result: RequestResult) {
         if summary.model == nil { summary.model = result.model }
-        summary.usage.add(result.usage)
-        if result.usage.reasoningTokens != nil { summary.requestsReportingReasoning += 1 }
-        if result.usage.outputTokens != nil { summary.requestsReportingOutput += 1 }
-        if let cost = result.costUSD { summary.costUSD = (summary.costUSD ?? 0) + cost }
+        if result.status != .skipped {
+            // Skipped requests were not sent: they have no usage and cost nothing.
+            summary.usage.add(result.usage)
+            if result.usage.reasoningTokens != nil { summary.requestsReportingReasoning += 1 }
+            if result.usage.outputTokens != nil { summary.requestsReportingOutput += 1 }
+            summary.requestsSent += 1
+            if let cost = result.costUSD {
+                knownCostUSD += cost
+                summary.requestsWithCost += 1
+            }
+        }
         if result.status == .error, let kind = result.errorKind {
             summary.errorCounts[kind, default: 0] += 1
             if summary.firstErrorMessages[kind] == nil { summary.firstErrorMessages[kind] = result.errorMessage }
@@ -143,6 +152,9 @@ private struct GroupAccumulator {
 
     func finished() -> GroupSummary {
         var summary = summary
+        // A sum with an unknown part is unknown: one sent request without a cost leaves the group's unknown.
+        summary.costUSD = summary.requestsSent > 0 && summary.requestsWithCost == summary.requestsSent && knownCostUSD.isFinite
+            ? knownCostUSD : nil
         let ran = summary.cases - summary.skipped
         if ran > 0 {
             let passRate = Double(summary.passed) / Double(ran)
@@ -185,7 +197,7 @@ private struct TurnAccumulator {
 
     mutating func add(_ result: RequestResult, succeeded: Bool) {
         requests += 1
-        usage.add(result.usage)
+        if result.status != .skipped { usage.add(result.usage) }
         if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
         if let prefix = result.prefix {
             sharedCharacters += prefix.sharedCharacters

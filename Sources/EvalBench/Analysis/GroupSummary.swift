@@ -64,10 +64,12 @@ public struct GroupSummary: Sendable, Equatable {
     public var requestsReportingReasoning = 0
     /// Requests that reported output tokens: the denominator of `outputTokensPerRequest`.
     public var requestsReportingOutput = 0
-    /// Token sums and the token-weighted cache-hit ratio over all its requests.
+    /// Token sums over its sent requests (each nil unless every one reported it, with the
+    /// counts that did) and the token-weighted cache-hit ratio.
     public var usage = UsageTotals()
-    /// Σ cost in US dollars over the requests whose cost is known; nil when none is. A request
-    /// of unknown cost adds nothing, so when some are unknown this is a lower bound.
+    /// Σ cost in US dollars over its sent requests; nil when any one's cost is unknown (a sum
+    /// with an unknown part is unknown, never a lower bound shown as the total). See
+    /// `requestsWithCost` of `requestsSent`.
     public var costUSD: Double?
     /// Errored requests per kind.
     public var errorCounts: [ErrorKind: Int] = [:]
@@ -92,15 +94,20 @@ public struct GroupSummary: Sendable, Equatable {
 
     /// Σ reasoning tokens / requests that reported them; nil when none did.
     public var reasoningTokensPerRequest: Double? {
-        guard requestsReportingReasoning > 0, let sum = usage.reasoningTokens else { return nil }
-        return Double(sum) / Double(requestsReportingReasoning)
+        let reporting = usage.reported(.reasoning)
+        return reporting > 0 ? Double(usage.reportedTotal(.reasoning)) / Double(reporting) : nil
     }
 
     /// Σ output tokens / requests that reported them; nil when none did.
     public var outputTokensPerRequest: Double? {
-        guard requestsReportingOutput > 0, let sum = usage.outputTokens else { return nil }
-        return Double(sum) / Double(requestsReportingOutput)
+        let reporting = usage.reported(.output)
+        return reporting > 0 ? Double(usage.reportedTotal(.output)) / Double(reporting) : nil
     }
+
+    /// Requests sent (not skipped): the m of "n of m reported" for tokens and cost.
+    public var requestsSent = 0
+    /// Of those, the requests whose cost is known; `costUSD` is nil unless it is all of them.
+    public var requestsWithCost = 0
 
     /// An empty summary, before any result is counted.
     public init(group: SummaryGroupKey) {

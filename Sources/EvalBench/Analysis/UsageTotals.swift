@@ -1,33 +1,81 @@
-/// Token sums over many requests. Each sum is nil until some request reported that figure,
-/// so "not reported" never reads as 0; the cache-hit ratio is token-weighted.
+/// Token sums over many requests, each with how many requests reported it. A sum over
+/// requests where any one did not report the figure is unknown (nil), never a partial sum
+/// read as the whole; `reported(_:)` says how many did, for "n of m reported". The cache-hit
+/// ratio is token-weighted over the requests that reported both of its terms.
 public struct UsageTotals: Sendable, Equatable {
-    /// Σ input tokens over the requests that reported them.
-    public private(set) var inputTokens: Int?
-    /// Σ cached input tokens over the requests that reported them.
-    public private(set) var cachedInputTokens: Int?
-    /// Σ input tokens written to the prompt cache over the requests that reported them.
-    public private(set) var cacheWriteInputTokens: Int?
-    /// Σ output tokens over the requests that reported them.
-    public private(set) var outputTokens: Int?
-    /// Σ reasoning tokens over the requests that reported them.
-    public private(set) var reasoningTokens: Int?
+    /// One figure's running sum and how many requests reported it.
+    struct Sum: Sendable, Equatable {
+        var total = 0
+        var reported = 0
+
+        mutating func add(_ value: Int?) {
+            guard let value else { return }
+            total = total.addingReportingOverflow(value).overflow ? Int.max : total + value
+            reported += 1
+        }
+    }
+
+    /// The requests added: the denominator of every "n of m reported".
+    public private(set) var requests = 0
+    private var input = Sum()
+    private var cached = Sum()
+    private var cacheWrite = Sum()
+    private var output = Sum()
+    private var reasoning = Sum()
     /// Σ cached and Σ input over the requests that reported both: the cache-hit ratio's terms.
     private var cachedTokensReportedWithInput = 0
     private var inputTokensReportedWithCached = 0
+    /// How many requests' figures came from each source (`reported`, `counted`, `estimated`).
+    public private(set) var sources: [TokenSource: Int] = [:]
 
-    /// Empty totals: every sum nil until a request reports that figure.
+    /// Empty totals: every sum unknown until requests are added.
     public init() {}
 
-    /// Adds one request's usage.
+    /// Σ input tokens; nil unless every request added reported them.
+    public var inputTokens: Int? { complete(input) }
+    /// Σ cached input tokens; nil unless every request added reported them.
+    public var cachedInputTokens: Int? { complete(cached) }
+    /// Σ input tokens written to the prompt cache; nil unless every request added reported them.
+    public var cacheWriteInputTokens: Int? { complete(cacheWrite) }
+    /// Σ output tokens; nil unless every request added reported them.
+    public var outputTokens: Int? { complete(output) }
+    /// Σ reasoning tokens; nil unless every request added reported them.
+    public var reasoningTokens: Int? { complete(reasoning) }
+
+    /// The figures a request can report, for `reported(_:)`.
+    public enum Figure: Sendable {
+        case input, cached, cacheWrite, output, reasoning
+    }
+
+    /// How many of the `requests` reported `figure`.
+    public func reported(_ figure: Figure) -> Int { sum(figure).reported }
+
+    /// Σ `figure` over the requests that reported it: a part, for means per reporting request,
+    /// never to be shown as the whole.
+    public func reportedTotal(_ figure: Figure) -> Int { sum(figure).total }
+
+    private func sum(_ figure: Figure) -> Sum {
+        switch figure {
+        case .input: input
+        case .cached: cached
+        case .cacheWrite: cacheWrite
+        case .output: output
+        case .reasoning: reasoning
+        }
+    }
+
+    /// Adds one request's usage; add only requests that were sent (not skipped ones).
     public mutating func add(_ usage: Usage) {
-        Self.add(usage.inputTokens, to: &inputTokens)
-        Self.add(usage.cachedInputTokens, to: &cachedInputTokens)
-        Self.add(usage.cacheWriteInputTokens, to: &cacheWriteInputTokens)
-        Self.add(usage.outputTokens, to: &outputTokens)
-        Self.add(usage.reasoningTokens, to: &reasoningTokens)
-        if let cached = usage.cachedInputTokens, let input = usage.inputTokens {
-            cachedTokensReportedWithInput += cached
-            inputTokensReportedWithCached += input
+        requests += 1
+        input.add(usage.inputTokens)
+        cached.add(usage.cachedInputTokens)
+        cacheWrite.add(usage.cacheWriteInputTokens)
+        output.add(usage.outputTokens)
+        reasoning.add(usage.reasoningTokens)
+        if let source = usage.source { sources[source, default: 0] += 1 }
+        if let cachedTokens = usage.cachedInputTokens, let inputTokens = usage.inputTokens {
+            cachedTokensReportedWithInput = Self.saturating(cachedTokensReportedWithInput, cachedTokens)
+            inputTokensReportedWithCached = Self.saturating(inputTokensReportedWithCached, inputTokens)
         }
     }
 
@@ -38,8 +86,21 @@ public struct UsageTotals: Sendable, Equatable {
         return Double(cachedTokensReportedWithInput) / Double(inputTokensReportedWithCached)
     }
 
-    private static func add(_ value: Int?, to sum: inout Int?) {
-        guard let value else { return }
-        sum = (sum ?? 0) + value
+    /// `reported`, `counted` or `estimated` when every request's figures came from one
+    /// source, `mixed: 3 reported, 1 estimated` otherwise; nil when no request said.
+    public var sourceSummary: String? {
+        let order: [TokenSource] = [.reported, .counted, .estimated]
+        let present = order.filter { (sources[$0] ?? 0) > 0 }
+        guard !present.isEmpty else { return nil }
+        if present.count == 1, sources[present[0]] == requests { return present[0].rawValue }
+        return "mixed: " + present.map { "\(sources[$0]!) \($0.rawValue)" }.joined(separator: ", ")
+    }
+
+    private func complete(_ sum: Sum) -> Int? {
+        requests > 0 && sum.reported == requests ? sum.total : nil
+    }
+
+    private static func saturating(_ a: Int, _ b: Int) -> Int {
+        a.addingReportingOverflow(b).overflow ? Int.max : a + b
     }
 }

@@ -14,8 +14,10 @@ package enum MetricDefinitions {
         - **Input tokens**: all input tokens of the request, cached ones included. \
         **Cached tokens**: input tokens served from the provider's prompt/KV cache. \
         **Output tokens**: all generated tokens, reasoning included. **Reasoning tokens**: \
-        generated reasoning tokens, a subset of output tokens. Sums are over the requests that \
-        reported the figure.
+        generated reasoning tokens, a subset of output tokens. A sum over the sent requests is \
+        shown only when every one of them reported the figure: a sum with an unknown part is unknown, \
+        shown as n/a with how many reported it (summary.csv has the counts). Errored requests keep the \
+        usage their stream reported before failing (a refusal is billed).
         - **Cache hit**: Σ cached input tokens / Σ input tokens over the requests that reported \
         both: token-weighted, the ratio of sums rather than the mean of per-request ratios.
         - **Pass rate**: passed / (cases − skipped), where a case is one case run (one case × \
@@ -38,7 +40,9 @@ package enum MetricDefinitions {
         that ran under it (errors count against it; skipped and replayed requests are left out).
         - **pass^N**: the cases whose every repeat passed; a case is **flaky** when 0 < k < N of its \
         N repeats passed.
-        - **Cost**: Σ cost in US dollars from the backend's configured pricing; n/a when it has none.
+        - **Cost**: Σ cost in US dollars from the backend's configured pricing over the sent requests, \
+        errored ones included; n/a when it has none, or when any request's cost is unknown (a token \
+        figure its prices need was not reported), with how many were priced.
         - **n/a**: not reported by the backend; never shown as 0. **—**: the case did not run there.
 
         """

@@ -8,7 +8,13 @@ package enum SummaryCSV {
         "cache_hit_ratio", "cost_usd",
     ]
     /// Columns after the fixed ones and before the `metric:<name>` columns.
-    package static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput"]
+    /// The `requests_*` counts say how many sent requests reported each figure: a token or
+    /// cost cell is empty unless all of them did. `token_source` is `reported`, `counted`,
+    /// `estimated` or `mixed: …`.
+    package static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput",
+                                       "requests_sent", "requests_reporting_input", "requests_reporting_cached",
+                                       "requests_reporting_output", "requests_reporting_reasoning", "requests_with_cost",
+                                       "token_source"]
 
     /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
     /// 6, tokens as integers, and an empty cell for anything not reported. After the fixed
@@ -60,6 +66,13 @@ package enum SummaryCSV {
             .fixed(summary.ttftP90Ms, places: 2),
             .fixed(summary.ttftP99Ms, places: 2),
             .fixed(summary.goodput, places: 4),
+            .integer(summary.requestsSent),
+            .integer(summary.usage.reported(.input)),
+            .integer(summary.usage.reported(.cached)),
+            .integer(summary.usage.reported(.output)),
+            .integer(summary.usage.reported(.reasoning)),
+            .integer(summary.requestsWithCost),
+            .text(summary.usage.sourceSummary),
         ]
     }
 }

@@ -91,11 +91,11 @@ package enum SummaryMarkdown {
                 String(summary.skipped),
                 pair(summary.latencyP50Ms, summary.latencyP95Ms),
                 pair(summary.ttftP50Ms, summary.ttftP95Ms),
-                tokens(summary.usage.inputTokens),
-                tokens(summary.usage.cachedInputTokens),
-                tokens(summary.usage.outputTokens),
+                tokens(summary.usage, .input),
+                tokens(summary.usage, .cached),
+                tokens(summary.usage, .output),
                 ReportFormat.percent(summary.usage.cacheHitRatio),
-                summary.costUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) } ?? "n/a",
+                cost(summary),
             ])
         }
         return table.text
@@ -290,8 +290,8 @@ package enum SummaryMarkdown {
         ])
         for summary in aggregate.groups.sorted(by: { ($0.group.backend, $0.group.reasoning, $0.group.variant) < ($1.group.backend, $1.group.reasoning, $1.group.variant) }) {
             let instructions = instructionTokens[summary.group].map { $0.count > 0 ? Double($0.sum) / Double($0.count) : 0 }
-            let requests = summary.requestsReportingOutput
-            let inputPerRequest = summary.usage.inputTokens.flatMap { requests > 0 ? Double($0) / Double(requests) : nil }
+            let requests = summary.usage.reported(.input)
+            let inputPerRequest = requests > 0 ? Double(summary.usage.reportedTotal(.input)) / Double(requests) : nil
             table.appendRow([
                 "\(summary.group.backend) · \(summary.group.reasoning.rawValue)", summary.group.variant, ReportFormat.passRate(summary),
                 "\(summary.passed)/\(summary.cases)",
@@ -523,6 +523,27 @@ package enum SummaryMarkdown {
 
     private static func tokens(_ value: Int?) -> String {
         value.map(String.init) ?? "n/a"
+    }
+
+    /// The sum of `figure`, or `n/a (5 of 6 reported)` when some requests did not report it:
+    /// a sum with an unknown part is unknown, and the cell says how much is known.
+    static func tokens(_ usage: UsageTotals, _ figure: UsageTotals.Figure) -> String {
+        let known: Int? = switch figure {
+        case .input: usage.inputTokens
+        case .cached: usage.cachedInputTokens
+        case .cacheWrite: usage.cacheWriteInputTokens
+        case .output: usage.outputTokens
+        case .reasoning: usage.reasoningTokens
+        }
+        if let known { return String(known) }
+        let reported = usage.reported(figure)
+        return reported > 0 ? "n/a (\(reported) of \(usage.requests) reported)" : "n/a"
+    }
+
+    /// The group's cost, or `n/a (1 of 5 priced)` when some requests' cost is unknown.
+    static func cost(_ summary: GroupSummary) -> String {
+        if let cost = summary.costUSD { return DecimalText.trimmed(cost, maxPlaces: 6) ?? "n/a" }
+        return summary.requestsWithCost > 0 ? "n/a (\(summary.requestsWithCost) of \(summary.requestsSent) priced)" : "n/a"
     }
 
     /// `42.0 s`, `4 min 12 s`, `1 h 3 min`.

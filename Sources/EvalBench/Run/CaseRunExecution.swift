@@ -138,7 +138,8 @@ struct CaseRunExecution {
             if failure.kind == .cancelled || Task.isCancelled { return false }
             var errored = RequestResult.errored(caseRun, turn: index, model: current.backend.model, failure: failure)
             // Billed tokens a failure reported (a refusal, a cut-off stream) are charged too.
-            if let usage = failure.usage { errored.costUSD = current.pricing?.costUSD(for: usage) }
+            // Per-request prices and free backends price it even without usage.
+            errored.costUSD = current.pricing?.costUSD(for: failure.usage ?? Usage())
             errored.backend = sent.backend
             errored.reasoning = sent.reasoning
             errored.switched = sent.switched
