@@ -58,7 +58,10 @@ struct PreflightTests {
 
     @Test("backends says each backend's availability, concurrency and reasoning, and fails as infrastructure when one is unavailable")
     func backends() async throws {
-        let available = try ConfigLoader.load(data: Data(#"{"backends": [{"name": "srv", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1", "concurrency": 3}]}"#.utf8),
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        let available = try ConfigLoader.load(data: Data(#"{"backends": [{"name": "srv", "kind": "openai", "baseURL": "\#(server.baseURL.absoluteString)/v1", "concurrency": 3}]}"#.utf8),
                                               file: "evalbench.json", baseDirectory: FileManager.default.temporaryDirectory.path)
         var lines: [String] = []
         let status = await Preflight.checkBackends(available, environment: [:], transport: URLSessionStreamTransport(), start: true) { lines.append($0) }
@@ -66,6 +69,16 @@ struct PreflightTests {
         #expect(lines.first == "srv  kind=openai  model=n/a")
         #expect(lines.contains("  availability: available") && lines.contains("  concurrency: 3"), "\(lines)")
         #expect(lines.filter { $0.hasPrefix("  reasoning ") }.count == ReasoningLevel.allCases.count)
+        #expect(server.requests.map { "\($0.http.method) \($0.http.path)" } == ["GET /v1"],
+                "the probe is one GET of the base URL, no chat request")
+        #expect(server.requests.first?.http.headers["authorization"] == nil, "and carries no key")
+
+        let closed = try ConfigLoader.load(data: Data(#"{"backends": [{"name": "down", "kind": "openai", "baseURL": "http://127.0.0.1:\#(try FreePort.loopback())/v1"}]}"#.utf8),
+                                           file: "evalbench.json", baseDirectory: FileManager.default.temporaryDirectory.path)
+        lines = []
+        #expect(await Preflight.checkBackends(closed, environment: [:], transport: URLSessionStreamTransport(), start: true) { lines.append($0) }
+                == .infrastructure, "a closed port is not available")
+        #expect(lines.contains { $0.hasPrefix("  availability: unavailable: the server does not answer: ") }, "\(lines)")
 
         let keyless = try ConfigLoader.load(data: Data(#"{"backends": [{"name": "paid", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1", "apiKeyEnv": "EVALBENCH_TEST_UNSET_KEY"}]}"#.utf8),
                                             file: "evalbench.json", baseDirectory: FileManager.default.temporaryDirectory.path)

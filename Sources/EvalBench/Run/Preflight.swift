@@ -74,8 +74,13 @@ package enum Preflight {
         let available: Bool
         switch await backend.prepare() {
         case .available:
-            say("  availability: available")
-            available = true
+            if let probing = backend as? any ReachabilityProbing, let reason = await probing.unreachableReason() {
+                say("  availability: unavailable: the server does not answer: \(reason)")
+                available = false
+            } else {
+                say("  availability: available")
+                available = true
+            }
         case let .unavailable(reason):
             say("  availability: unavailable: \(reason)")
             available = false

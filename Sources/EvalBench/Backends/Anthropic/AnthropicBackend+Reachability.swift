@@ -1,0 +1,4 @@
+/// `evalbench backends` asks the server at `baseURL` whether it answers at all.
+extension AnthropicBackend: ReachabilityProbing {
+    package func unreachableReason() async -> String? { await Reachability.probe(baseURL, on: transport) }
+}
