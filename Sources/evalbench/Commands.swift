@@ -47,6 +47,8 @@ enum Options {
     static let watch = OptionSpec.flag(
         "--watch", help: "Run, then run again whenever a suite, its dataset or the config changes, until Ctrl-C.")
     static let noProgress = OptionSpec.flag("--no-progress", help: "Print no progress on stderr.")
+    static let quiet = OptionSpec.flag(
+        "--quiet", help: "Print no summary at the end (headline, verdict, failures, report paths); errors still go to stderr.")
     static let baseline = OptionSpec.value(
         "--baseline", "DIR", help: "An earlier run's directory to compare with; a significant regression exits 1.",
         default: "none; the gates alone decide")
@@ -79,7 +81,7 @@ enum Commands {
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.concurrency, Options.out,
                   Options.resume, Options.caseID, Options.tag, Options.variant, Options.minPassRate, Options.maxErrorRate,
-                  Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.baseline,
+                  Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.quiet, Options.baseline,
                   Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),
                   Options.alpha.requiring(Options.baseline)],
         conflicts: [(Options.cache, Options.noCache)])
@@ -104,7 +106,7 @@ enum Commands {
         discussion: "The case runs that flipped, and the pass-rate and latency changes of each backend × level × variant with their significance. Writes compare.md and compare.csv; exits 1 on a significant regression.",
         arguments: [ArgumentSpec("BASELINE_DIR", help: "The earlier run's directory."),
                     ArgumentSpec("CURRENT_DIR", help: "The later run's directory.")],
-        options: [Options.compareOut, Options.maxPassRateDrop, Options.maxLatencyIncrease, Options.alpha])
+        options: [Options.compareOut, Options.maxPassRateDrop, Options.maxLatencyIncrease, Options.alpha, Options.quiet])
     static let cache = CommandSpec(
         name: "cache", abstract: "Clear evalbench's response cache (run --cache).",
         arguments: [ArgumentSpec("ACTION", help: "clear: remove every stored response.", choices: ["clear"])])

@@ -32,14 +32,15 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
     progress.finish()
     switch result {
     case let .success(outcome):
-        print("evalbench: \(outcome.results.count) results written to \(outcome.outputDirectory.path)")
-        print("evalbench: report: \(RunDirectory(outcome.outputDirectory).summaryMarkdown.path)")
-        if let comparison = outcome.comparison {
-            print("evalbench: compared with \(request.baselineDirectory ?? "the baseline"): \(comparison.verdict)")
-            print("evalbench: comparison: \(RunDirectory(outcome.outputDirectory).compareMarkdown.path)")
+        if !parsed.has(Options.quiet) {
+            let compared = outcome.comparison.map { comparison in
+                "compared with \(request.baselineDirectory ?? "the baseline"): \(comparison.verdict); "
+                    + "see \(RunDirectory(outcome.outputDirectory).compareMarkdown.path)"
+            }
+            let lines = TerminalSummary(color: Terminal.usesColor).run(outcome.results, verdict: outcome.verdict,
+                                                                    directory: outcome.outputDirectory, comparison: compared)
+            for line in lines { print(line) }
         }
-        for note in outcome.verdict.notes { print("evalbench: note: \(note)") }
-        for reason in outcome.verdict.reasons { print("evalbench: \(reason)") }
         return interrupts.wasInterrupted ? .interrupted : outcome.verdict.exitStatus
     case let .failure(error):
         fail("the run stopped: \(error)", status: .infrastructure)

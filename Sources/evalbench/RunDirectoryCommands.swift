@@ -50,8 +50,9 @@ func commandCompare(_ parsed: ParsedCommand) -> ExitStatus {
     } catch {
         fail("\(error)", status: .infrastructure)
     }
-    print("evalbench: \(comparison.verdict)")
-    print("evalbench: comparison: \(RunDirectory(output).compareMarkdown.path)")
+    if !parsed.has(Options.quiet) {
+        for line in TerminalSummary(color: Terminal.usesColor).compare(comparison, directory: output) { print(line) }
+    }
     return comparison.exitStatus
 }
 

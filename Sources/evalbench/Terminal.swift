@@ -8,6 +8,15 @@ func makeTransport() -> any HTTPStreaming {
     DefaultStreamTransport(socketsForLoopback: ProcessInfo.processInfo.environment["EVALBENCH_HTTP_CLIENT"] != "urlsession")
 }
 
+/// What the terminal on stdout can show.
+enum Terminal {
+    /// ANSI colour on a terminal, unless `NO_COLOR` is set (no-color.org) or `TERM` is `dumb`.
+    static var usesColor: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+    }
+}
+
 /// One line on stdout at once, also into a pipe (`print` buffers there until exit).
 @Sendable func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
