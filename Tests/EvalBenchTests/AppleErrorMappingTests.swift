@@ -141,6 +141,10 @@ struct AppleErrorMappingTests {
                 "a passing limit while the quota is healthy is retried")
         let spent = noDate.failure(backend: "pcc", model: .privateCloudCompute, quota: AppleQuotaReading(state: .limitReached, resetDate: reset), now: now)
         #expect(spent.kind == .quotaExhausted && spent.retryAfterSeconds == 3600)
+        let again = noDate.failure(backend: "pcc", model: .privateCloudCompute, quota: AppleQuotaReading(state: .belowLimit), rateLimitsInARow: 2)
+        #expect(again.kind == .quotaExhausted && again.message.contains("2 times with no request served"),
+                "a second rate limit with nothing served between is the quota, however healthy quotaUsage reads")
+        #expect(noDate.failure(backend: "d", model: .onDevice, rateLimitsInARow: 5).kind == .rateLimited)
         let quota = AppleModelError.quotaLimitReached(resetDate: reset).failure(backend: "pcc", model: .privateCloudCompute, now: now)
         #expect(quota.retryAfterSeconds == 3600)
     }
@@ -180,6 +184,22 @@ struct AppleErrorRunTests {
         #expect(results[0].errorMessage?.contains("com.apple.developer.private-cloud-compute") == true)
         #expect(results[2].output == "answer to down" && results[2].details?.fallback?.backend == "device")
         #expect(pcc.requests.filter { $0.prompt == "entitled?" }.count == 1)
+    }
+
+    @Test("PCC rate limits with no reset date while the quota reads healthy: retried once, then quota_exhausted; a served request resets the count")
+    func rateLimitStreak() async throws {
+        let pcc = FakeAppleDriver(.privateCloudCompute, quota: AppleQuotaReading(state: .belowLimit)) { request in
+            request.prompt == "fine" ? .text("ok") : FakeAppleDriver.Reply(thrown: LanguageModelError.rateLimited(.init(resetDate: nil, debugDescription: "d")))
+        }
+        let backend = appleBackend("pcc", pcc) { $0.concurrency = 1 }
+        let results = try await runApple(["pcc": backend], cases: [EvalCase(id: "a", turns: [Turn(prompt: "limited")]),
+                                                                  EvalCase(id: "b", turns: [Turn(prompt: "limited too")])], retries: 3)
+        #expect(results.map(\.errorKind) == [.quotaExhausted, .quotaExhausted])
+        #expect(results.map(\.attempts) == [2, 1], "the first is retried once; the second is the quota at once")
+        #expect(results[0].details?.quota?.state == .limitReached)
+        _ = backend.rateLimits.record(.rateLimited(resetDate: nil))
+        backend.rateLimits.served()
+        #expect(backend.rateLimits.record(.rateLimited(resetDate: nil)) == 1)
     }
 
     @Test("A PCC rate limit with a reset date ends the case as quota_exhausted, not retried, with the reset recorded")

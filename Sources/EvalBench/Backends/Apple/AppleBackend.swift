@@ -20,6 +20,8 @@ package struct AppleBackend: Backend {
     /// prewarming helps only with lead time (about a second), so a session prewarmed an
     /// instant before its request would be labelled warm without being so.
     let prewarmLeadSeconds: Double
+    /// PCC rate limits since a request was last served, shared by every conversation.
+    let rateLimits = RateLimitStreak()
 
     package init(config: BackendConfig, driver: any AppleModelDriving, fallback: (any Backend)? = nil,
                 defaultConcurrency: Int, prewarmLeadSeconds: Double = 1) {
@@ -146,6 +148,7 @@ actor AppleConversation: Conversation {
         let quota = backend.driver.model == .privateCloudCompute ? await backend.driver.quota() : nil
         switch outcome {
         case let .finished(reader):
+            backend.rateLimits.served()
             let reported = AppleTokenAccounting.Reported(sessionBefore: usageBefore, sessionAfter: await current.usage(),
                                                          snapshot: reader.usage)
             let usage = await AppleTokenAccounting.usage(reported, request: request, schema: schema, output: reader.text,
@@ -154,7 +157,8 @@ actor AppleConversation: Conversation {
                                            finishReason: reader.stopped ? "stop" : nil, model: backend.model,
                                            details: RequestDetails(quota: quota, session: start))), nil)
         case let .failed(error, reader):
-            var failure = error.failure(backend: name, model: backend.driver.model, quota: quota)
+            let streak = backend.rateLimits.record(error)
+            var failure = error.failure(backend: name, model: backend.driver.model, quota: quota, rateLimitsInARow: streak)
             failure.timing = reader.timing()
             failure.details = RequestDetails(quota: failure.details?.quota, session: start)
             return (.failure(failure), error)
@@ -231,6 +235,25 @@ actor AppleConversation: Conversation {
             return first ?? .cancelled
         }
     }
+}
+
+/// How many rate limits PCC gave since it last served a request. Its daily quota has been seen
+/// to end as `rateLimited` with no reset date while `quotaUsage` still read healthy: a second
+/// rate limit with nothing served in between is taken as the quota.
+final class RateLimitStreak: @unchecked Sendable {
+    // @unchecked: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    /// Counts `error` if it is a rate limit; the count so far.
+    func record(_ error: AppleModelError) -> Int {
+        lock.withLock {
+            if case .rateLimited = error { count += 1 }
+            return count
+        }
+    }
+
+    func served() { lock.withLock { count = 0 } }
 }
 
 /// The answer as it was when a stop sequence cut it, for a timeout during the drain.

@@ -67,11 +67,12 @@ extension AppleModelError {
         + "and .entitlements file, and run the suites from the app's hosted tests (examples/MacHost, scripts/mac-evals)"
 
     /// DESIGN.md's error kind and a message that says what to do. On PCC a rate limit with a
-    /// reset date, or while the quota reads spent, is the daily quota (`quota_exhausted`, not
-    /// retried); the reset date becomes the failure's retry time.
+    /// reset date, while the quota reads spent, or the second in a row with nothing served in
+    /// between (`rateLimitsInARow`), is the daily quota (`quota_exhausted`, not retried); the
+    /// reset date becomes the failure's retry time.
     package func failure(backend: String, model: AppleModel = .onDevice, quota: AppleQuotaReading? = nil,
-                         now: Date = Date()) -> BackendFailure {
-        let (kind, message) = classified(model: model, quota: quota)
+                         rateLimitsInARow: Int = 1, now: Date = Date()) -> BackendFailure {
+        let (kind, message) = classified(model: model, quota: quota, rateLimitsInARow: rateLimitsInARow)
         var failure = BackendFailure(kind: kind, message: "\(backend): \(message)")
         let reset = resetDate ?? (kind == .quotaExhausted ? quota?.resetDate : nil)
         if let reset { failure.retryAfterSeconds = max(0, reset.timeIntervalSince(now)) }
@@ -82,15 +83,17 @@ extension AppleModelError {
     }
 
     /// Whether a rate limit on `model` is PCC's daily quota rather than a passing limit.
-    private func isQuota(model: AppleModel, quota: AppleQuotaReading?) -> Bool {
+    private func isQuota(model: AppleModel, quota: AppleQuotaReading?, rateLimitsInARow: Int) -> Bool {
         guard case let .rateLimited(resetDate) = self, model == .privateCloudCompute else { return false }
-        return resetDate != nil || quota?.state == .limitReached
+        return resetDate != nil || quota?.state == .limitReached || rateLimitsInARow >= 2
     }
 
-    private func classified(model: AppleModel, quota: AppleQuotaReading?) -> (ErrorKind, String) {
-        if isQuota(model: model, quota: quota) {
+    private func classified(model: AppleModel, quota: AppleQuotaReading?, rateLimitsInARow: Int) -> (ErrorKind, String) {
+        if isQuota(model: model, quota: quota, rateLimitsInARow: rateLimitsInARow) {
             let reset = (resetDate ?? quota?.resetDate).map { "it resets at \(Self.iso8601($0))" } ?? "its reset date is unknown"
-            return (.quotaExhausted, "rate limited at the Private Cloud Compute daily quota; \(reset)")
+            let why = resetDate != nil || quota?.state == .limitReached ? ""
+                : " (rate limited \(rateLimitsInARow) times with no request served in between; the daily quota has been seen to end so while quotaUsage reads healthy)"
+            return (.quotaExhausted, "rate limited at the Private Cloud Compute daily quota\(why); \(reset)")
         }
         switch self {
         case let .contextSizeExceeded(contextSize, tokenCount):
