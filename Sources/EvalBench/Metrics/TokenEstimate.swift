@@ -5,7 +5,7 @@
 ///
 /// Measured against Gemma 3's tokenizer (llama-server's `/tokenize`,
 /// `TokenEstimateLocalModelIntegrationTests`): Japanese, Chinese and English samples within 20%.
-/// A CJK text at 4 characters a token was under-counted about 2.5× against it (and about 4×
+/// A CJK text at 4 characters a token was under-counted about 2.3–2.4× against it (and about 4×
 /// against the on-device Apple model, which a shipped app measured at about a token per Japanese
 /// character); Apple platforms ask the model's own `tokenCount(for:)` where it exists instead.
 package enum TokenEstimate {
