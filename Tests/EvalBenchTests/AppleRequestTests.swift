@@ -47,6 +47,25 @@ struct AppleEntitlementTests {
         #endif
     }
 
+    @Test("On iOS and visionOS the embedded provisioning profile tells when the entitlement cannot be there", arguments: [
+        ("<key>com.apple.developer.private-cloud-compute</key><true/>", nil as Bool?),
+        ("<key>com.apple.developer.private-cloud-compute</key><false/>", false),
+        ("<key>get-task-allow</key><true/>", false),
+    ])
+    func provisioningProfile(entitlements: String, expected: Bool?) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("profile-\(UUID().uuidString).mobileprovision")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let plist = """
+        <?xml version="1.0" encoding="UTF-8"?><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0"><dict><key>Name</key><string>MacHost</string><key>Entitlements</key><dict>\(entitlements)</dict></dict></plist>
+        """
+        // A CMS envelope around the property list, as in a real profile.
+        try (Data([0x30, 0x82, 0x1F, 0x00, 0x06, 0x09]) + Data(plist.utf8) + Data([0xA0, 0x82, 0x0B])).write(to: url)
+        #expect(ProvisioningProfileEntitlements(profile: url).hasEntitlement("com.apple.developer.private-cloud-compute") == expected)
+        #expect(ProvisioningProfileEntitlements(profile: nil).hasEntitlement("com.apple.developer.private-cloud-compute") == nil,
+                "no profile (an App Store build): nothing can tell")
+    }
+
     @Test("A quota that reads spent (isLimitReached) makes PCC unavailable at prepare, with its reset date")
     func spentQuotaAtPrepare() async {
         let reset = Date(timeIntervalSince1970: 1_900_000_000)

@@ -15,9 +15,10 @@ package protocol EntitlementChecking: Sendable {
 package let privateCloudComputeEntitlement = "com.apple.developer.private-cloud-compute"
 
 /// The process's code signature, read with `SecTaskCopyValueForEntitlement` on macOS. iOS and
-/// visionOS have no public call that reads it, and Linux no Security framework: nil there, and
-/// a request without the entitlement fails with ModelManagerError 1046, which maps to
-/// `unavailable` (not retried).
+/// visionOS have no public call that reads it: there the app's embedded provisioning profile
+/// tells when the entitlement cannot be there (a development or ad hoc build), and otherwise
+/// nothing can tell (nil), and a request without the entitlement fails with ModelManagerError
+/// 1046, which maps to `unavailable` (not retried). Linux: nil.
 package struct ProcessEntitlements: EntitlementChecking {
     package init() {}
 
@@ -33,8 +34,31 @@ package struct ProcessEntitlements: EntitlementChecking {
         guard let value else { return false }
         return (value as? Bool) ?? (value as? NSNumber)?.boolValue ?? false
         #else
-        return nil
+        let profile = Bundle.main.url(forResource: "embedded", withExtension: "mobileprovision")
+        return ProvisioningProfileEntitlements(profile: profile).hasEntitlement(entitlement)
         #endif
+    }
+}
+
+/// What a provisioning profile (`embedded.mobileprovision`: an XML property list inside a CMS
+/// envelope) says of an entitlement: false when the profile grants it not, so the app's
+/// signature cannot have it; nil when it grants it (the app's own entitlements file may still
+/// leave it out) or there is no readable profile (an App Store build has none).
+package struct ProvisioningProfileEntitlements: EntitlementChecking {
+    let profile: URL?
+
+    package init(profile: URL?) {
+        self.profile = profile
+    }
+
+    package func hasEntitlement(_ entitlement: String) -> Bool? {
+        guard let profile, let data = try? Data(contentsOf: profile),
+              let start = data.range(of: Data("<?xml".utf8)),
+              let end = data.range(of: Data("</plist>".utf8), in: start.lowerBound..<data.endIndex),
+              let plist = try? PropertyListSerialization.propertyList(from: data[start.lowerBound..<end.upperBound], format: nil),
+              let entitlements = (plist as? [String: Any])?["Entitlements"] as? [String: Any] else { return nil }
+        guard let value = entitlements[entitlement] else { return false }
+        return (value as? Bool) == false ? false : nil
     }
 }
 
