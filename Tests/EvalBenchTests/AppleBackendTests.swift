@@ -36,7 +36,14 @@ struct AppleBackendTests {
         (.unsupportedGuide, .badRequest),
         (.unsupportedLanguageOrLocale, .badRequest),
         (.decodingFailure, .decoding),
-        (.rateLimited, .rateLimited),
+        (.rateLimited(resetDate: nil), .rateLimited),
+        (.rateLimited(resetDate: Date(timeIntervalSince1970: 1_900_000_000)), .rateLimited),
+        (.contentBlocked(domain: "com.apple.SensitiveContentAnalysisML"), .guardrail),
+        (.unsupportedCapability, .badRequest),
+        (.unsupportedTranscriptContent, .badRequest),
+        (.serviceUnavailable, .network),
+        (.missingEntitlement(detail: "ModelManagerError 1046"), .unavailable),
+        (.modelManagerRefused(code: 1007, detail: "x"), .unavailable),
         (.concurrentRequests, .overloaded),
         (.refusal(explanation: "not that"), .refusal),
         (.timeout, .timeout),
@@ -128,19 +135,43 @@ struct AppleBackendTests {
         #expect(throws: AppleSchema.ConversionError.self) { try AppleSchema(jsonSchema: .object(["type": .string("null")])) }
     }
 
-    @Test("Token figures come from reported usage, then the model's counter, then an estimate, with the source recorded")
+    @Test("Token figures come from the session's usage change, then the last snapshot's, then the model's counter per part, then an estimate; all-zero usage is unknown")
     func tokenSources() async {
-        let reported = await AppleTokenAccounting.usage(
-            reported: AppleUsage(inputTokens: 40, cachedInputTokens: 32, outputTokens: 5, reasoningTokens: nil),
-            input: "ignored", output: "ignored", counter: FakeAppleDriver(.onDevice, tokensPerCharacter: 1))
-        #expect(reported == Usage(inputTokens: 40, cachedInputTokens: 32, outputTokens: 5, source: .reported))
-        let counted = await AppleTokenAccounting.usage(reported: nil, input: "12345678", output: "1234",
-                                                       counter: FakeAppleDriver(.onDevice, tokensPerCharacter: 0.5))
-        #expect(counted == Usage(inputTokens: 4, outputTokens: 2, source: .counted))
-        #expect(counted.cachedInputTokens == nil, "a counter cannot see the KV cache: unknown, not 0")
-        let estimated = await AppleTokenAccounting.usage(reported: AppleUsage(), input: "123456789", output: "Paris",
-                                                         counter: FakeAppleDriver(.onDevice))
-        #expect(estimated == Usage(inputTokens: 3, outputTokens: 2, source: .estimated))
+        let request = ModelRequest(instructions: "Be brief.", messages: [ChatMessage(role: .user, content: "12345678")],
+                                   options: GenerationOptions())
+        let counter = FakeAppleDriver(.onDevice, tokensPerCharacter: 0.5)
+        let sessionChange = AppleTokenAccounting.Reported(
+            sessionBefore: AppleUsage(inputTokens: 100, cachedInputTokens: 60, outputTokens: 20, reasoningTokens: 0),
+            sessionAfter: AppleUsage(inputTokens: 140, cachedInputTokens: 92, outputTokens: 25, reasoningTokens: 0),
+            snapshot: AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0))
+        let reported = await AppleTokenAccounting.usage(sessionChange, request: request, schema: nil, output: "x", counter: counter)
+        #expect(reported == Usage(inputTokens: 40, cachedInputTokens: 32, outputTokens: 5, reasoningTokens: 0, source: .reported))
+
+        let snapshotOnly = AppleTokenAccounting.Reported(snapshot: AppleUsage(inputTokens: 12, outputTokens: 2))
+        #expect(await AppleTokenAccounting.usage(snapshotOnly, request: request, schema: nil, output: "x", counter: counter)
+                == Usage(inputTokens: 12, outputTokens: 2, source: .reported))
+
+        let zeros = AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0)
+        let allZero = AppleTokenAccounting.Reported(sessionBefore: zeros, sessionAfter: zeros, snapshot: zeros)
+        let counted = await AppleTokenAccounting.usage(allZero, request: request, schema: .string(description: nil, choices: ["a"]),
+                                                       output: "1234", counter: counter)
+        #expect(counted.source == .counted, "an all-zero usage is not a report")
+        #expect(counted.outputTokens == 2 && counted.cachedInputTokens == nil, "a counter cannot see the KV cache: unknown, not 0")
+        #expect(counter.countedInputs.prefix(3) == [.instructions("Be brief."), .prompt("12345678"), .schema(.string(description: nil, choices: ["a"]))],
+                "instructions, prompts and the schema each go through their own tokenCount(for:) overload")
+
+        let estimated = await AppleTokenAccounting.usage(AppleTokenAccounting.Reported(), request: request, schema: nil,
+                                                         output: "Paris", counter: FakeAppleDriver(.onDevice))
+        #expect(estimated == Usage(inputTokens: TokenEstimate.tokens(in: "Be brief.\n\n12345678"), outputTokens: 2, source: .estimated))
+    }
+
+    @Test("A usage change is per figure: one that went down or is missing on either side is unknown")
+    func usageChange() {
+        let before = AppleUsage(inputTokens: 10, cachedInputTokens: nil, outputTokens: 9, reasoningTokens: 1)
+        let after = AppleUsage(inputTokens: 30, cachedInputTokens: 5, outputTokens: 4, reasoningTokens: 3)
+        #expect(AppleUsage.change(from: before, to: after) == AppleUsage(inputTokens: 20, cachedInputTokens: nil, outputTokens: nil, reasoningTokens: 2))
+        #expect(AppleUsage.change(from: before, to: nil) == nil)
+        #expect(AppleUsage(inputTokens: 0, outputTokens: 0).isEmpty && !AppleUsage(outputTokens: 1).isEmpty)
     }
 }
 

@@ -2,22 +2,33 @@ import Foundation
 @testable import EvalBench
 
 /// A test double of the Foundation Models framework behind `AppleModelDriving`: scripted
-/// snapshots or errors per request, and a record of every session and request.
+/// snapshots or errors per request, and a record of every session and request. Each fake
+/// session keeps a transcript as OS 27 does: a request that finishes is kept, one whose stream
+/// is cancelled before it finishes is reverted.
 final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
     // @unchecked: every mutable field is only touched under `lock`.
     /// One request's answer: snapshots with a delay before each, then an optional error.
     struct Reply: Sendable {
         var snapshots: [(content: String, afterMs: Double)]
+        /// The request's usage: on its last snapshot, and added to the session's usage.
         var usage: AppleUsage?
+        /// Thrown after the snapshots: a framework error already read…
         var error: AppleModelError?
+        /// …or anything else (an NSError chain, a fake of a framework enum), which the backend maps.
+        var thrown: (any Error & Sendable)?
         /// Never finishes (for timeouts).
         var hangs = false
+        /// Every snapshot but the last carries an all-zero usage, as OS 27 reports early on.
+        var zeroUsageEarly = false
 
-        init(_ snapshots: [(String, Double)] = [], usage: AppleUsage? = nil, error: AppleModelError? = nil, hangs: Bool = false) {
+        init(_ snapshots: [(String, Double)] = [], usage: AppleUsage? = nil, error: AppleModelError? = nil,
+             thrown: (any Error & Sendable)? = nil, hangs: Bool = false, zeroUsageEarly: Bool = false) {
             self.snapshots = snapshots.map { (content: $0.0, afterMs: $0.1) }
             self.usage = usage
             self.error = error
+            self.thrown = thrown
             self.hangs = hangs
+            self.zeroUsageEarly = zeroUsageEarly
         }
 
         static func text(_ text: String) -> Reply { Reply([(text, 1)]) }
@@ -29,6 +40,8 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
         var instructions: String?
         var prompt: String
         var options: AppleGenerationRequest
+        /// The prompts of the turns the session's transcript held when this request came.
+        var transcript: [String] = []
     }
 
     let model: AppleModel
@@ -37,35 +50,55 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
     /// Tokens per character for `tokenCount(of:)`; nil means the OS has no counter.
     var tokensPerCharacter: Double?
     var quotaReading: AppleQuotaReading?
+    /// Whether sessions report `session.usage` (OS 27).
+    var sessionUsage: Bool
     private let lock = NSLock()
     private var script: (Received) -> Reply
     private var received: [Received] = []
+    private var counted: [AppleTokenInput] = []
     private var sessionCount = 0
     private var prewarmCount = 0
+    private var calls: [String: Int] = [:]
 
     init(_ model: AppleModel, availability: AppleAvailability = .available, contextSize: Int? = nil,
-         tokensPerCharacter: Double? = nil, quota: AppleQuotaReading? = nil,
+         tokensPerCharacter: Double? = nil, quota: AppleQuotaReading? = nil, sessionUsage: Bool = false,
          script: @escaping (Received) -> Reply = { .text("answer to \($0.prompt)") }) {
         self.model = model
         availabilityAnswer = availability
         reportedContextSize = contextSize
         self.tokensPerCharacter = tokensPerCharacter
         quotaReading = quota
+        self.sessionUsage = sessionUsage
         self.script = script
     }
 
     var requests: [Received] { lock.withLock { received } }
     var sessions: Int { lock.withLock { sessionCount } }
     var prewarms: Int { lock.withLock { prewarmCount } }
+    var countedInputs: [AppleTokenInput] { lock.withLock { counted } }
+    /// How often each driver call was made, by name.
+    var callCounts: [String: Int] { lock.withLock { calls } }
 
-    func availability() async -> AppleAvailability { availabilityAnswer }
-    func contextSize() async -> Int? { reportedContextSize }
-    func tokenCount(of text: String) async -> Int? { tokensPerCharacter.map { Int((Double(text.count) * $0).rounded(.up)) } }
-    func quota() async -> AppleQuotaReading? { quotaReading }
+    private func called(_ name: String) { lock.withLock { calls[name, default: 0] += 1 } }
+
+    func availability() async -> AppleAvailability { called("availability"); return availabilityAnswer }
+    func contextSize() async -> Int? { called("contextSize"); return reportedContextSize }
+    func quota() async -> AppleQuotaReading? { called("quota"); return quotaReading }
+
+    func tokenCount(of input: AppleTokenInput) async -> Int? {
+        guard let tokensPerCharacter else { return nil }
+        lock.withLock { counted.append(input) }
+        let text: String
+        switch input {
+        case let .prompt(value), let .instructions(value): text = value
+        case let .schema(schema): text = String(describing: schema)
+        }
+        return Int((Double(text.count) * tokensPerCharacter).rounded(.up))
+    }
 
     func makeSession(instructions: String?) async -> any AppleSessionDriving {
         let index = lock.withLock { sessionCount += 1; return sessionCount }
-        return Session(driver: self, index: index, instructions: instructions)
+        return Session(driver: self, index: index, instructions: instructions, state: SessionState())
     }
 
     fileprivate func reply(to request: Received) -> Reply {
@@ -77,30 +110,81 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
 
     fileprivate func prewarmed() { lock.withLock { prewarmCount += 1 } }
 
+    /// One session's transcript and usage so far.
+    fileprivate final class SessionState: @unchecked Sendable {
+        // @unchecked: every field is only touched under `lock`.
+        private let lock = NSLock()
+        private var prompts: [String] = []
+        private var total = AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0)
+
+        var transcript: [String] { lock.withLock { prompts } }
+        var usage: AppleUsage { lock.withLock { total } }
+
+        func keep(_ prompt: String, usage: AppleUsage?) {
+            lock.withLock {
+                prompts.append(prompt)
+                guard let usage else { return }
+                total = AppleUsage(inputTokens: (total.inputTokens ?? 0) + (usage.inputTokens ?? 0),
+                                   cachedInputTokens: (total.cachedInputTokens ?? 0) + (usage.cachedInputTokens ?? 0),
+                                   outputTokens: (total.outputTokens ?? 0) + (usage.outputTokens ?? 0),
+                                   reasoningTokens: (total.reasoningTokens ?? 0) + (usage.reasoningTokens ?? 0))
+            }
+        }
+    }
+
     private struct Session: AppleSessionDriving {
         let driver: FakeAppleDriver
         let index: Int
         let instructions: String?
+        let state: SessionState
 
         func prewarm() { driver.prewarmed() }
 
+        func usage() async -> AppleUsage? { driver.sessionUsage ? state.usage : nil }
+
         func streamResponse(to prompt: String, options: AppleGenerationRequest) -> AsyncThrowingStream<AppleSnapshot, any Error> {
-            let reply = driver.reply(to: Received(session: index, instructions: instructions, prompt: prompt, options: options))
+            let reply = driver.reply(to: Received(session: index, instructions: instructions, prompt: prompt, options: options,
+                                                  transcript: state.transcript))
+            let state = state
             return AsyncThrowingStream { continuation in
                 let task = Task {
                     for (offset, snapshot) in reply.snapshots.enumerated() {
                         try? await Task.sleep(nanoseconds: UInt64(snapshot.afterMs * 1_000_000))
+                        if Task.isCancelled { return }
                         let last = offset == reply.snapshots.count - 1
-                        continuation.yield(AppleSnapshot(content: snapshot.content, usage: last ? reply.usage : nil))
+                        let early = reply.zeroUsageEarly ? AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0) : nil
+                        continuation.yield(AppleSnapshot(content: snapshot.content, usage: last ? reply.usage : early))
                     }
                     if reply.hangs {
                         while !Task.isCancelled { try? await Task.sleep(nanoseconds: 5_000_000) }
                     }
-                    if let error = reply.error { continuation.finish(throwing: error) } else { continuation.finish() }
+                    // A cancelled request is reverted from the transcript (OS 27's default).
+                    if Task.isCancelled { return }
+                    if let error = reply.error { continuation.finish(throwing: error); return }
+                    if let thrown = reply.thrown { continuation.finish(throwing: thrown); return }
+                    state.keep(prompt, usage: reply.usage)
+                    continuation.finish()
                 }
                 continuation.onTermination = { _ in task.cancel() }
             }
         }
+    }
+}
+
+/// An entitlement checker that answers as told and counts its calls.
+final class FakeEntitlements: EntitlementChecking, @unchecked Sendable {
+    // @unchecked: `asked` is only touched under `lock`.
+    let answer: Bool?
+    private let lock = NSLock()
+    private var asked: [String] = []
+
+    init(_ answer: Bool?) { self.answer = answer }
+
+    var questions: [String] { lock.withLock { asked } }
+
+    func hasEntitlement(_ entitlement: String) -> Bool? {
+        lock.withLock { asked.append(entitlement) }
+        return answer
     }
 }
 
@@ -122,7 +206,7 @@ func runApple(_ backends: [String: any Backend], cases: [EvalCase], reasoning: [
     return await store.all().sorted { ($0.backend, $0.caseID, $0.reasoning, $0.turn) < ($1.backend, $1.caseID, $1.reasoning, $1.turn) }
 }
 
-func appleBackend(_ name: String, _ driver: FakeAppleDriver, fallback: (any Backend)? = nil,
+func appleBackend(_ name: String, _ driver: any AppleModelDriving, fallback: (any Backend)? = nil,
                   configure: (inout BackendConfig) -> Void = { _ in }) -> AppleBackend {
     var config = BackendConfig(name: name, options: driver.model == .onDevice ? AppleSystemKind() as any BackendKind : ApplePCCKind())
     configure(&config)

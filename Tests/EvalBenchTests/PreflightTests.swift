@@ -21,7 +21,7 @@ struct PreflightTests {
             budgets: [.init(suite: "s", caseID: "a", turn: 1, instructions: 100, schema: 0, history: 0, prompt: 50, output: 100),
                       .init(suite: "s", caseID: "chat", turn: 2, instructions: 100, schema: 20, history: 700, prompt: 80, output: 200)])
         #expect(report.lines == [
-            "context device: 1000 tokens (config contextSize); inputs estimated (about \(TokenEstimate.charactersPerToken) characters a token); earlier answers and this answer at maxOutputTokens each",
+            "context device: 1000 tokens (config contextSize); inputs estimated (\(TokenEstimate.rule)); earlier answers and this answer at maxOutputTokens each",
             "budget device: s/a turn 1: instructions 10.0% · history 0.0% · prompt 5.0% · output 10.0% = 25.0% of 1000",
             "budget device: s/chat turn 2: instructions 10.0% · schema 2.0% · history 70.0% · prompt 8.0% · output 20.0% = 110.0% of 1000",
             "context device: does not fit (the conversation outgrows the window at turn 2): s/chat turn 2 needs 1100 tokens (input 900 + output 200) > 1000; fits 2000",

@@ -168,9 +168,8 @@ package enum Recommendation {
         return true
     }
 
-    /// Each case's largest request with its answer, estimated from the recorded text at
-    /// `TokenEstimate.charactersPerToken` characters a token: instructions, every prompt so
-    /// far, the earlier answers and this answer. The largest over every case run of the case.
+    /// Each case's largest request with its answer, estimated from the recorded text by
+    /// `TokenEstimate`'s rule: instructions, every prompt so far, the earlier answers and this answer. The largest over every case run of the case.
     static func onDeviceFit(_ caseRuns: [CaseRun], settings: RecommendationSettings) -> OnDeviceFit {
         var largestByCase: [String: Int] = [:]
         var order: [String] = []

@@ -34,9 +34,11 @@ public struct RequestTiming: Sendable, Codable, Equatable {
     /// Time to first answer token in ms: `firstAnswerTokenMs`; nil when no answer text streamed.
     public var ttfaMs: Double? { firstAnswerTokenMs }
 
-    /// (end − firstToken) / (outputTokens − 1), only when outputTokens > 1.
+    /// (end − firstToken) / (outputTokens − 1), only when outputTokens > 1 and the answer did
+    /// not arrive all at once (end after the first token): one snapshot or chunk measures no
+    /// time per token.
     public func tpotMs(outputTokens: Int?) -> Double? {
-        guard let outputTokens, outputTokens > 1, let endMs, let firstTokenMs else { return nil }
+        guard let outputTokens, outputTokens > 1, let endMs, let firstTokenMs, endMs > firstTokenMs else { return nil }
         return (endMs - firstTokenMs) / Double(outputTokens - 1)
     }
 

@@ -81,7 +81,7 @@ package enum RecommendationMarkdown {
     static let method = "Per tag, the backend × reasoning × variant whose pass rate's 95% lower bound reaches the target and whose "
         + "p95 latency and p95 TTFT are within the suite's `slo`, at the lowest cost per 1,000 cases, then the lowest "
         + "p50 latency. Target from `--target`, else the suite's `target`, else \(ReportFormat.percent(RecommendationSettings.defaultTarget)). "
-        + "Context fit is estimated from the recorded text at about \(TokenEstimate.charactersPerToken) characters a token "
+        + "Context fit is estimated from the recorded text (\(TokenEstimate.rule)) "
         + "(instructions, the conversation so far and the answer); the on-device model's tokenizer is not available here. "
         + "recommendation.csv has every candidate."
 

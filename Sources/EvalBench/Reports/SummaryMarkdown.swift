@@ -318,7 +318,7 @@ package enum SummaryMarkdown {
             flips.appendRow([slot] + names.map { byVariant[$0]?.rawValue ?? "—" })
         }
         return "## Variants\n\nEach prompt variant per backend and level. Instruction tokens are estimated "
-            + "(about \(TokenEstimate.charactersPerToken) characters a token); input tokens are as the backend reported them.\n\n"
+            + "(\(TokenEstimate.rule)); input tokens are as the backend reported them.\n\n"
             + table.text
             + (flipped == 0 ? "\nNo case changed its verdict between variants.\n"
                             : "\nCases whose verdict differs between variants (\(flipped)):\n\n" + flips.text)

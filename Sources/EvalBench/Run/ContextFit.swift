@@ -22,6 +22,20 @@ package protocol ContextMeasuring: Sendable {
     func contextWindow() async -> ContextWindow?
     /// The backend's own token count of `text`; nil when it has no counter here.
     func countTokens(_ text: String) async -> Int?
+    /// The count of `text` as that part of a request (a model may count instructions and
+    /// schemas apart from prompts); by default as `countTokens(_:)`.
+    func countTokens(_ text: String, as part: ContextPart) async -> Int?
+}
+
+/// The parts of a request a tokenizer may count differently.
+package enum ContextPart: Sendable {
+    case instructions, prompt, schema
+}
+
+extension ContextMeasuring {
+    package func countTokens(_ text: String, as part: ContextPart) async -> Int? {
+        await countTokens(text)
+    }
 }
 
 /// The context-fit pre-flight of `evalbench plan`: each case's largest turn against each
@@ -114,15 +128,15 @@ package enum ContextFit {
     /// What each turn of `evalCase` needs, by part, and whether a tokenizer counted it all.
     static func turnNeeds(_ evalCase: EvalCase, counter: (any ContextMeasuring)?) async -> (turns: [TurnNeed], counted: Bool) {
         var counted = true
-        func tokens(_ text: String?) async -> Int {
+        func tokens(_ text: String?, as part: ContextPart = .prompt) async -> Int {
             guard let text, !text.isEmpty else { return 0 }
-            if let count = await counter?.countTokens(text) { return count }
+            if let count = await counter?.countTokens(text, as: part) { return count }
             counted = false
             return TokenEstimate.tokens(in: text)
         }
         let maxOutput = evalCase.options.maxOutputTokens ?? 0
-        let instructions = await tokens(evalCase.instructions)
-        let schema = await tokens(evalCase.output?.schemaText)
+        let instructions = await tokens(evalCase.instructions, as: .instructions)
+        let schema = await tokens(evalCase.output?.schemaText, as: .schema)
         var turns: [TurnNeed] = []
         var earlierPrompts = 0
         for (index, turn) in evalCase.turns.enumerated() {
@@ -156,7 +170,7 @@ extension ContextFitReport {
             return ["context \(backend): window unknown; set contextSize to check that its cases fit"]
         }
         let counting = source == .counted ? "inputs counted by the model's tokenizer"
-            : "inputs estimated (about \(TokenEstimate.charactersPerToken) characters a token)"
+            : "inputs estimated (\(TokenEstimate.rule))"
         var lines = ["context \(backend): \(window.tokens) tokens (\(window.origin)); \(counting); earlier answers and this answer at maxOutputTokens each"]
         func share(_ tokens: Int) -> String {
             String(format: "%.1f%%", Double(tokens) / Double(window.tokens) * 100)

@@ -203,7 +203,7 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
     /// Send only the last N earlier messages (a user prompt and an answer are two).
     public var keepLast: Int?
     /// Drop the oldest earlier messages until the request's estimated input plus its output
-    /// limit fits the backend's `contextSize` (about 4 characters a token).
+    /// limit fits the backend's `contextSize` (`TokenEstimate`'s rule by script).
     public var truncateToFit: Bool
     /// Remove `<think>…</think>` (and `<thinking>…</thinking>`) spans from earlier answers:
     /// reasoning a server left in the answer text (no reasoning parser). Reasoning a server

@@ -19,6 +19,9 @@ package enum AppleUnavailableReason: Sendable, Equatable {
     case deviceNotEligible
     /// `.appleIntelligenceNotEnabled`.
     case appleIntelligenceNotEnabled
+    /// The process lacks `com.apple.developer.private-cloud-compute` (a SwiftPM executable, or an
+    /// app whose profile does not grant it).
+    case missingEntitlement
     /// `.modelNotReady`: the model is still downloading or being set up.
     case modelNotReady
     /// A reason the framework added after this version of evalbench.
@@ -28,7 +31,7 @@ package enum AppleUnavailableReason: Sendable, Equatable {
     /// case runs are then skipped with the reason rather than counted as errors.
     package var isPlatformLimit: Bool {
         switch self {
-        case .frameworkMissing, .operatingSystemTooOld, .compilerTooOld, .deviceNotEligible: true
+        case .frameworkMissing, .operatingSystemTooOld, .compilerTooOld, .deviceNotEligible, .missingEntitlement: true
         case .appleIntelligenceNotEnabled, .modelNotReady, .other: false
         }
     }
@@ -47,6 +50,9 @@ package enum AppleUnavailableReason: Sendable, Equatable {
                 : "the on-device model needs \(version)"
         case .compilerTooOld:
             return "this evalbench was built without the OS 27 SDK (Swift 6.4, Xcode 27), which has the Private Cloud Compute API; rebuild with Xcode 27"
+        case .missingEntitlement:
+            return "this process does not have the \(privateCloudComputeEntitlement) entitlement, so no Private Cloud Compute request is made. "
+                + AppleModelError.entitlementAdvice
         case .deviceNotEligible:
             return "this device is not eligible for Apple Intelligence; \(needs)"
         case .appleIntelligenceNotEnabled:

@@ -20,6 +20,8 @@ package struct AppleBackend: Backend {
     /// prewarming helps only with lead time (about a second), so a session prewarmed an
     /// instant before its request would be labelled warm without being so.
     let prewarmLeadSeconds: Double
+    /// PCC rate limits since a request was last served, shared by every conversation.
+    let rateLimits = RateLimitStreak()
 
     package init(config: BackendConfig, driver: any AppleModelDriving, fallback: (any Backend)? = nil,
                 defaultConcurrency: Int, prewarmLeadSeconds: Double = 1) {
@@ -37,8 +39,15 @@ package struct AppleBackend: Backend {
         self.prewarmLeadSeconds = prewarmLeadSeconds
     }
 
+    /// The framework's availability; for PCC also the quota, as a spent quota (`isLimitReached`)
+    /// fails every request: it is unavailable then, with the reset date.
     package func prepare() async -> Availability {
-        await driver.availability().availability(for: driver.model, backend: name)
+        let availability = await driver.availability().availability(for: driver.model, backend: name)
+        guard availability == .available, driver.model == .privateCloudCompute,
+              let quota = await driver.quota(), quota.state == .limitReached else { return availability }
+        let reset = quota.resetDate.map { "it resets at \(AppleModelError.iso8601($0))" } ?? "its reset date is unknown"
+        return .unavailable("\(name): the Private Cloud Compute quota is used up (quotaUsage.isLimitReached); \(reset); "
+            + "run again after the reset, or raise the limit (iCloud+)")
     }
 
     /// Structured output goes to the framework as a `DynamicGenerationSchema` built from the
@@ -86,7 +95,7 @@ actor AppleConversation: Conversation {
     func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
         if let fallback { return await answer(request, on: fallback) }
         let (result, error) = await respondOnSession(request)
-        guard error == .networkFailure, let other = backend.fallback, case let .failure(failure) = result else {
+        guard error?.fallsBack == true, let other = backend.fallback, case let .failure(failure) = result else {
             return result
         }
         switch await other.prepare() {
@@ -128,39 +137,28 @@ actor AppleConversation: Conversation {
                 return (.failure(BackendFailure(kind: .badRequest, message: "\(name): \(error)", attempts: 1)), nil)
             }
         }
-        let prompt = request.messages.last?.content ?? ""
-        let start: RequestDetails.SessionStart
-        let current: any AppleSessionDriving
-        if let session {
-            current = session
-            start = .reused
-        } else {
-            current = await backend.driver.makeSession(instructions: Self.sessionInstructions(for: request))
-            session = current
-            start = backend.prewarm ? .prewarmed : .cold
-            if backend.prewarm {
-                current.prewarm()
-                // Not timed: the request's stopwatch starts after the lead time.
-                try? await Task.sleep(nanoseconds: UInt64(max(0, backend.prewarmLeadSeconds) * 1_000_000_000))
-            }
-        }
+        let (current, start) = await currentSession(for: request)
         let options = AppleGenerationRequest(request.options, reasoningLevel: backend.contextReasoningLevel(request.reasoning),
                                              schema: schema)
+        let usageBefore = await current.usage()
         let stopwatch = Stopwatch()
-        let outcome = await Self.read(current.streamResponse(to: prompt, options: options), stopwatch: stopwatch,
-                                      stopSequences: request.options.stop ?? [], timeoutSeconds: request.timeoutSeconds)
+        let outcome = await Self.read(current.streamResponse(to: request.messages.last?.content ?? "", options: options),
+                                      stopwatch: stopwatch, stopSequences: request.options.stop ?? [],
+                                      timeoutSeconds: request.timeoutSeconds)
         let quota = backend.driver.model == .privateCloudCompute ? await backend.driver.quota() : nil
         switch outcome {
         case let .finished(reader):
-            let usage = await AppleTokenAccounting.usage(
-                reported: reader.usage,
-                input: AppleTokenAccounting.inputText(instructions: request.instructions, messages: request.messages),
-                output: reader.text, counter: backend.driver)
+            backend.rateLimits.served()
+            let reported = AppleTokenAccounting.Reported(sessionBefore: usageBefore, sessionAfter: await current.usage(),
+                                                         snapshot: reader.usage)
+            let usage = await AppleTokenAccounting.usage(reported, request: request, schema: schema, output: reader.text,
+                                                         counter: backend.driver)
             return (.success(ModelResponse(text: reader.text, timing: reader.timing(), usage: usage,
                                            finishReason: reader.stopped ? "stop" : nil, model: backend.model,
                                            details: RequestDetails(quota: quota, session: start))), nil)
         case let .failed(error, reader):
-            var failure = error.failure(backend: name, quota: quota)
+            let streak = backend.rateLimits.record(error)
+            var failure = error.failure(backend: name, model: backend.driver.model, quota: quota, rateLimitsInARow: streak)
             failure.timing = reader.timing()
             failure.details = RequestDetails(quota: failure.details?.quota, session: start)
             return (.failure(failure), error)
@@ -171,6 +169,18 @@ actor AppleConversation: Conversation {
         case .cancelled:
             return (.failure(BackendFailure(kind: .cancelled, message: "\(name): cancelled")), nil)
         }
+    }
+
+    /// This conversation's session, made (and prewarmed) on the first turn.
+    private func currentSession(for request: ModelRequest) async -> (any AppleSessionDriving, RequestDetails.SessionStart) {
+        if let session { return (session, .reused) }
+        let made = await backend.driver.makeSession(instructions: Self.sessionInstructions(for: request))
+        session = made
+        guard backend.prewarm else { return (made, .cold) }
+        made.prewarm()
+        // Not timed: the request's stopwatch starts after the lead time.
+        try? await Task.sleep(nanoseconds: UInt64(max(0, backend.prewarmLeadSeconds) * 1_000_000_000))
+        return (made, .prewarmed)
     }
 
     /// A new session's instructions. A session made after earlier turns (the fallback's, after
@@ -192,35 +202,71 @@ actor AppleConversation: Conversation {
         case cancelled
     }
 
-    /// Reads the stream to its end, a stop sequence, the framework's error or the timeout.
+    /// Reads the stream to its end, the framework's error or the timeout. At a stop sequence the
+    /// answer is cut there, and the rest of the stream is drained rather than cancelled: OS 27
+    /// reverts a cancelled request's transcript, so the next turn would lose this one. The
+    /// request ends (and its usage is measured) when the stream does; a timeout during the
+    /// drain still returns the answer that was cut.
     static func read(_ stream: AsyncThrowingStream<AppleSnapshot, any Error>, stopwatch: Stopwatch,
                      stopSequences: [String], timeoutSeconds: Double) async -> StreamOutcome {
-        await withTaskGroup(of: StreamOutcome?.self) { group in
+        let cut = CutAnswer()
+        return await withTaskGroup(of: StreamOutcome?.self) { group in
             group.addTask {
                 var reader = SnapshotStreamReader(stopwatch: stopwatch, stopSequences: stopSequences)
                 do {
                     for try await snapshot in stream {
                         reader.consume(snapshot, atNanos: DispatchTime.now().uptimeNanoseconds)
-                        if reader.stopped { break }
+                        if reader.stopped { cut.keep(reader) }
                     }
-                    return Task.isCancelled ? .cancelled : .finished(reader)
-                } catch let error as AppleModelError {
-                    return .failed(error, reader)
-                } catch is CancellationError {
-                    return .cancelled
+                    return Task.isCancelled && !reader.stopped ? .cancelled : .finished(reader)
                 } catch {
-                    return .failed(.unknown(String(describing: error)), reader)
+                    if reader.stopped { return .finished(reader) }
+                    if error is CancellationError { return .cancelled }
+                    return .failed(AppleErrorMapping.modelError(for: error), reader)
                 }
             }
             group.addTask {
                 try? await Task.sleep(nanoseconds: UInt64(max(timeoutSeconds, 0) * 1_000_000_000))
-                return Task.isCancelled ? nil : .timedOut(elapsedMs: stopwatch.ms())
+                if Task.isCancelled { return nil }
+                return cut.reader.map { .finished($0) } ?? .timedOut(elapsedMs: stopwatch.ms())
             }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first ?? .cancelled
         }
     }
+}
+
+/// How many rate limits PCC gave since it last served a request. Its daily quota has been seen
+/// to end as `rateLimited` with no reset date while `quotaUsage` still read healthy: a second
+/// rate limit with nothing served in between is taken as the quota.
+final class RateLimitStreak: @unchecked Sendable {
+    // @unchecked: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    /// Counts `error` if it is a rate limit; the count so far.
+    func record(_ error: AppleModelError) -> Int {
+        lock.withLock {
+            if case .rateLimited = error { count += 1 }
+            return count
+        }
+    }
+
+    func served() { lock.withLock { count = 0 } }
+}
+
+/// The answer as it was when a stop sequence cut it, for a timeout during the drain.
+private final class CutAnswer: @unchecked Sendable {
+    // @unchecked: `kept` is only touched under `lock`.
+    private let lock = NSLock()
+    private var kept: SnapshotStreamReader?
+
+    func keep(_ reader: SnapshotStreamReader) {
+        lock.withLock { if kept == nil { kept = reader } }
+    }
+
+    var reader: SnapshotStreamReader? { lock.withLock { kept } }
 }
 
 extension AppleBackend: ContextMeasuring {
@@ -246,6 +292,19 @@ extension AppleBackend: ContextMeasuring {
 
     /// `tokenCount(for:)` where the OS has it (26.4).
     package func countTokens(_ text: String) async -> Int? {
-        await driver.tokenCount(of: text)
+        await driver.tokenCount(of: .prompt(text))
+    }
+
+    /// Instructions through the `Instructions` overload, a schema (JSON Schema text) through the
+    /// `GenerationSchema` one, as the model reads them.
+    package func countTokens(_ text: String, as part: ContextPart) async -> Int? {
+        switch part {
+        case .prompt: return await driver.tokenCount(of: .prompt(text))
+        case .instructions: return await driver.tokenCount(of: .instructions(text))
+        case .schema:
+            guard let document = try? JSONDocument(data: Data(text.utf8), file: "schema"),
+                  let schema = try? AppleSchema(jsonSchema: JSONValue(document.root)) else { return nil }
+            return await driver.tokenCount(of: .schema(schema))
+        }
     }
 }

@@ -113,7 +113,10 @@ public struct ApplePCCKind: BackendKind {
 extension AppleBackend {
     static func platformDriver(_ model: AppleModel) -> any AppleModelDriving {
         #if canImport(FoundationModels)
-        return FoundationModelsDriver.make(model)
+        switch model {
+        case .onDevice: return FoundationModelsDriver.make(model)
+        case .privateCloudCompute: return EntitledPCCDriver(checker: ProcessEntitlements()) { FoundationModelsDriver.make(model) }
+        }
         #else
         return UnavailableAppleDriver(model: model, reason: .frameworkMissing(platform: hostPlatformName))
         #endif
@@ -138,9 +141,14 @@ struct UnavailableAppleDriver: AppleModelDriving {
 
     func availability() async -> AppleAvailability { .unavailable(reason) }
     func contextSize() async -> Int? { nil }
-    func tokenCount(of text: String) async -> Int? { nil }
+    func tokenCount(of input: AppleTokenInput) async -> Int? { nil }
     func quota() async -> AppleQuotaReading? { nil }
     func makeSession(instructions: String?) async -> any AppleSessionDriving {
+        unavailableSession
+    }
+
+    /// A session that fails every request with the reason, as `unavailable`.
+    var unavailableSession: any AppleSessionDriving {
         Session(message: reason.message(for: model))
     }
 

@@ -25,8 +25,9 @@ package protocol AppleModelDriving: Sendable {
     func availability() async -> AppleAvailability
     /// The model's context window in tokens as the framework reports it; nil when it cannot.
     func contextSize() async -> Int?
-    /// The model's own token count of `text`; nil where the OS has no counter (before 26.4).
-    func tokenCount(of text: String) async -> Int?
+    /// The model's own token count (`tokenCount(for:)`, 26.4) of instructions, a prompt or a
+    /// schema; nil where the OS has no counter.
+    func tokenCount(of input: AppleTokenInput) async -> Int?
     /// The PCC quota as the framework reports it now; nil for the on-device model.
     func quota() async -> AppleQuotaReading?
     /// A new session holding `instructions`; the turns of one conversation share it.
@@ -42,6 +43,28 @@ package protocol AppleSessionDriving: Sendable {
     /// Streams the answer to `prompt` as cumulative snapshots. The stream throws
     /// `AppleModelError` for the framework's errors.
     func streamResponse(to prompt: String, options: AppleGenerationRequest) -> AsyncThrowingStream<AppleSnapshot, any Error>
+    /// `session.usage` (OS 27): the session's usage so far, summed over its requests; nil
+    /// before OS 27. A request's usage is the change across it.
+    func usage() async -> AppleUsage?
+}
+
+extension AppleSessionDriving {
+    package func usage() async -> AppleUsage? { nil }
+}
+
+/// What `tokenCount(for:)` is asked to count: each has its own overload, as the framework
+/// counts instructions, prompts and schemas as the model reads them.
+package enum AppleTokenInput: Sendable, Equatable {
+    case instructions(String)
+    case prompt(String)
+    case schema(AppleSchema)
+}
+
+extension AppleModelDriving {
+    /// The model's count of `text` as a prompt.
+    func tokenCount(of text: String) async -> Int? {
+        await tokenCount(of: .prompt(text))
+    }
 }
 
 /// One cumulative snapshot: the whole answer so far, and the usage where the OS reports it.
@@ -69,6 +92,25 @@ package struct AppleUsage: Sendable, Equatable {
         self.cachedInputTokens = cachedInputTokens
         self.outputTokens = outputTokens
         self.reasoningTokens = reasoningTokens
+    }
+
+    /// Whether every figure is 0 or missing: OS 27 reports such a usage before any token was
+    /// counted, so it says nothing.
+    package var isEmpty: Bool {
+        [inputTokens, cachedInputTokens, outputTokens, reasoningTokens].allSatisfy { ($0 ?? 0) == 0 }
+    }
+
+    /// This request's usage from the session's usage before and after it: each figure's
+    /// change, nil where either reading lacks it or it went down (a reset session).
+    package static func change(from before: AppleUsage?, to after: AppleUsage?) -> AppleUsage? {
+        guard let after else { return nil }
+        let before = before ?? AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0)
+        func delta(_ key: KeyPath<AppleUsage, Int?>) -> Int? {
+            guard let now = after[keyPath: key], let then = before[keyPath: key], now >= then else { return nil }
+            return now - then
+        }
+        return AppleUsage(inputTokens: delta(\.inputTokens), cachedInputTokens: delta(\.cachedInputTokens),
+                          outputTokens: delta(\.outputTokens), reasoningTokens: delta(\.reasoningTokens))
     }
 }
 

@@ -9,6 +9,8 @@ import FoundationModels
 // symbols (PCC, ContextOptions, usage, LanguageModelError) behind #if compiler(>=6.4) and
 // #available(27.0). evalbench declares its own GenerationOptions and ReasoningLevel, so the
 // framework's GenerationOptions is always written qualified and its ReasoningLevel never named.
+// PCC is reached only through EntitledPCCDriver (AppleEntitlements.swift), which checks the
+// entitlement before anything here creates a PrivateCloudComputeLanguageModel.
 
 enum FoundationModelsDriver {
     static func make(_ model: AppleModel) -> any AppleModelDriving {
@@ -66,11 +68,23 @@ struct SystemModelDriver: AppleModelDriving {
         #endif
     }
 
-    func tokenCount(of text: String) async -> Int? {
+    func tokenCount(of input: AppleTokenInput) async -> Int? {
         // tokenCount(for:) first shipped in the 26.4 SDK (Swift 6.3); older compilers lack it.
+        // Its overloads (26.5 interface): some PromptRepresentable, Instructions, [any Tool],
+        // GenerationSchema, transcript entries. evalbench sends no tools, so none are counted.
         #if compiler(>=6.3)
         if #available(macOS 26.4, iOS 26.4, visionOS 26.4, *) {
-            return try? await SystemLanguageModel.default.tokenCount(for: text)
+            let model = SystemLanguageModel.default
+            switch input {
+            case let .prompt(text):
+                return try? await model.tokenCount(for: text)
+            case let .instructions(text):
+                return try? await model.tokenCount(for: Instructions { text })
+            case let .schema(schema):
+                guard let root = try? GenerationSchema(root: FrameworkSession.dynamicSchema(schema, name: "Output"), dependencies: [])
+                else { return nil }
+                return try? await model.tokenCount(for: root)
+            }
         }
         #endif
         return nil
@@ -84,12 +98,27 @@ struct SystemModelDriver: AppleModelDriving {
 }
 
 #if compiler(>=6.4)
+/// Private Cloud Compute through one `PrivateCloudComputeLanguageModel`, made on first use
+/// (only ever behind EntitledPCCDriver's entitlement check) and shared by availability, the
+/// context size, every quota read and every session.
 @available(macOS 27.0, iOS 27.0, visionOS 27.0, *)
-struct PrivateCloudComputeDriver: AppleModelDriving {
+final class PrivateCloudComputeDriver: AppleModelDriving, @unchecked Sendable {
+    // @unchecked: `made` is only touched under `lock`; the framework's model is used read-only.
     let model = AppleModel.privateCloudCompute
+    private let lock = NSLock()
+    private var made: PrivateCloudComputeLanguageModel?
+
+    private var pcc: PrivateCloudComputeLanguageModel {
+        lock.withLock {
+            if let made { return made }
+            let created = PrivateCloudComputeLanguageModel()
+            made = created
+            return created
+        }
+    }
 
     func availability() async -> AppleAvailability {
-        switch PrivateCloudComputeLanguageModel().availability {
+        switch pcc.availability {
         case .available:
             return .available
         case let .unavailable(reason):
@@ -104,21 +133,23 @@ struct PrivateCloudComputeDriver: AppleModelDriving {
     }
 
     func contextSize() async -> Int? {
-        guard let size = try? await PrivateCloudComputeLanguageModel().contextSize, size > 0 else { return nil }
+        guard let size = try? await pcc.contextSize, size > 0 else { return nil }
         return size
     }
 
     /// The reference lists no token counter for PCC; OS 27 reports usage instead.
-    func tokenCount(of text: String) async -> Int? { nil }
+    func tokenCount(of input: AppleTokenInput) async -> Int? { nil }
 
+    /// `isLimitReached` wins over a status that still reads below the limit.
     func quota() async -> AppleQuotaReading? {
-        let usage = PrivateCloudComputeLanguageModel().quotaUsage
-        let state: AppleQuotaState
+        let usage = pcc.quotaUsage
+        var state: AppleQuotaState
         switch usage.status {
         case let .belowLimit(info): state = info.isApproachingLimit ? .approachingLimit : .belowLimit
         case .limitReached: state = .limitReached
-        @unknown default: return nil
+        @unknown default: state = .belowLimit
         }
+        if usage.isLimitReached { state = .limitReached }
         return AppleQuotaReading(state: state, resetDate: Self.date(usage.resetDate))
     }
 
@@ -126,7 +157,7 @@ struct PrivateCloudComputeDriver: AppleModelDriving {
     private static func date(_ value: Date?) -> Date? { value }
 
     func makeSession(instructions: String?) async -> any AppleSessionDriving {
-        FrameworkSession(LanguageModelSession(model: PrivateCloudComputeLanguageModel(), tools: [], instructions: instructions))
+        FrameworkSession(LanguageModelSession(model: pcc, tools: [], instructions: instructions))
     }
 }
 #endif
@@ -156,14 +187,23 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
                     continuation.finish(throwing: FrameworkErrors.mirror(error))
                 }
             }
+            // Only a consumer that stops early (a timeout) cancels: evalbench drains the stream
+            // at a stop sequence, as a cancelled request's transcript is reverted.
             continuation.onTermination = { _ in task.cancel() }
         }
     }
 
+    func usage() async -> AppleUsage? {
+        #if compiler(>=6.4)
+        if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *) { return Self.usage(session.usage) }
+        #endif
+        return nil
+    }
+
     private func send(_ prompt: String, _ options: AppleGenerationRequest,
                       to continuation: AsyncThrowingStream<AppleSnapshot, any Error>.Continuation) async throws {
-        // A stream cut short (a stop sequence, a timeout) may still be winding down: a new
-        // request on a responding session would throw `concurrentRequests`. Up to 1 s.
+        // A session still winding down from an earlier request (a timeout) would throw
+        // `concurrentRequests`. Up to 1 s.
         var waited = 0
         while session.isResponding && waited < 50 {
             try await Task.sleep(nanoseconds: 20_000_000)
@@ -171,8 +211,6 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
         }
         let generation = Self.generationOptions(options)
         if let schema = options.schema {
-            // The reference lists no streaming call with a schema: the structured answer
-            // arrives whole, so its first token is its end.
             let root: GenerationSchema
             do {
                 root = try GenerationSchema(root: Self.dynamicSchema(schema, name: "Output"), dependencies: [])
@@ -181,12 +219,7 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
                 // suite's problem, not the model's.
                 throw AppleModelError.unsupportedGuide
             }
-            let response = try await session.respond(to: prompt, schema: root, includeSchemaInPrompt: true, options: generation)
-            var usage: AppleUsage?
-            #if compiler(>=6.4)
-            if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *) { usage = Self.usage(response.usage) }
-            #endif
-            continuation.yield(AppleSnapshot(content: response.content.jsonString, usage: usage))
+            try await sendStructured(prompt, root, generation, options.reasoningLevel, to: continuation)
             return
         }
         #if compiler(>=6.4)
@@ -201,6 +234,27 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
         #endif
         for try await snapshot in session.streamResponse(to: prompt, options: generation) {
             continuation.yield(AppleSnapshot(content: snapshot.content))
+        }
+    }
+
+    /// Structured output streamed like text: each snapshot's partial `GeneratedContent` as JSON.
+    /// OS 27 sends the reasoning level (and includeSchemaInPrompt) in `ContextOptions`.
+    private func sendStructured(_ prompt: String, _ root: GenerationSchema, _ generation: FoundationModels.GenerationOptions,
+                                _ level: AppleGenerationRequest.ReasoningLevelValue?,
+                                to continuation: AsyncThrowingStream<AppleSnapshot, any Error>.Continuation) async throws {
+        #if compiler(>=6.4)
+        if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *) {
+            let stream = session.streamResponse(schema: root, options: generation,
+                                                contextOptions: Self.contextOptions(level, includeSchemaInPrompt: true)) { prompt }
+            for try await snapshot in stream {
+                continuation.yield(AppleSnapshot(content: snapshot.rawContent.jsonString, usage: Self.usage(snapshot.usage)))
+            }
+            return
+        }
+        #endif
+        let stream = session.streamResponse(to: prompt, schema: root, includeSchemaInPrompt: true, options: generation)
+        for try await snapshot in stream {
+            continuation.yield(AppleSnapshot(content: snapshot.rawContent.jsonString))
         }
     }
 
@@ -247,12 +301,13 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
 
     #if compiler(>=6.4)
     @available(macOS 27.0, iOS 27.0, visionOS 27.0, *)
-    static func contextOptions(_ level: AppleGenerationRequest.ReasoningLevelValue?) -> ContextOptions {
+    static func contextOptions(_ level: AppleGenerationRequest.ReasoningLevelValue?,
+                               includeSchemaInPrompt: Bool? = nil) -> ContextOptions {
         switch level {
-        case .light?: ContextOptions(reasoningLevel: .light)
-        case .moderate?: ContextOptions(reasoningLevel: .moderate)
-        case .deep?: ContextOptions(reasoningLevel: .deep)
-        case .none?, nil: ContextOptions()
+        case .light?: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: .light)
+        case .moderate?: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: .moderate)
+        case .deep?: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: .deep)
+        case .none?, nil: ContextOptions(includeSchemaInPrompt: includeSchemaInPrompt, reasoningLevel: nil)
         }
     }
 
@@ -266,48 +321,54 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
     #endif
 }
 
-/// The framework's errors as `AppleModelError`.
+/// The framework's errors as an `AppleThrownError`: the typed cases of the reference
+/// recognised here, everything else (27's added cases, plain NSErrors and what they wrap) read by
+/// reflection and mapped in plain Swift (AppleThrownError.swift), which the Linux tests cover.
 @available(macOS 26.0, iOS 26.0, visionOS 26.0, *)
 enum FrameworkErrors {
     static func mirror(_ error: any Error) -> any Error {
-        if error is CancellationError { return error }
-        if let mirrored = error as? AppleModelError { return mirrored }
+        if error is CancellationError || error is AppleModelError { return error }
+        return AppleThrownErrorBox(AppleThrownError(error, recognise: recognise))
+    }
+
+    /// The reference's typed cases; nil for anything else.
+    static func recognise(_ error: any Error) -> AppleModelError? {
         #if compiler(>=6.4)
-        if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *), let mirrored = mirror27(error) { return mirrored }
+        if #available(macOS 27.0, iOS 27.0, visionOS 27.0, *), let known = recognise27(error) { return known }
         #endif
-        guard let generation = error as? LanguageModelSession.GenerationError else {
-            return AppleModelError.unknown(String(describing: error))
-        }
+        guard let generation = error as? LanguageModelSession.GenerationError else { return nil }
         switch generation {
-        case .exceededContextWindowSize: return AppleModelError.contextSizeExceeded(contextSize: nil, tokenCount: nil)
-        case .assetsUnavailable: return AppleModelError.assetsUnavailable
-        case .guardrailViolation: return AppleModelError.guardrailViolation
-        case .unsupportedGuide: return AppleModelError.unsupportedGuide
-        case .unsupportedLanguageOrLocale: return AppleModelError.unsupportedLanguageOrLocale
-        case .decodingFailure: return AppleModelError.decodingFailure
-        case .rateLimited: return AppleModelError.rateLimited
-        case .concurrentRequests: return AppleModelError.concurrentRequests
-        case .refusal: return AppleModelError.refusal(explanation: nil)
-        @unknown default: return AppleModelError.unknown(String(describing: generation))
+        case .exceededContextWindowSize: return .contextSizeExceeded(contextSize: nil, tokenCount: nil)
+        case .assetsUnavailable: return .assetsUnavailable
+        case .guardrailViolation: return .guardrailViolation
+        case .unsupportedGuide: return .unsupportedGuide
+        case .unsupportedLanguageOrLocale: return .unsupportedLanguageOrLocale
+        case .decodingFailure: return .decodingFailure
+        case .rateLimited: return .rateLimited(resetDate: nil)
+        case .concurrentRequests: return .concurrentRequests
+        case .refusal: return .refusal(explanation: nil)
+        @unknown default: return nil
         }
     }
 
     #if compiler(>=6.4)
     @available(macOS 27.0, iOS 27.0, visionOS 27.0, *)
-    static func mirror27(_ error: any Error) -> AppleModelError? {
+    static func recognise27(_ error: any Error) -> AppleModelError? {
         if let error = error as? LanguageModelError {
             switch error {
             // One payload holding `contextSize` and `tokenCount` (a struct in the shipped SDK;
             // a labelled pair binds the same way).
             case let .contextSizeExceeded(info):
                 return .contextSizeExceeded(contextSize: number(info.contextSize), tokenCount: number(info.tokenCount))
-            case .rateLimited: return .rateLimited
+            // Its payload's resetDate is read by reflection (AppleThrownError), as the reference
+            // lists no payload.
+            case .rateLimited: return .rateLimited(resetDate: nil)
             case .refusal: return .refusal(explanation: nil)
             case .guardrailViolation: return .guardrailViolation
             case .unsupportedLanguageOrLocale: return .unsupportedLanguageOrLocale
             case .unsupportedGenerationGuide: return .unsupportedGuide
             case .timeout: return .timeout
-            @unknown default: return .unknown(String(describing: error))
+            @unknown default: return nil
             }
         }
         if let error = error as? PrivateCloudComputeLanguageModel.Error {
@@ -315,19 +376,19 @@ enum FrameworkErrors {
             // The shipped SDK's payload is a struct with `resetDate: Date?`.
             case let .quotaLimitReached(info): return .quotaLimitReached(resetDate: date(info.resetDate))
             case .networkFailure: return .networkFailure
-            @unknown default: return .unknown(String(describing: error))
+            @unknown default: return nil
             }
         }
         if let error = error as? SystemLanguageModel.Error {
             switch error {
             case .assetsUnavailable: return .assetsUnavailable
-            @unknown default: return .unknown(String(describing: error))
+            @unknown default: return nil
             }
         }
         if let error = error as? LanguageModelSession.Error {
             switch error {
             case .concurrentRequests: return .concurrentRequests
-            @unknown default: return .unknown(String(describing: error))
+            @unknown default: return nil
             }
         }
         return nil

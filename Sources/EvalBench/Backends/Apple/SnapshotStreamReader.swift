@@ -12,7 +12,8 @@ struct SnapshotStreamReader {
     private(set) var firstTokenMs: Double?
     private var placeholderMs: Double?
     private(set) var lastSnapshotMs: Double?
-    /// Set once a stop sequence appeared; the caller stops reading.
+    /// Set once a stop sequence appeared; later snapshots only move the end (the stream is
+    /// drained, not cancelled, so the session's transcript keeps the turn).
     private(set) var stopped = false
 
     init(stopwatch: Stopwatch, stopSequences: [String] = []) {
@@ -27,6 +28,8 @@ struct SnapshotStreamReader {
         let at = stopwatch.ms(atNanos: nanos)
         lastSnapshotMs = at
         if let usage = snapshot.usage { self.usage = usage }
+        // After a stop sequence the stream is only drained: the answer is already cut.
+        if stopped { return "" }
         var content = snapshot.content
         if let cut = stopSequences.compactMap({ content.range(of: $0)?.lowerBound }).min() {
             content = String(content[..<cut])
