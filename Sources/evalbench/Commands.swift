@@ -107,13 +107,16 @@ enum Commands {
         arguments: [ArgumentSpec("BASELINE_DIR", help: "The earlier run's directory."),
                     ArgumentSpec("CURRENT_DIR", help: "The later run's directory.")],
         options: [Options.compareOut, Options.maxPassRateDrop, Options.maxLatencyIncrease, Options.alpha, Options.quiet])
+    static let initialize = CommandSpec(
+        name: "init", abstract: "Write a starter config and suite into this folder.",
+        discussion: "Writes evalbench.json (the managed local model), evalbench.examples.json (an example of every backend kind), evals/starter.json (a single-turn, a multi-turn and a structured case) and the chat template the local model uses. Writes nothing when any of them exists.")
     static let cache = CommandSpec(
         name: "cache", abstract: "Clear evalbench's response cache (run --cache).",
         arguments: [ArgumentSpec("ACTION", help: "clear: remove every stored response.", choices: ["clear"])])
 
     static let tool = ToolSpec(
         name: "evalbench", abstract: "Run JSON eval suites against language-model backends and write reports.",
-        version: EvalBenchVersion.current, commands: [run, validate, plan, backends, report, compare, cache],
+        version: EvalBenchVersion.current, commands: [run, validate, plan, backends, report, compare, initialize, cache],
         epilogue: "EXIT CODES:\n" + ExitStatus.allCases.map { "  \(String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0))\($0.meaning)" }
             .joined(separator: "\n"),
         suggest: suggestion(for:among:))

@@ -41,3 +41,15 @@ func commandBackends(_ parsed: ParsedCommand) async -> ExitStatus {
     return await Preflight.checkBackends(config, environment: ProcessInfo.processInfo.environment, transport: makeTransport(),
                                          start: !parsed.has(Options.noStart), say: { print($0) })
 }
+
+/// `evalbench init`: a starter config, the examples of every kind and a starter suite.
+func commandInit(_ parsed: ParsedCommand) -> ExitStatus {
+    let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    do {
+        for path in try StarterFiles.write(to: directory) { print("evalbench: wrote \(path)") }
+    } catch {
+        failLoading(error)
+    }
+    print("evalbench: next: scripts/setup-local-model (once), then: evalbench run evals/starter.json")
+    return .success
+}

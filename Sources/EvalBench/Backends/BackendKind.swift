@@ -23,6 +23,9 @@ public protocol BackendKind: Sendable, Codable, Equatable {
     static var reasoningRules: ReasoningOverrideRules { get }
     /// Whether `--cache` may answer its requests from evalbench's response cache (default true).
     static var answersAreCacheable: Bool { get }
+    /// One backend of this kind as a config object (JSON text), for the examples file
+    /// `evalbench init` writes; nil (the default) leaves the kind out of it.
+    static var example: String? { get }
 
     /// The kind's options, decoded from the values the loader read for `keys`; nil only when a
     /// required value is missing, which the loader has reported.
@@ -50,6 +53,8 @@ extension BackendKind {
     public static var reasoningRules: ReasoningOverrideRules { ReasoningOverrideRules() }
     /// Default: true.
     public static var answersAreCacheable: Bool { true }
+    /// No example.
+    public static var example: String? { nil }
     /// Default: nil, no key to check.
     public var apiKeyEnv: String? { nil }
     /// Default: none.

@@ -463,7 +463,7 @@ struct CommandLineHelpTests {
             (["cache"], "error: cache needs ACTION; missing ACTION", "see 'evalbench help cache'"),
             (["cache", "clean"], "error: unknown ACTION 'clean' for 'cache'; did you mean 'clear'? (cache takes clear)", "see 'evalbench help cache'"),
             (["run", "s.json", "--no-progress=yes"], "error: --no-progress takes no value; give --no-progress alone", "see 'evalbench help run'"),
-            ([], "error: no command given; the commands are run, validate, plan, backends, report, compare, cache, help", "see 'evalbench help'"),
+            ([], "error: no command given; the commands are run, validate, plan, backends, report, compare, init, cache, help", "see 'evalbench help'"),
         ]
         for (arguments, first, last) in cases {
             let result = try runEvalbench(arguments)

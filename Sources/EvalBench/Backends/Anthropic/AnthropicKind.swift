@@ -82,3 +82,10 @@ public struct AnthropicKind: BackendKind {
         return parts
     }
 }
+
+extension AnthropicKind {
+    /// The example `evalbench init` writes into evalbench.examples.json.
+    public static var example: String? {
+        #"{ "name": "claude", "kind": "anthropic", "model": "claude-sonnet-4-5", "apiKeyEnv": "ANTHROPIC_API_KEY", "pricing": { "inputPerMTok": 3, "cachedInputPerMTok": 0.3, "cacheWritePerMTok": 3.75, "outputPerMTok": 15 } }"#
+    }
+}

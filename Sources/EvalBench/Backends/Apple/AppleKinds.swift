@@ -160,3 +160,13 @@ struct UnavailableAppleDriver: AppleModelDriving {
         }
     }
 }
+
+extension AppleSystemKind {
+    /// The example `evalbench init` writes into evalbench.examples.json.
+    public static var example: String? { #"{ "name": "device", "kind": "apple-system", "contextSize": 4096 }"# }
+}
+
+extension ApplePCCKind {
+    /// The example `evalbench init` writes into evalbench.examples.json.
+    public static var example: String? { #"{ "name": "pcc", "kind": "apple-pcc", "fallback": "device" }"# }
+}

@@ -72,3 +72,10 @@ public struct GeminiKind: BackendKind {
         return parts
     }
 }
+
+extension GeminiKind {
+    /// The example `evalbench init` writes into evalbench.examples.json.
+    public static var example: String? {
+        #"{ "name": "gemini", "kind": "gemini", "model": "gemini-2.5-flash", "apiKeyEnv": "GEMINI_API_KEY" }"#
+    }
+}

@@ -81,3 +81,10 @@ public struct LlamaServerKind: BackendKind {
         return parts
     }
 }
+
+extension LlamaServerKind {
+    /// The example `evalbench init` writes into evalbench.examples.json.
+    public static var example: String? {
+        #"{ "name": "local", "kind": "llama-server", "model": "gemma-3-270m", "modelPath": "~/.cache/evalbench/models/gemma-3-270m-q4_k_m.gguf", "contextSize": 4096, "chatTemplateFile": "evals/qa-chat-template.jinja", "concurrency": 2 }"#
+    }
+}

@@ -97,3 +97,10 @@ public struct OpenAIKind: BackendKind {
         return parts
     }
 }
+
+extension OpenAIKind {
+    /// The example `evalbench init` writes into evalbench.examples.json.
+    public static var example: String? {
+        #"{ "name": "gpt", "kind": "openai", "baseURL": "https://api.openai.com/v1", "model": "gpt-5-mini", "apiKeyEnv": "OPENAI_API_KEY", "pricing": { "inputPerMTok": 0.25, "cachedInputPerMTok": 0.025, "outputPerMTok": 2 } }"#
+    }
+}
