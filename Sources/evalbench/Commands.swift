@@ -47,6 +47,11 @@ enum Options {
     static let watch = OptionSpec.flag(
         "--watch", help: "Run, then run again whenever a suite, its dataset or the config changes, until Ctrl-C.")
     static let noProgress = OptionSpec.flag("--no-progress", help: "Print no progress on stderr.")
+    static let allowEmpty = OptionSpec.flag(
+        "--allow-empty", help: "Exit 0 even when no case ran (none recorded, or every one skipped); otherwise that run exits 1.")
+    static let maxRequests = OptionSpec.value(
+        "--max-requests", "N", help: "Refuse to start a run whose matrix (cases × variants × backends × levels × repeats × turns) sends more requests.",
+        default: "\(RunLimits.defaultMaxRequests)", check: Values.checkWholeNumber(minimum: 1))
     static let baseline = OptionSpec.value(
         "--baseline", "DIR", help: "An earlier run's directory to compare with; a significant regression exits 1.",
         default: "none; the gates alone decide")
@@ -76,7 +81,8 @@ enum Commands {
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.concurrency, Options.out,
                   Options.resume, Options.caseID, Options.tag, Options.variant, Options.minPassRate, Options.maxErrorRate,
-                  Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.baseline,
+                  Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.allowEmpty,
+                  Options.maxRequests, Options.baseline,
                   Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),
                   Options.alpha.requiring(Options.baseline)],
         conflicts: [(Options.cache, Options.noCache)])
@@ -88,7 +94,7 @@ enum Commands {
         discussion: "The expanded matrix of case runs, how each backend sends each reasoning level, and the context-fit pre-flight: each case's largest turn against each backend's window. Sends nothing and starts no managed server.",
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.caseID, Options.tag,
-                  Options.variant])
+                  Options.variant, Options.maxRequests])
     static let backends = CommandSpec(
         name: "backends", abstract: "Show backends: availability, concurrency, reasoning.",
         discussion: "Each configured backend with its kind and model, whether it is available (a managed server is started to find out), its concurrency and how it sends each reasoning level. Exits 3 when one is unavailable.",

@@ -12,11 +12,16 @@ public struct Gate: Sendable, Equatable {
     /// turns it off: there the comparison with the baseline is the gate, so a case that also
     /// failed in the baseline does not fail the build.
     public var everyCaseMustPassByDefault: Bool
+    /// `--allow-empty`: a run in which no case ran (none recorded, or every one skipped)
+    /// passes. Without it such a run fails the gate: CI must never go green on nothing.
+    public var allowsEmptyRun: Bool
 
-    public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil, everyCaseMustPassByDefault: Bool = true) {
+    public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil, everyCaseMustPassByDefault: Bool = true,
+                allowsEmptyRun: Bool = false) {
         self.minPassRate = minPassRate
         self.maxErrorRate = maxErrorRate
         self.everyCaseMustPassByDefault = everyCaseMustPassByDefault
+        self.allowsEmptyRun = allowsEmptyRun
     }
 
     /// The verdict on a run's results. `unavailableBackends` fail the run as infrastructure
@@ -33,6 +38,13 @@ public struct Gate: Sendable, Equatable {
         let aggregate = RunAggregate(results)
         if !unavailableHere.isEmpty, !aggregate.caseRuns.isEmpty, aggregate.caseRuns.allSatisfy({ $0.status == .skipped }) {
             return Verdict(exitStatus: .infrastructure, reasons: ["no case ran: every selected backend was skipped, and \(unavailableHere.keys.sorted().joined(separator: ", ")) cannot run here"],
+                           notes: notes)
+        }
+        if !allowsEmptyRun, !aggregate.caseRuns.contains(where: { $0.status != .skipped }) {
+            let skipped = aggregate.caseRuns.count
+            return Verdict(exitStatus: .gateFailed,
+                           reasons: ["no case ran: " + (skipped == 0 ? "no result was recorded" : "all \(skipped) case runs were skipped")
+                                     + "; pass --allow-empty if that is expected"],
                            notes: notes)
         }
         let errorBudget = errorBudgetReasons(results, suiteGates: suiteGates)

@@ -1,5 +1,6 @@
 /// Token sums over many requests. Each sum is nil until some request reported that figure,
-/// so "not reported" never reads as 0; the cache-hit ratio is token-weighted.
+/// so "not reported" never reads as 0; the cache-hit ratio is token-weighted. A request whose
+/// figures cannot all be true (`Usage.implausibility`) is counted apart and left out of every sum.
 public struct UsageTotals: Sendable, Equatable {
     /// Σ input tokens over the requests that reported them.
     public private(set) var inputTokens: Int?
@@ -11,6 +12,8 @@ public struct UsageTotals: Sendable, Equatable {
     public private(set) var outputTokens: Int?
     /// Σ reasoning tokens over the requests that reported them.
     public private(set) var reasoningTokens: Int?
+    /// Requests whose reported figures cannot all be true, left out of the sums above.
+    public private(set) var suspectRequests = 0
     /// Σ cached and Σ input over the requests that reported both: the cache-hit ratio's terms.
     private var cachedTokensReportedWithInput = 0
     private var inputTokensReportedWithCached = 0
@@ -19,14 +22,18 @@ public struct UsageTotals: Sendable, Equatable {
 
     /// Adds one request's usage.
     public mutating func add(_ usage: Usage) {
+        guard usage.implausibility == nil else {
+            suspectRequests += 1
+            return
+        }
         Self.add(usage.inputTokens, to: &inputTokens)
         Self.add(usage.cachedInputTokens, to: &cachedInputTokens)
         Self.add(usage.cacheWriteInputTokens, to: &cacheWriteInputTokens)
         Self.add(usage.outputTokens, to: &outputTokens)
         Self.add(usage.reasoningTokens, to: &reasoningTokens)
         if let cached = usage.cachedInputTokens, let input = usage.inputTokens {
-            cachedTokensReportedWithInput += cached
-            inputTokensReportedWithCached += input
+            cachedTokensReportedWithInput = TokenArithmetic.sum(cachedTokensReportedWithInput, cached)
+            inputTokensReportedWithCached = TokenArithmetic.sum(inputTokensReportedWithCached, input)
         }
     }
 
@@ -39,6 +46,6 @@ public struct UsageTotals: Sendable, Equatable {
 
     private static func add(_ value: Int?, to sum: inout Int?) {
         guard let value else { return }
-        sum = (sum ?? 0) + value
+        sum = TokenArithmetic.sum(sum ?? 0, value)
     }
 }

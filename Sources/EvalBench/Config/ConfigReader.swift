@@ -97,11 +97,11 @@ struct ConfigReader {
                               nameLocations: [String: SourceLocation]) -> RunDefaults {
         reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends", "reasoning"])
         var defaults = RunDefaults()
-        if let value = reader.integer("concurrency", atLeast: 1) { defaults.concurrency = value }
-        if let value = reader.number("timeoutSeconds", must: "a number greater than 0", where: { $0 > 0 }) {
+        if let value = reader.integer("concurrency", atLeast: 1, atMost: RunLimits.maxConcurrency) { defaults.concurrency = value }
+        if let value = reader.number("timeoutSeconds", must: "a number greater than 0", atMost: RunLimits.maxTimeoutSeconds, where: { $0 > 0 }) {
             defaults.timeoutSeconds = value
         }
-        if let value = reader.integer("retries", atLeast: 0) { defaults.retries = value }
+        if let value = reader.integer("retries", atLeast: 0, atMost: RunLimits.maxRetries) { defaults.retries = value }
         if let names = reader.strings("backends"), let elements = reader["backends"]?.arrayValue {
             for (index, name) in names.enumerated() where nameLocations[name] == nil {
                 let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""

@@ -19,6 +19,8 @@ package struct RunRequest: Sendable {
     package var tags: [String]
     /// `--variant`: only these prompt variants; empty means all.
     package var variants: [String] = []
+    /// `--max-requests`: the most requests the matrix may send; a larger one is refused at load.
+    package var maxRequests = RunLimits.defaultMaxRequests
     /// `--cache`: answer repeated requests from evalbench's response cache in this directory.
     package var cacheDirectory: URL?
     /// `--target`: the recommendation's pass-rate target, over each suite's `target`.
@@ -127,10 +129,16 @@ package enum EvalRun {
             }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
-        let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
-                                                      defaultReasoning: config.defaults.reasoning ?? [.none],
-                                                      repeatCount: request.repeatCount,
-                                                      caseIDs: request.caseIDs, tags: request.tags, variants: request.variants))
+        let selection = PlanSelection(backends: names, reasoning: request.reasoning,
+                                      defaultReasoning: config.defaults.reasoning ?? [.none], repeatCount: request.repeatCount,
+                                      caseIDs: request.caseIDs, tags: request.tags, variants: request.variants)
+        let requests = Planner.requestCount(suites, selection)
+        guard requests <= request.maxRequests else {
+            throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
+                                        message: "the matrix would send \(requests == .max ? "more than \(Int.max)" : "\(requests)") requests (turns × variants × backends × levels × repeats), more than --max-requests \(request.maxRequests)",
+                                        fix: "lower repeat, the backends or the reasoning levels, select cases with --case or --tag, or raise --max-requests")])
+        }
+        let plan = Planner.plan(suites, selection)
         if plan.caseRuns.isEmpty {
             throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
@@ -184,6 +192,10 @@ package enum EvalRun {
         for backend in ordered { await backend.shutdown() }
 
         let results = await store.all()
+        if let failure = await store.failure {
+            try? await store.close()
+            throw failure
+        }
         try await store.close()
         metadata.endedAt = Date()
         metadata.backends = ordered.map { backendInfo($0, availability: availability[$0.name] ?? .available, plan: loaded.plan) }

@@ -62,6 +62,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// For a replayed result: the results.jsonl its answer, usage and timing were copied from,
     /// and the key it was recorded under.
     public var replayedFrom: String?
+    /// Figures left empty because they could not be true or were not finite numbers, each
+    /// with why (`cost unknown: …`); nil when every figure is as measured.
+    public var unknownFigures: [String]?
 
     public enum Status: String, Sendable, Codable {
         case pass, fail, error, skipped
@@ -121,6 +124,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case caseScore = "case_score"
         case slo, replayed
         case replayedFrom = "replayed_from"
+        case unknownFigures = "unknown_figures"
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.

@@ -72,6 +72,7 @@ package struct Runner: Sendable {
                     group.addTask {
                         while let caseRun = await queue.next() {
                             if Task.isCancelled { break }
+                            if await store.failure != nil { break }
                             await CaseRunExecution.perform(caseRun, on: slot, runner: self, global: global)
                         }
                     }
@@ -97,7 +98,7 @@ package struct Runner: Sendable {
         do {
             try await store.append(result)
         } catch {
-            FileHandle.standardError.write(Data("evalbench: could not record \(result.key) turn \(result.turn): \(error)\n".utf8))
+            // The first failure stops the run (see ResultStore); it is said once, by the caller.
         }
         onEvent(.recorded(result))
     }

@@ -345,8 +345,9 @@ private func optionEntries(_ page: String) -> [String: String] {
 struct CommandLineHelpTests {
     static let runOptions = ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume", "--case",
                              "--tag", "--variant", "--min-pass-rate", "--max-error-rate", "--target", "--cache", "--no-cache",
-                             "--watch", "--no-progress", "--baseline", "--max-pass-rate-drop", "--max-latency-increase", "--alpha"]
-    static let runFlags: Set = ["--cache", "--no-cache", "--watch", "--no-progress"]
+                             "--watch", "--no-progress", "--allow-empty", "--max-requests", "--baseline", "--max-pass-rate-drop",
+                             "--max-latency-increase", "--alpha"]
+    static let runFlags: Set = ["--cache", "--no-cache", "--watch", "--no-progress", "--allow-empty"]
     static let compareOptions = ["--out", "--max-pass-rate-drop", "--max-latency-increase", "--alpha"]
 
     @Test("help run, run --help and run -h exit 0 with one page on stdout that describes every option, each with its default")
