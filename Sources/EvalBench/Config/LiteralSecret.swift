@@ -37,6 +37,23 @@ enum LiteralSecret {
         }
     }
 
+    /// Whether a literal value looks like a credential whatever its name: an auth scheme
+    /// (`Bearer …`, `Basic …`), a well-known key prefix (`sk-`, `AIza`, `ghp_`, a JWT's `eyJ`),
+    /// or one long token mixing upper case, lower case and digits. Version strings, UUIDs and
+    /// beta flags (`prompt-caching-2024-07-31`) do not.
+    static func looksLikeSecret(_ value: String) -> Bool {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        let lowered = text.lowercased()
+        if ["bearer ", "basic ", "token ", "apikey "].contains(where: lowered.hasPrefix) { return true }
+        let prefixes = ["sk-", "sk_", "rk_", "pk_live", "xoxb-", "xoxp-", "ghp_", "gho_", "github_pat_", "glpat-", "hf_",
+                        "AIza", "AKIA", "eyJ"]
+        if text.count >= 12, prefixes.contains(where: text.hasPrefix) { return true }
+        guard text.count >= 32, !text.contains(" ") else { return false }
+        let scalars = text.unicodeScalars
+        return scalars.contains { ("A"..."Z").contains($0) } && scalars.contains { ("a"..."z").contains($0) }
+            && scalars.contains { ("0"..."9").contains($0) }
+    }
+
     /// Whether `value` can be an environment variable name rather than a pasted key.
     static func isEnvironmentVariableName(_ value: String) -> Bool {
         guard let first = value.unicodeScalars.first, first.isASCII,

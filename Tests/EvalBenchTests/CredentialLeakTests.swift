@@ -1,0 +1,82 @@
+import EvalBenchTestSupport
+import Foundation
+import Testing
+@testable import EvalBench
+
+private let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
+
+private func problems(backend: String) throws -> [Diagnostic] {
+    let fixture = try RunFixture("credentials", suite: suite, config: #"{ "backends": [\#(backend)] }"#)
+    defer { fixture.remove() }
+    return fixture.loadDiagnostics()
+}
+
+@Suite("Credentials never reach run.json, results or reports", .serialized)
+struct CredentialLeakTests {
+    @Test("a baseURL with user:password@ is refused at load, without repeating the password, with the fix")
+    func userInfoInURL() throws {
+        let found = try problems(backend: #"{ "name": "b", "kind": "openai", "baseURL": "https://me:hunter2-pass@api.example.com/v1" }"#)
+        let diagnostic = try #require(found.first)
+        #expect(diagnostic.message.contains("user:password@"))
+        #expect(!diagnostic.description.contains("hunter2"))
+        #expect(diagnostic.fix?.contains("apiKeyEnv") == true)
+        #expect(diagnostic.location != nil)
+    }
+
+    @Test("a baseURL with ?key= is refused at load, naming the parameter but not its value")
+    func keyInQuery() throws {
+        let found = try problems(backend: #"{ "name": "b", "kind": "openai", "baseURL": "https://api.example.com/v1?key=AIzaSyA-secret-0123456789" }"#)
+        let diagnostic = try #require(found.first)
+        #expect(diagnostic.message.contains("query parameter 'key'"))
+        #expect(!diagnostic.description.contains("AIzaSy"))
+        #expect(try problems(backend: #"{ "name": "b", "kind": "openai", "baseURL": "http://127.0.0.1:8080/v1?api-version=2024-06-01" }"#).isEmpty,
+                "a query parameter that is not a secret is fine")
+    }
+
+    @Test("a literal header value that looks like a secret is refused under any name; version and beta headers are not")
+    func secretInUnusualHeader() throws {
+        let found = try problems(backend: """
+        { "name": "b", "kind": "anthropic", "model": "m", "apiKeyEnv": "K",
+          "headers": { "X-Gateway-Auth": "sk-live-0123456789abcdef", "X-Org": "Bearer abcdefgh", "anthropic-beta": "prompt-caching-2024-07-31",
+                       "X-Trace": "9f0c1d2e-3b4a-4c5d-8e6f-7a8b9c0d1e2f" } }
+        """)
+        let headers = found.filter { $0.message.contains("looks like a secret") }
+        #expect(headers.count == 2, "\(found)")
+        #expect(headers.allSatisfy { !$0.description.contains("0123456789abcdef") && $0.location != nil })
+        #expect(LiteralSecret.looksLikeSecret("AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"))
+        #expect(!LiteralSecret.looksLikeSecret("2023-06-01"))
+    }
+
+    @Test("the redactor removes URL credentials, query values and secret-looking values of any header")
+    func redactorCoversURLsAndHeaders() throws {
+        let url = try #require(URL(string: "https://user:pa55word-x@api.example.com/v1?key=AIzaSecretValue123&alt=sse"))
+        let redactor = SecretRedactor(HTTPStreamRequest(url: url, headers: ["X-Gateway-Auth": "sk-live-0123456789abcdef",
+                                                                           "X-Portkey-Key": "plainlongvalue"]))
+        let echoed = "user pa55word-x sent AIzaSecretValue123 with sk-live-0123456789abcdef and plainlongvalue"
+        let redacted = redactor.redact(echoed)
+        for secret in ["pa55word-x", "AIzaSecretValue123", "sk-live-0123456789abcdef", "plainlongvalue"] {
+            #expect(!redacted.contains(secret), "\(secret) in \(redacted)")
+        }
+        #expect(redacted.contains("[redacted]"))
+    }
+
+    @Test("an error event after 200 that echoes the API key is redacted in results.jsonl")
+    func streamErrorEvent() async throws {
+        let key = "sk-stream-echo-0123456789"
+        let server = FakeOpenAIServer(replies: [.init(steps: [.content("partial")],
+                                                      fault: .errorEventAfter(steps: 1, message: "bad key \(key)", type: "server_error", code: nil))])
+        try server.start()
+        defer { server.stop() }
+        let backend = OpenAIBackend(name: "o", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: key,
+                                    concurrency: 1, transport: URLSessionStreamTransport())
+        let request = ModelRequest(instructions: nil, messages: [ChatMessage(role: .user, content: "hi")],
+                                   options: GenerationOptions(), timeoutSeconds: 10)
+        let result = await backend.startConversation().respond(to: request)
+        guard case let .failure(failure) = result else {
+            Issue.record("an error event is a failure")
+            return
+        }
+        #expect(!failure.message.contains(key))
+        #expect(failure.message.contains("[redacted]"))
+    }
+}
