@@ -67,6 +67,7 @@ extension ParsedCommand {
             arguments: Array(CommandLine.arguments.dropFirst()))
         request.variants = list(Options.variant)
         if let limit = value(Options.maxRequests).flatMap({ Int($0) }) { request.maxRequests = limit }
+        request.resumeChanged = has(Options.resumeChanged)
         request.target = target()
         request.baselineDirectory = value(Options.baseline)
         request.comparisonThresholds = comparisonThresholds()

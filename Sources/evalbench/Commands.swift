@@ -47,6 +47,8 @@ enum Options {
     static let watch = OptionSpec.flag(
         "--watch", help: "Run, then run again whenever a suite, its dataset or the config changes, until Ctrl-C.")
     static let noProgress = OptionSpec.flag("--no-progress", help: "Print no progress on stderr.")
+    static let resumeChanged = OptionSpec.flag(
+        "--resume-changed", help: "With --resume, accept suites or config changed since that run: send the changed and added cases again and drop the deleted ones.")
     static let allowEmpty = OptionSpec.flag(
         "--allow-empty", help: "Exit 0 even when no case ran (none recorded, or every one skipped); otherwise that run exits 1.")
     static let maxRequests = OptionSpec.value(
@@ -80,7 +82,7 @@ enum Commands {
         discussion: "Every finished request is appended to results.jsonl at once, so an interrupted run keeps its results (exit 130) and --resume finishes it.",
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.concurrency, Options.out,
-                  Options.resume, Options.caseID, Options.tag, Options.variant, Options.minPassRate, Options.maxErrorRate,
+                  Options.resume, Options.resumeChanged.requiring(Options.resume), Options.caseID, Options.tag, Options.variant, Options.minPassRate, Options.maxErrorRate,
                   Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.allowEmpty,
                   Options.maxRequests, Options.baseline,
                   Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),

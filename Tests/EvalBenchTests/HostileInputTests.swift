@@ -216,3 +216,61 @@ struct TornResultsTests {
         #expect(warnings.isEmpty, "the torn tail was cut off, not buried mid-file")
     }
 }
+
+@Suite("Unbounded answers, huge strings and HTML in answers", .serialized)
+struct UnboundedInputTests {
+    @Test("an answer beyond the response size cap is cut off and recorded as response_too_large")
+    func responseTooLarge() async throws {
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content(String(repeating: "x", count: 300_000))]) }
+        try server.start()
+        defer { server.stop() }
+        let backend = OpenAIBackend(name: "o", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: nil,
+                                    concurrency: 1, transport: URLSessionStreamTransport())
+        let request = ModelRequest(instructions: nil, messages: [ChatMessage(role: .user, content: "hi")],
+                                   options: GenerationOptions(), timeoutSeconds: 10)
+        let result = await ResponseSizeLimit.$bytes.withValue(100_000) { await backend.startConversation().respond(to: request) }
+        guard case let .failure(failure) = result else {
+            Issue.record("an answer over the cap must fail")
+            return
+        }
+        #expect(failure.kind == .responseTooLarge)
+        #expect(failure.message.contains("100000 bytes"))
+        let whole = await backend.startConversation().respond(to: request)
+        #expect((try? whole.get())?.text.count == 300_000, "under the default 16 MiB cap the same answer is whole")
+    }
+
+    @Test("defaults.maxResponseBytes is read and bounded")
+    func responseCapConfig() throws {
+        let backends = #""backends": [{"name": "b", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]"#
+        let config = try ConfigLoader.load(data: Data(#"{\#(backends), "defaults": {"maxResponseBytes": 2048}}"#.utf8),
+                                           file: "evalbench.json", baseDirectory: "/")
+        #expect(config.defaults.maxResponseBytes == 2048)
+        let found = loadDiagnostics { () throws(LoadError) in
+            _ = try ConfigLoader.load(data: Data(#"{\#(backends), "defaults": {"maxResponseBytes": 1e12}}"#.utf8),
+                                      file: "evalbench.json", baseDirectory: "/")
+        }
+        #expect(found.first?.fix != nil && found.first?.location != nil)
+        let empty = loadDiagnostics { () throws(LoadError) in
+            _ = try ConfigLoader.load(data: Data(#"{"backends": []}"#.utf8), file: "evalbench.json", baseDirectory: "/")
+        }
+        #expect(empty.first?.message == "'backends' must be a non-empty array of backends, found an empty array",
+                "not 'must be a non-empty array, found an array'")
+    }
+
+    @Test("a 5 MB assertion type is refused with a short message, not a 5 MB error line")
+    func hugeAssertionType() throws {
+        let huge = String(repeating: "x", count: 5_000_000)
+        let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q", "expect": [{"type": "\#(huge)"}]}]}"#
+        let found = loadDiagnostics { () throws(LoadError) in _ = try SuiteLoader.load(data: Data(suite.utf8), file: "s.json") }
+        let diagnostic = try #require(found.first)
+        #expect(diagnostic.message.hasPrefix("unknown assertion type 'xxxx"))
+        #expect(diagnostic.description.utf8.count < 2_000, "\(diagnostic.description.utf8.count) bytes")
+        #expect(diagnostic.message.contains("(5000000 bytes)"))
+    }
+
+    @Test("summary.md shows HTML from answers and error messages as text")
+    func markdownEscapesHTML() {
+        #expect(MarkdownTable.escape("<script>alert(1)</script> | x") == "&lt;script>alert(1)&lt;/script> \\| x")
+        #expect(MarkdownTable.escape("p50 > 100 ms") == "p50 > 100 ms")
+    }
+}

@@ -30,6 +30,9 @@ public struct RunDefaults: Sendable, Codable, Equatable {
     public var backends: [String]?
     /// Reasoning levels a run uses when neither `--reasoning` nor the suite names any; nil means `none`.
     public var reasoning: [ReasoningLevel]?
+    /// The most bytes one response body may have before it is cut off and recorded as
+    /// `response_too_large`; nil means 16 MiB.
+    public var maxResponseBytes: Int?
 
     public init(concurrency: Int = 4, timeoutSeconds: Double = 120, retries: Int = 3,
                 backends: [String]? = nil, reasoning: [ReasoningLevel]? = nil) {

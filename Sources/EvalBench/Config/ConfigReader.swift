@@ -95,13 +95,14 @@ struct ConfigReader {
 
     private func readDefaults(_ reader: ObjectReader, known: [String],
                               nameLocations: [String: SourceLocation]) -> RunDefaults {
-        reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends", "reasoning"])
+        reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends", "reasoning", "maxResponseBytes"])
         var defaults = RunDefaults()
         if let value = reader.integer("concurrency", atLeast: 1, atMost: RunLimits.maxConcurrency) { defaults.concurrency = value }
         if let value = reader.number("timeoutSeconds", must: "a number greater than 0", atMost: RunLimits.maxTimeoutSeconds, where: { $0 > 0 }) {
             defaults.timeoutSeconds = value
         }
         if let value = reader.integer("retries", atLeast: 0, atMost: RunLimits.maxRetries) { defaults.retries = value }
+        defaults.maxResponseBytes = reader.integer("maxResponseBytes", atLeast: 1024, atMost: RunLimits.maxResponseBytes)
         if let names = reader.strings("backends"), let elements = reader["backends"]?.arrayValue {
             for (index, name) in names.enumerated() where nameLocations[name] == nil {
                 let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""

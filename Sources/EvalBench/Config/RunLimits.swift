@@ -19,9 +19,8 @@ package enum RunLimits {
     package static let maxPrice = 1_000_000.0
     /// Requests a run's matrix may send unless `--max-requests` raises it.
     package static let defaultMaxRequests = 1_000_000
-    /// The largest response body one request may return before it is cut off as
-    /// `response_too_large`.
-    package static let defaultMaxResponseBytes = 16 * 1024 * 1024
+    /// The largest `defaults.maxResponseBytes`: 2 GiB.
+    package static let maxResponseBytes = 1 << 31
 }
 
 extension RunLimits {

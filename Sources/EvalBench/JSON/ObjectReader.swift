@@ -82,13 +82,13 @@ struct ObjectReader {
         for member in members where !allowed.contains(member.key) && !ignoring.contains(member.key) {
             let path = path.key(member.key)
             if let owner, usedElsewhere.contains(member.key) {
-                log.error("'\(member.key)' is not used by \(owner)", at: member.keyLocation, path: path,
+                log.error("'\(Diagnostic.excerpt(member.key))' is not used by \(owner)", at: member.keyLocation, path: path,
                           fix: "remove it; \(owner) accepts: \(list)")
             } else if let near = suggestion(for: member.key, among: allowed) {
                 log.error("unknown key '\(member.key)'; did you mean '\(near)'?", at: member.keyLocation,
                           path: path, fix: "allowed keys: \(list)")
             } else {
-                log.error("unknown key '\(member.key)'", at: member.keyLocation, path: path,
+                log.error("unknown key '\(Diagnostic.excerpt(member.key))'", at: member.keyLocation, path: path,
                           fix: "allowed keys: \(list)")
             }
         }

@@ -181,7 +181,9 @@ struct CaseRunExecution {
             await global.release()
             return (.failure(BackendFailure(kind: .cancelled, message: failure.description)), 0, false)
         }
-        let (result, attempts) = await runner.retryPolicy.run { await conversation.respond(to: request) }
+        let (result, attempts) = await ResponseSizeLimit.$bytes.withValue(runner.maxResponseBytes) {
+            await runner.retryPolicy.run { await conversation.respond(to: request) }
+        }
         await global.release()
         if let cache = responseCache, let cacheKey, case let .success(response) = result {
             await cache.store(response, key: cacheKey)

@@ -23,12 +23,16 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         package var sha256: String
         /// The suite's `target`, for the recommendation when reports are rewritten.
         package var target: Double?
+        /// Each case's digest by id (`ResumeCheck.digest`), so that `--resume` can tell which
+        /// cases changed; nil in run.json files from before it was recorded.
+        package var cases: [String: String]?
 
-        package init(path: String, suite: String, sha256: String, target: Double? = nil) {
+        package init(path: String, suite: String, sha256: String, target: Double? = nil, cases: [String: String]? = nil) {
             self.path = path
             self.suite = suite
             self.sha256 = sha256
             self.target = target
+            self.cases = cases
         }
     }
 

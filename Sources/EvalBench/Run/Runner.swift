@@ -18,6 +18,8 @@ package struct Runner: Sendable {
     package var retryPolicy: RetryPolicy
     /// evalbench's response cache, when `--cache` is on.
     package var cache: ResponseCache?
+    /// The size cap of each response body (`defaults.maxResponseBytes`).
+    package var maxResponseBytes = ResponseSizeLimit.defaultBytes
     package var onEvent: @Sendable (RunEvent) -> Void
 
     /// A runner over `slots`, one per backend the run started.

@@ -51,7 +51,7 @@ struct AssertionReader {
         guard let type = reader.string("type", requiredFix: "add \"type\": one of \(typeList)") else { return nil }
         guard let fields = Self.fields[type] else {
             let hint = suggestion(for: type, among: Assertion.types).map { "; did you mean '\($0)'?" } ?? ""
-            log.error("unknown assertion type '\(type)'\(hint)", at: reader["type"]?.location, path: path.key("type"),
+            log.error("unknown assertion type '\(Diagnostic.excerpt(type))'\(hint)", at: reader["type"]?.location, path: path.key("type"),
                       fix: "assertion types: \(typeList)")
             return nil
         }
