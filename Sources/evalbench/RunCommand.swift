@@ -32,6 +32,7 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
     progress.finish()
     switch result {
     case let .success(outcome):
+        if let interruption = outcome.interruption { print("evalbench: \(interruption.headline)") }
         print("evalbench: \(outcome.results.count) results written to \(outcome.outputDirectory.path)")
         print("evalbench: report: \(RunDirectory(outcome.outputDirectory).summaryMarkdown.path)")
         if let comparison = outcome.comparison {

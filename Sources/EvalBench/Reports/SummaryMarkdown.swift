@@ -15,6 +15,7 @@ package enum SummaryMarkdown {
     package static func render(_ input: ReportInput, aggregate: RunAggregate,
                               recommendations: [TagRecommendation]? = nil, charts chartSet: ChartSet? = nil) -> String {
         [
+            input.interruption.map { "> **\(MarkdownTable.escape($0))**\n" },
             title(input, aggregate: aggregate),
             headline(aggregate),
             RecommendationMarkdown.render(recommendations ?? Recommendation.compute(input.results, settings: input.recommendation)),

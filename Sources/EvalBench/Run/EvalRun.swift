@@ -88,6 +88,8 @@ package struct RunOutcome: Sendable {
     package var verdict: Gate.Verdict
     /// The comparison with `--baseline`, when one was given; written as compare.md and compare.csv.
     package var comparison: Comparison?
+    /// When the run was interrupted, how much of it did not run.
+    package var interruption: RunMetadata.Interruption?
 }
 
 /// Load → plan → prepare backends → run → record → report, the path behind `evalbench run`.
@@ -212,6 +214,12 @@ package enum EvalRun {
         for backend in ordered { await backend.shutdown() }
 
         let results = await store.all()
+        if Task.isCancelled {
+            let planned = Set(loaded.plan.caseRuns.map(\.key))
+            let finished = results.filter { planned.contains($0.key) }.count
+            metadata.interruption = RunMetadata.Interruption(unfinishedRequests: max(0, loaded.plan.requestCount - finished),
+                                                             plannedRequests: loaded.plan.requestCount)
+        }
         if let failure = await store.failure {
             try? await store.close()
             throw failure
@@ -227,7 +235,8 @@ package enum EvalRun {
         if let check = loaded.resumeCheck, !check.isUnchanged {
             verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases ran again, deleted ones were dropped")
         }
-        return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison)
+        return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison,
+                          interruption: metadata.interruption)
     }
 
     /// One slot per backend the run starts (the selected ones, then those turns switch to or
@@ -369,6 +378,7 @@ package enum EvalRun {
                                 startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? Date(),
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
+        input.interruption = metadata.interruption?.headline
         input.recommendation = RecommendationSettings(
             target: metadata.target,
             suiteTargets: metadata.suites.reduce(into: [:]) { table, suite in table[suite.suite] = suite.target },

@@ -16,6 +16,19 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package var backends: [BackendInfo]
     /// `--target`: the recommendation's pass-rate target over every suite's own; nil when not given.
     package var target: Double?
+    /// When the run was interrupted: how many of its planned requests did not run, and how
+    /// many were planned. Nil for a run that went to the end.
+    package var interruption: Interruption?
+
+    package struct Interruption: Sendable, Codable, Equatable {
+        package var unfinishedRequests: Int
+        package var plannedRequests: Int
+
+        /// The line every report opens with.
+        package var headline: String {
+            "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (finish it with --resume)"
+        }
+    }
 
     package struct SuiteFile: Sendable, Codable, Equatable {
         package var path: String
