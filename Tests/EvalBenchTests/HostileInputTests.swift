@@ -274,3 +274,61 @@ struct UnboundedInputTests {
         #expect(MarkdownTable.escape("p50 > 100 ms") == "p50 > 100 ms")
     }
 }
+
+@Suite("Files in the wrong encoding and rows that do not parse")
+struct EncodingTests {
+    @Test("a dataset row with invalid UTF-8 is refused at its line and column, as a suite would be")
+    func invalidUTF8Row() {
+        var data = Data("{\"q\": \"fine\"}\n{\"q\": \"ba".utf8)
+        data.append(0xFF)
+        data.append(contentsOf: Data("d\"}\n".utf8))
+        let (rows, problems) = DatasetReader.rows(data, file: "rows.jsonl")
+        #expect(rows.isEmpty)
+        #expect(problems.first?.message == "a byte that is not UTF-8")
+        #expect(problems.first?.location == SourceLocation(line: 2, column: 10))
+    }
+
+    @Test("a JSON Lines row that does not parse says why, at the column where it stops")
+    func jsonLinesReason() {
+        let (_, problems) = DatasetReader.rows(Data("{\"q\": \"a\"}\n{\"q\": tru}\n".utf8), file: "rows.jsonl")
+        let problem = problems.first
+        #expect(problem?.location?.line == 2)
+        #expect((problem?.location?.column ?? 1) > 1)
+        #expect(problem?.message.hasPrefix("row is not valid JSON: ") == true)
+        #expect((problem?.message.count ?? 0) > "row is not valid JSON: ".count)
+    }
+
+    @Test("a suite saved as UTF-16 is named as UTF-16, not as \"found '�'\"")
+    func utf16Suite() throws {
+        var data = Data([0xFF, 0xFE])
+        data.append(#"{"format": "evalbench.suite/1"}"#.data(using: .utf16LittleEndian)!)
+        let found = loadDiagnostics { () throws(LoadError) in _ = try SuiteLoader.load(data: data, file: "s.json") }
+        #expect(found.first?.message == "the file is UTF-16 or UTF-32, and evalbench reads UTF-8")
+        #expect(found.first?.fix == "save the file as UTF-8")
+        #expect(TextEncoding.problem(in: Array("plain ascii".utf8)) == nil)
+    }
+}
+
+@Suite("JSON Schema patterns cannot stall grading")
+struct SchemaPatternBoundTests {
+    private func value(_ text: String) throws -> JSONValue {
+        JSONValue(try JSONDocument(data: Data(text.utf8), file: "schema").root)
+    }
+
+    @Test("a schema pattern of catastrophic shape is refused when the schema compiles, at its pointer, with a fix")
+    func catastrophicSchemaPattern() throws {
+        let source = try value(#"{"type": "string", "pattern": "(.*a){25}"}"#)
+        do {
+            _ = try JSONSchema(validating: source)
+            Issue.record("(.*a){25} must be refused")
+        } catch {
+            let problem = try #require(error.problems.first)
+            #expect(problem.pointer.description == "/pattern")
+            #expect(problem.message.contains("exponential time"))
+            #expect(problem.fix != nil)
+        }
+        let fine = try JSONSchema(validating: try value(#"{"type": "string", "pattern": "^[a-z]+$"}"#))
+        #expect(fine.validate(.string("abc")).isEmpty)
+        #expect(!fine.validate(.string("ABC")).isEmpty)
+    }
+}
