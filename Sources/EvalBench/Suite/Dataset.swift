@@ -1,16 +1,16 @@
 import Foundation
 
 /// One row of a dataset file: its values as template variables, and where it was written.
-struct DatasetRow: Equatable {
+package struct DatasetRow: Equatable {
     /// The line the row starts on, counting from 1.
-    var line: Int
-    var values: [String: String]
+    package var line: Int
+    package var values: [String: String]
 }
 
 /// Reads a suite's `dataset` file: JSON Lines (one object per line) or CSV (RFC 4180, a
 /// header row naming the columns). Every problem names the file and line.
-enum DatasetReader {
-    static func rows(_ data: Data, file: String) -> (rows: [DatasetRow], problems: [Diagnostic]) {
+package enum DatasetReader {
+    package static func rows(_ data: Data, file: String) -> (rows: [DatasetRow], problems: [Diagnostic]) {
         if let problem = TextEncoding.problem(in: data) {
             return ([], [Diagnostic(file: file, location: problem.location, message: problem.message, fix: "save the file as UTF-8")])
         }
