@@ -80,3 +80,41 @@ struct CredentialLeakTests {
         #expect(failure.message.contains("[redacted]"))
     }
 }
+
+@Suite("The response cache and Swift-built configs", .serialized)
+struct CacheAndValueLimitTests {
+    @Test("an answer that repeats the API key is cached redacted: the key never lands in the cache directory")
+    func cacheHoldsNoKey() async throws {
+        let key = "sk-cache-echo-0123456789"
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("your key is \(key)")]) }
+        try server.start()
+        defer { server.stop() }
+        let directory = PackagePaths.temporaryDirectory("cache-secret")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let backend = OpenAIBackend(name: "o", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: key,
+                                    concurrency: 1, transport: URLSessionStreamTransport())
+        let store = try ResultStore(url: directory.appendingPathComponent("results.jsonl"))
+        var runner = Runner(backends: ["o": backend], store: store, concurrency: 1, timeoutSeconds: 10, retryPolicy: RetryPolicy(maxRetries: 0))
+        let cacheDirectory = directory.appendingPathComponent("cache")
+        runner.cache = ResponseCache(directory: cacheDirectory)
+        let suite = Suite(name: "s", file: "s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "q")])])
+        await runner.run(Planner.plan([suite], PlanSelection(backends: ["o"])), availability: ["o": .available])
+        try await store.close()
+        let files = try FileManager.default.subpathsOfDirectory(atPath: cacheDirectory.path)
+        #expect(!files.isEmpty, "the answer was cached")
+        for file in files {
+            let data = (try? Data(contentsOf: cacheDirectory.appendingPathComponent(file))) ?? Data()
+            #expect(!String(decoding: data, as: UTF8.self).contains(key), "\(file) holds the key")
+        }
+    }
+
+    @Test("a config built in Swift with timeoutSeconds 1e300 is refused like one read from a file")
+    func swiftConfigLimits() {
+        var config = Config(backends: [])
+        config.defaults.timeoutSeconds = 1e300
+        let found = loadDiagnostics { () throws(LoadError) in try ConfigChecks.check(config) }
+        #expect(found.first?.path == "$.defaults.timeoutSeconds")
+        #expect(found.first?.fix != nil)
+    }
+}

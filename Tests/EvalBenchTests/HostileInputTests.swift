@@ -48,7 +48,8 @@ struct HostileFigureTests {
         let directory = PackagePaths.temporaryDirectory("hostile-report")
         defer { try? FileManager.default.removeItem(at: directory) }
         try ReportWriter.write(ReportInput(results: results, suiteNames: ["s"], startedAt: Date(), endedAt: Date()), to: directory)
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("summary.md").path))
+        let summary = try String(contentsOf: directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("2 of 2 requests reported impossible usage"), "the aggregates say what they left out")
     }
 
     @Test("pricing with negative or overflowing tokens gives an unknown cost, never a trap")

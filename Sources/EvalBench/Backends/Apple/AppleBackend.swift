@@ -213,7 +213,7 @@ actor AppleConversation: Conversation {
                 }
             }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(max(timeoutSeconds, 0) * 1_000_000_000))
+                try? await Task.sleep(nanoseconds: UInt64(min(max(timeoutSeconds, 0), 1e9) * 1_000_000_000))
                 return Task.isCancelled ? nil : .timedOut(elapsedMs: stopwatch.ms())
             }
             let first = await group.next() ?? nil
