@@ -57,3 +57,42 @@ struct ResumeCheckTests {
         #expect(ResumeCheck.digest(one) != ResumeCheck.digest(other))
     }
 }
+
+@Suite("What a resume compares")
+struct ResumeComparisonTests {
+    private func metadata(_ suite: Suite, config: Config = Config(backends: [])) -> RunMetadata {
+        RunMetadata(toolVersion: "t", arguments: [], suites: [
+            RunMetadata.SuiteFile(path: suite.file, suite: suite.name, sha256: EvalRun.suiteDigest(suite),
+                                  cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) }),
+        ], config: config, gitCommit: nil, host: .current(), startedAt: Date(), endedAt: nil, backends: [])
+    }
+
+    @Test("a dataset row that changed is a changed case even though the suite file's digest is the same")
+    func datasetChange() throws {
+        let directory = PackagePaths.temporaryDirectory("resume-dataset")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("s.json")
+        try Data(#"{"dataset": {"path": "rows.jsonl"}}"#.utf8).write(to: file)
+        let before = Suite(name: "s", file: file.path, cases: [EvalCase(id: "row-1", turns: [Turn(prompt: "Capital of France?")])])
+        var after = before
+        after.cases[0].turns[0].prompt = "Capital of Peru?"
+        #expect(EvalRun.suiteDigest(after) == EvalRun.suiteDigest(before), "the suite file itself did not change")
+        let check = ResumeCheck(metadata(before), suites: [after], config: Config(backends: []), backends: [])
+        #expect(check.changed == ["s/row-1"])
+        #expect(ResumeCheck(metadata(before), suites: [before], config: Config(backends: []), backends: []).isUnchanged)
+    }
+
+    @Test("a backend whose config changed makes its kept results stale; a run.json without case digests marks every case")
+    func configAndOldRunJSON() {
+        let suite = Suite(name: "s", file: "/nonexistent/s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "q")])])
+        let old = Config(backends: [BackendConfig(name: "b", timeoutSeconds: 10, options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1"))])
+        let new = Config(backends: [BackendConfig(name: "b", timeoutSeconds: 20, options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1"))])
+        let check = ResumeCheck(metadata(suite, config: old), suites: [suite], config: new, backends: ["b"])
+        #expect(check.changedBackends == ["b"])
+        var legacy = metadata(suite)
+        legacy.suites[0].cases = nil
+        legacy.suites[0].sha256 = "different"
+        #expect(ResumeCheck(legacy, suites: [suite], config: Config(backends: []), backends: []).changed == ["s/a"])
+    }
+}

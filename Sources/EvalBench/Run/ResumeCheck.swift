@@ -32,10 +32,11 @@ package struct ResumeCheck: Sendable, Equatable {
                 added += ids
                 continue
             }
-            guard old.sha256 != EvalRun.suiteDigest(suite) else { continue }
-            // A run.json from before case digests: which case changed is unknown, so every one did.
+            // Case digests first: a dataset's rows are cases, and a changed dataset leaves the
+            // suite file's own digest as it was. A run.json from before case digests has only
+            // that digest; if it differs, which case changed is unknown, so every one did.
             guard let oldCases = old.cases else {
-                changed += ids
+                if old.sha256 != EvalRun.suiteDigest(suite) { changed += ids }
                 continue
             }
             for evalCase in suite.cases {
