@@ -14,6 +14,7 @@ print("evalbench fuzz: seed \(seed), \(counts.mutants) mutants in \(String(forma
 print("  loaded:            \(counts.loaded)")
 print("  refused:           \(counts.refused)")
 print("  without location:  \(counts.withoutLocation.count)")
+print("  path, no line:     \(counts.pathOnly) diagnostics")
 print("  over 10 s (hangs): \(counts.hangs.count)")
 print("  crashes:           0")
 print(String(format: "  slowest:           %.3f s (mutant %d)", counts.slowest.seconds, counts.slowest.mutant))

@@ -14,6 +14,8 @@ package struct LoaderFuzzer {
         package var refused = 0
         /// Diagnostics with neither a line and column nor a JSON path, with the mutant's index.
         package var withoutLocation: [(mutant: Int, message: String)] = []
+        /// Diagnostics with a JSON path but no line and column (checks made after parsing).
+        package var pathOnly = 0
         /// The slowest mutant, in seconds, and its index.
         package var slowest: (seconds: Double, mutant: Int) = (0, -1)
         /// Mutants that took longer than `hangSeconds`.
@@ -44,8 +46,8 @@ package struct LoaderFuzzer {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             counts.mutants += 1
             if diagnostics.isEmpty { counts.loaded += 1 } else { counts.refused += 1 }
-            for diagnostic in diagnostics where diagnostic.location == nil && diagnostic.path == nil {
-                counts.withoutLocation.append((index, diagnostic.description))
+            for diagnostic in diagnostics where diagnostic.location == nil {
+                if diagnostic.path == nil { counts.withoutLocation.append((index, diagnostic.description)) } else { counts.pathOnly += 1 }
             }
             if seconds > counts.slowest.seconds { counts.slowest = (seconds, index) }
             if seconds > hangSeconds { counts.hangs.append(index) }
