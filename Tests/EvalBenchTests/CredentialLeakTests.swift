@@ -118,3 +118,40 @@ struct CacheAndValueLimitTests {
         #expect(found.first?.fix != nil)
     }
 }
+
+@Suite("headersFromEnv: a credential header of one's own, from the environment")
+struct HeadersFromEnvironmentTests {
+    @Test("headersFromEnv sends the variable's value under its header name, and the value is redacted from what comes back")
+    func headerFromEnvironment() async throws {
+        let secret = "gw-0123456789"
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(fault: .openAIError(status: 401, message: "bad gateway key \(secret)", type: "auth", code: nil)) }
+        try server.start()
+        defer { server.stop() }
+        let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
+        let fixture = try RunFixture("headers-from-env", suite: suite, config: """
+        {"backends": [{"name": "g", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1",
+                       "headersFromEnv": {"X-Gateway-Key": "GATEWAY_KEY"}}], "defaults": {"retries": 0}}
+        """)
+        defer { fixture.remove() }
+        var request = fixture.request()
+        request.environment = ["GATEWAY_KEY": secret]
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        #expect(server.requests.first?.http.headers["x-gateway-key"] == secret)
+        let message = try #require(outcome.results.first?.errorMessage)
+        #expect(!message.contains(secret) && message.contains("[redacted]"), "\(message)")
+        let written = try String(contentsOf: RunDirectory(outcome.outputDirectory).results, encoding: .utf8)
+            + String(contentsOf: RunDirectory(outcome.outputDirectory).metadata, encoding: .utf8)
+        #expect(!written.contains(secret))
+    }
+
+    @Test("a headersFromEnv value that is not a variable name is refused like a literal key")
+    func literalInHeadersFromEnv() throws {
+        let fixture = try RunFixture("headers-from-env-literal",
+                                     suite: #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#,
+                                     config: #"{"backends": [{"name": "g", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1", "headersFromEnv": {"X-Key": "sk-abc-123"}}]}"#)
+        defer { fixture.remove() }
+        let found = fixture.loadDiagnostics()
+        #expect(found.first?.message.contains("must be the name of an environment variable") == true)
+        #expect(found.first.map { !$0.description.contains("sk-abc-123") } == true)
+    }
+}

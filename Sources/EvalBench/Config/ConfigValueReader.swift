@@ -23,6 +23,7 @@ struct ConfigValueReader {
         case .filePath: return filePath(name, reader).map(ConfigValue.string)
         case .choice(let allowed): return choice(name, reader, among: allowed).map(ConfigValue.string)
         case .headers: return headers(name, reader).map(ConfigValue.headers)
+        case .environmentHeaders: return environmentHeaders(name, reader).map(ConfigValue.headers)
         case .requestBody: return requestBody(name, reader).map(ConfigValue.object)
         case .pricing: return pricing(name, reader).map(ConfigValue.pricing)
         case .reasoning:
@@ -94,6 +95,24 @@ struct ConfigValueReader {
                 continue
             }
             result[member.key] = value
+        }
+        return result
+    }
+
+    /// Header name → environment variable name; a value that is not a variable name is refused
+    /// like a literal key (it is probably the secret itself).
+    private func environmentHeaders(_ key: String, _ reader: ObjectReader) -> [String: String]? {
+        guard let node = reader[key],
+              let headers = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
+        var result: [String: String] = [:]
+        for member in headers.members {
+            guard let variable = headers.string(member.key) else { continue }
+            guard LiteralSecret.isEnvironmentVariableName(variable) else {
+                log.error("the value of '\(member.key)' must be the name of an environment variable, and it looks like a key",
+                          at: member.value.location, path: headers.path.key(member.key), fix: LiteralSecret.fix)
+                continue
+            }
+            result[member.key] = variable
         }
         return result
     }

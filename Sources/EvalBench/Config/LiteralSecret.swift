@@ -12,7 +12,7 @@ enum LiteralSecret {
     }
 
     /// The fix every refusal shares.
-    static let fix = "put it in an environment variable and set \"apiKeyEnv\" to that variable's name"
+    static let fix = "put it in an environment variable and set \"apiKeyEnv\" to that variable's name (for a header of your own, \"headersFromEnv\": {\"Header-Name\": \"VARIABLE\"})"
 
     /// Reports every secret-named key in `node` and the objects nested in it.
     static func report(in node: JSONNode, path: JSONPath, log: DiagnosticLog) {
@@ -20,6 +20,8 @@ enum LiteralSecret {
         case .object(let members):
             for member in members {
                 let memberPath = path.key(member.key)
+                // Its keys are header names and its values variable names, checked where it is read.
+                if member.key == ConfigKey.headersFromEnv.name { continue }
                 if isSecretName(member.key) {
                     let what = path.description.hasSuffix(".headers") ? "the header '\(member.key)'" : "'\(member.key)'"
                     log.error("\(what) would put a secret in the config file, and evalbench reads secrets only from the environment",

@@ -14,8 +14,12 @@ struct SecretRedactor: Sendable {
     /// `Bearer KEY`, the key alone; the URL's user name, password and query values.
     init(_ request: HTTPStreamRequest) {
         var secrets = Self.secrets(in: request.url)
+        // Any header may carry a secret (`headersFromEnv` sends one under any name): every value
+        // long enough to be a credential is redacted, except those of the protocol's own headers.
+        let plain: Set<String> = ["content-type", "accept", "user-agent", "connection", "anthropic-version", "anthropic-beta"]
         for (name, value) in request.headers
-        where LiteralSecret.isSecretName(name) || name.lowercased().hasSuffix("key") || LiteralSecret.looksLikeSecret(value) {
+        where LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value)
+            || (!plain.contains(name.lowercased()) && value.count >= 8) {
             let value = value.trimmingCharacters(in: .whitespaces)
             guard !value.isEmpty else { continue }
             secrets.insert(value)

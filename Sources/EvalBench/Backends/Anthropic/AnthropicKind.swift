@@ -5,7 +5,7 @@ import Foundation
 public struct AnthropicKind: BackendKind {
     public static let name = "anthropic"
     public static let keys: [ConfigKey] = [
-        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .headersFromEnv, .concurrency, .timeoutSeconds, .contextSize,
         promptCache, .reasoning, .extraBody, .structuredOutput, .pricing,
     ]
     public static let costsMoney = true
@@ -18,6 +18,8 @@ public struct AnthropicKind: BackendKind {
     public var apiKeyEnv: String?
     /// Extra HTTP headers; one named like a default (`anthropic-version`) replaces it.
     public var headers: [String: String]?
+    /// Extra HTTP headers read from environment variables: header → variable.
+    public var headersFromEnv: [String: String]?
     public var promptCache: String?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
@@ -39,6 +41,7 @@ public struct AnthropicKind: BackendKind {
                   headers: values.headers("headers"), promptCache: values.string("promptCache"),
                   extraBody: values.object("extraBody"),
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+        headersFromEnv = values.headers("headersFromEnv")
     }
 
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
@@ -55,7 +58,8 @@ public struct AnthropicKind: BackendKind {
             url = parsed
         }
         return AnthropicBackend(name: config.name, model: model, baseURL: url, apiKey: context.apiKey(variable: apiKeyEnv),
-                                headers: headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
+                                headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
+                                concurrency: config.concurrency ?? context.defaultConcurrency,
                                 promptCache: promptCache != "off", extraBody: extraBody ?? [:],
                                 reasoning: config.reasoning ?? [:], structuredOutput: structuredOutput ?? .native,
                                 transport: context.transport)

@@ -4,7 +4,7 @@ import Foundation
 public struct GeminiKind: BackendKind {
     public static let name = "gemini"
     public static let keys: [ConfigKey] = [
-        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .headersFromEnv, .concurrency, .timeoutSeconds, .contextSize,
         .reasoning, .extraBody, .structuredOutput, .pricing,
     ]
     public static let costsMoney = true
@@ -14,6 +14,8 @@ public struct GeminiKind: BackendKind {
     /// The key's variable; `GEMINI_API_KEY` when absent.
     public var apiKeyEnv: String?
     public var headers: [String: String]?
+    /// Extra HTTP headers read from environment variables: header → variable.
+    public var headersFromEnv: [String: String]?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
     public var structuredOutput: StructuredOutputMode?
@@ -31,6 +33,7 @@ public struct GeminiKind: BackendKind {
         self.init(baseURL: values.string("baseURL"), apiKeyEnv: values.string("apiKeyEnv"),
                   headers: values.headers("headers"), extraBody: values.object("extraBody"),
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+        headersFromEnv = values.headers("headersFromEnv")
     }
 
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
@@ -49,7 +52,8 @@ public struct GeminiKind: BackendKind {
         let variable = apiKeyEnv ?? GeminiBackend.defaultAPIKeyVariable
         return GeminiBackend(name: config.name, model: model, baseURL: url,
                              apiKey: context.apiKey(variable: variable), apiKeyVariable: variable,
-                             headers: headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
+                             headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
+                             concurrency: config.concurrency ?? context.defaultConcurrency,
                              timeoutSeconds: config.timeoutSeconds, reasoningOverrides: config.reasoning ?? [:],
                              extraBody: extraBody ?? [:], structuredOutput: structuredOutput ?? .native,
                              transport: context.transport)

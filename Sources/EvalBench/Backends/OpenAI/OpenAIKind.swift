@@ -4,7 +4,7 @@ import Foundation
 public struct OpenAIKind: BackendKind {
     public static let name = "openai"
     public static let keys: [ConfigKey] = [
-        .model, ConfigKey.baseURL.required, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        .model, ConfigKey.baseURL.required, .apiKeyEnv, .headers, .headersFromEnv, .concurrency, .timeoutSeconds, .contextSize,
         .sendReasoningNone, maxTokensField, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
     ]
     public static let costsMoney = true
@@ -20,6 +20,8 @@ public struct OpenAIKind: BackendKind {
     public var apiKeyEnv: String?
     /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
     public var headers: [String: String]?
+    /// Extra HTTP headers read from environment variables: header → variable.
+    public var headersFromEnv: [String: String]?
     /// Whether to send `reasoning_effort: "none"` for level `none` (some servers reject it).
     public var sendReasoningNone: Bool?
     /// The name of the output-token limit field.
@@ -46,6 +48,7 @@ public struct OpenAIKind: BackendKind {
                   sendReasoningNone: values.bool("sendReasoningNone"), maxTokensField: values.string("maxTokensField"),
                   extraBody: values.object("extraBody"),
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+        headersFromEnv = values.headers("headersFromEnv")
     }
 
     public func makeBackend(_ config: BackendConfig, context: BackendContext) throws -> any Backend {
@@ -54,7 +57,8 @@ public struct OpenAIKind: BackendKind {
                              fix: "set baseURL, e.g. \"http://127.0.0.1:8080/v1\"")
         }
         return OpenAIBackend(name: config.name, model: config.model, baseURL: url,
-                             apiKey: context.apiKey(variable: apiKeyEnv), headers: headers ?? [:],
+                             apiKey: context.apiKey(variable: apiKeyEnv),
+                             headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
                              concurrency: config.concurrency ?? context.defaultConcurrency,
                              sendReasoningNone: sendReasoningNone ?? false,
                              reasoningOverrides: config.reasoning ?? [:], extraBody: extraBody ?? [:],
