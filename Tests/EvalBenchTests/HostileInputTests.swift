@@ -155,6 +155,7 @@ struct UnrecordableRunTests {
         let (results, _) = try await run(server, cases: cases(20), store: store)
         let failure = try #require(await store.failure)
         #expect(failure.path == "/dev/full")
+        #expect(failure.cause.lowercased().contains("space"), "the cause is named: \(failure.cause)")
         #expect(failure.description.contains("could not write the result of s/c0/default/fake/none/1"))
         #expect(results.isEmpty)
         #expect(server.requests.count == 1, "no request is sent, and paid for, after the first result was lost")

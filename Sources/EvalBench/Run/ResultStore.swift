@@ -118,7 +118,12 @@ package actor ResultStore {
         case let EncodingError.invalidValue(_, context):
             return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         default:
+            // The system's own words too (ENOSPC: "No space left on device"), when it gave them.
             let nsError = error as NSError
+            if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+            if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+                return "\(nsError.localizedDescription) (\(String(cString: strerror(Int32(underlying.code)))))"
+            }
             return nsError.localizedDescription
         }
     }
