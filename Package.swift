@@ -20,6 +20,11 @@ let package = Package(
             dependencies: ["EvalBench", "EvalBenchTestSupport"],
             path: "Benchmarks/evalbench-bench"
         ),
+        .executableTarget(
+            name: "evalbench-fuzz",
+            dependencies: ["EvalBenchTestSupport"],
+            path: "Benchmarks/evalbench-fuzz"
+        ),
         .testTarget(
             name: "EvalBenchTests",
             dependencies: ["EvalBench", "EvalBenchTestSupport"],

@@ -93,100 +93,116 @@ func line(_ name: String, _ value: String, _ budget: String) {
 
 func format(_ value: Double, _ unit: String = "ms") -> String { String(format: "%.3f %@", value, unit) }
 
+/// The sections named on the command line (overhead, scheduling, timing, cache, reports);
+/// none named runs them all.
+let sections = Set(CommandLine.arguments.dropFirst())
+func selected(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
+
 nonisolated(unsafe) var scriptedTTFT = 0.0
 nonisolated(unsafe) var scriptedLatency = 0.0
 print("evalbench bench: \(ProcessInfo.processInfo.processorCount) cores, loopback FakeOpenAIServer\n")
 line("measure", "value", "budget")
 
 // 1. Overhead per request against a stub that answers at once.
-let instant = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
-try instant.start()
-_ = try await runCases(instant, count: 50, concurrency: 4) // warm up connections and code paths
-for concurrency in [1, 64] {
-    let count = concurrency == 1 ? 500 : 2000
-    let raw = try await rawWallPerRequestMs(instant, count: count, concurrency: concurrency)
-    let sockets = try await transportWallPerRequestMs(instant, SocketStreamTransport(), count: count, concurrency: concurrency)
-    let (wall, results) = try await runCases(instant, count: count, concurrency: concurrency)
-    let (sessionWall, _) = try await runCases(instant, count: count, concurrency: concurrency, transport: URLSessionStreamTransport())
-    let perRequest = wall / Double(count)
-    let measuredLatency = median(results.compactMap { $0.timing?.latencyMs })
-    line("c=\(concurrency): evalbench wall / request (\(count) requests)", format(perRequest), "")
-    line("c=\(concurrency): plain socket transport wall / request", format(sockets), "")
-    line("c=\(concurrency): evalbench's own overhead (difference)", format(perRequest - sockets), "< 1 ms median (this is a mean)")
-    line("c=\(concurrency): median latency as evalbench measured it", format(measuredLatency), "")
-    line("c=\(concurrency): for reference: plain URLSession / request", format(raw), "")
-    line("c=\(concurrency): for reference: evalbench on URLSession", format(sessionWall / Double(count)), "")
+if selected("overhead") {
+    let instant = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
+    try instant.start()
+    _ = try await runCases(instant, count: 50, concurrency: 4) // warm up connections and code paths
+    for concurrency in [1, 64] {
+        let count = concurrency == 1 ? 500 : 2000
+        let raw = try await rawWallPerRequestMs(instant, count: count, concurrency: concurrency)
+        let sockets = try await transportWallPerRequestMs(instant, SocketStreamTransport(), count: count, concurrency: concurrency)
+        let (wall, results) = try await runCases(instant, count: count, concurrency: concurrency)
+        let (sessionWall, _) = try await runCases(instant, count: count, concurrency: concurrency, transport: URLSessionStreamTransport())
+        let perRequest = wall / Double(count)
+        let measuredLatency = median(results.compactMap { $0.timing?.latencyMs })
+        line("c=\(concurrency): evalbench wall / request (\(count) requests)", format(perRequest), "")
+        line("c=\(concurrency): plain socket transport wall / request", format(sockets), "")
+        line("c=\(concurrency): evalbench's own overhead (difference)", format(perRequest - sockets), "< 1 ms median (this is a mean)")
+        line("c=\(concurrency): median latency as evalbench measured it", format(measuredLatency), "")
+        line("c=\(concurrency): for reference: plain URLSession / request", format(raw), "")
+        line("c=\(concurrency): for reference: evalbench on URLSession", format(sessionWall / Double(count)), "")
+    }
+    instant.stop()
 }
-instant.stop()
 
 // 2. Wall time against ⌈N/c⌉·d.
-for (count, concurrency, delay) in [(20, 1, 50.0), (256, 64, 100.0)] {
-    let delayed = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: delay)]) }
-    try delayed.start()
-    _ = try await runCases(delayed, count: concurrency, concurrency: concurrency)
-    let (wall, _) = try await runCases(delayed, count: count, concurrency: concurrency)
-    let ideal = Double((count + concurrency - 1) / concurrency) * delay
-    line("N=\(count) c=\(concurrency) d=\(Int(delay)) ms: wall vs ideal \(Int(ideal)) ms", String(format: "%.1f ms (+%.1f%%)", wall, (wall / ideal - 1) * 100), "within 5%")
-    delayed.stop()
+if selected("scheduling") {
+    for (count, concurrency, delay) in [(20, 1, 50.0), (256, 64, 100.0)] {
+        let delayed = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: delay)]) }
+        try delayed.start()
+        _ = try await runCases(delayed, count: concurrency, concurrency: concurrency)
+        let (wall, _) = try await runCases(delayed, count: count, concurrency: concurrency)
+        let ideal = Double((count + concurrency - 1) / concurrency) * delay
+        line("N=\(count) c=\(concurrency) d=\(Int(delay)) ms: wall vs ideal \(Int(ideal)) ms", String(format: "%.1f ms (+%.1f%%)", wall, (wall / ideal - 1) * 100), "within 5%")
+        delayed.stop()
+    }
 }
 
 // 3. TTFT and latency accuracy: scripted delays, and the same script with no delays, whose
-// medians are the fixed cost of loopback, the transport and the fake itself.
-for (name, ttftDelay, endDelay) in [("scripted", 50.0, 25.0), ("instant", 0.0, 0.0)] {
-    let timed = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: ttftDelay), .content("!", afterMs: endDelay)]) }
-    try timed.start()
-    let (_, timedResults) = try await runCases(timed, count: 31, concurrency: 1)
-    let measured = timedResults.dropFirst()
-    let ttft = median(measured.compactMap { $0.timing?.ttftMs })
-    let latency = median(measured.compactMap { $0.timing?.latencyMs })
-    if name == "instant" {
-        line("fixed cost: TTFT / latency with no scripted delay", format(ttft) + " / " + format(latency), "")
-        line("TTFT error vs scripted 50 ms, fixed cost removed", format(scriptedTTFT - 50 - ttft), "within 2 ms")
-        line("latency error vs scripted 75 ms, fixed cost removed", format(scriptedLatency - 75 - latency), "within 2 ms")
-    } else {
-        scriptedTTFT = ttft
-        scriptedLatency = latency
-        line("TTFT vs scripted 50 ms (median of 30)", format(ttft), "")
-        line("latency vs scripted 75 ms (median of 30)", format(latency), "")
+if selected("timing") {
+    // medians are the fixed cost of loopback, the transport and the fake itself.
+    for (name, ttftDelay, endDelay) in [("scripted", 50.0, 25.0), ("instant", 0.0, 0.0)] {
+        let timed = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: ttftDelay), .content("!", afterMs: endDelay)]) }
+        try timed.start()
+        let (_, timedResults) = try await runCases(timed, count: 31, concurrency: 1)
+        let measured = timedResults.dropFirst()
+        let ttft = median(measured.compactMap { $0.timing?.ttftMs })
+        let latency = median(measured.compactMap { $0.timing?.latencyMs })
+        if name == "instant" {
+            line("fixed cost: TTFT / latency with no scripted delay", format(ttft) + " / " + format(latency), "")
+            line("TTFT error vs scripted 50 ms, fixed cost removed", format(scriptedTTFT - 50 - ttft), "within 2 ms")
+            line("latency error vs scripted 75 ms, fixed cost removed", format(scriptedLatency - 75 - latency), "within 2 ms")
+        } else {
+            scriptedTTFT = ttft
+            scriptedLatency = latency
+            line("TTFT vs scripted 50 ms (median of 30)", format(ttft), "")
+            line("latency vs scripted 75 ms (median of 30)", format(latency), "")
+        }
+        timed.stop()
     }
-    timed.stop()
 }
 
 // 4. The response cache (--cache) on 4,000 cases: every store used to rescan the cache folder.
-let cacheServer = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
-try cacheServer.start()
-let cacheDirectory = temporaryDirectory()
-let (uncachedWall, _) = try await runCases(cacheServer, count: 4000, concurrency: 16)
-let (coldWall, _) = try await runCases(cacheServer, count: 4000, concurrency: 16, cache: ResponseCache(directory: cacheDirectory))
-let (warmWall, warmResults) = try await runCases(cacheServer, count: 4000, concurrency: 16, cache: ResponseCache(directory: cacheDirectory))
-line("4,000 cases c=16 without --cache", format(uncachedWall / 1000, "s"), "")
-line("4,000 cases c=16 with --cache, all stored (cold)", format(coldWall / 1000, "s") + String(format: " (%.1f×)", coldWall / uncachedWall), "a few times uncached")
-line("4,000 cases c=16 with --cache, all answered (warm)", format(warmWall / 1000, "s") + " (\(warmResults.filter { $0.cached == true }.count) cached)", "")
-cacheServer.stop()
-try? FileManager.default.removeItem(at: cacheDirectory)
+if selected("cache") {
+    let cacheServer = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
+    try cacheServer.start()
+    let cacheDirectory = temporaryDirectory()
+    let (uncachedWall, _) = try await runCases(cacheServer, count: 4000, concurrency: 16)
+    let (coldWall, _) = try await runCases(cacheServer, count: 4000, concurrency: 16, cache: ResponseCache(directory: cacheDirectory))
+    let (warmWall, warmResults) = try await runCases(cacheServer, count: 4000, concurrency: 16, cache: ResponseCache(directory: cacheDirectory))
+    line("4,000 cases c=16 without --cache", format(uncachedWall / 1000, "s"), "")
+    line("4,000 cases c=16 with --cache, all stored (cold)", format(coldWall / 1000, "s") + String(format: " (%.1f×)", coldWall / uncachedWall), "a few times uncached")
+    line("4,000 cases c=16 with --cache, all answered (warm)", format(warmWall / 1000, "s") + " (\(warmResults.filter { $0.cached == true }.count) cached)", "")
+    cacheServer.stop()
+    try? FileManager.default.removeItem(at: cacheDirectory)
+}
 
 // 5. Reports for 100,000 results.
-let template = RequestResult(key: "", suite: "bench", caseID: "", turn: 1, turns: 1, variant: "default", backend: "b0", model: "m",
-                             reasoning: .none, repeatIndex: 1, tags: [], status: .pass, instructions: nil, prompt: "What is the capital of France?",
-                             output: "Paris", timing: RequestTiming(startedAt: Date(), firstTokenMs: 40, firstAnswerTokenMs: 40, endMs: 90),
-                             usage: Usage(inputTokens: 120, cachedInputTokens: 100, outputTokens: 4, source: .reported), attempts: 1,
-                             assertions: [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: true)])
-var many: [RequestResult] = []
-many.reserveCapacity(100_000)
-for index in 0..<100_000 {
-    var result = template
-    result.caseID = "case-\(index % 25_000)"
-    result.backend = "b\(index % 4)"
-    result.key = "bench/\(result.caseID)/default/\(result.backend)/none/1"
-    result.status = index % 7 == 0 ? .fail : .pass
-    // Six tags, each on part of the cases, so the per-tag recommendation has real work.
-    result.tags = ["feature-\(index % 25_000 % 4)", index % 25_000 % 3 == 0 ? "long" : "short"]
-    result.timing?.endMs = Double(50 + index % 200)
-    many.append(result)
+if selected("reports") {
+    let template = RequestResult(key: "", suite: "bench", caseID: "", turn: 1, turns: 1, variant: "default", backend: "b0", model: "m",
+                                 reasoning: .none, repeatIndex: 1, tags: [], status: .pass, instructions: nil, prompt: "What is the capital of France?",
+                                 output: "Paris", timing: RequestTiming(startedAt: Date(), firstTokenMs: 40, firstAnswerTokenMs: 40, endMs: 90),
+                                 usage: Usage(inputTokens: 120, cachedInputTokens: 100, outputTokens: 4, source: .reported), attempts: 1,
+                                 assertions: [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: true)])
+    var many: [RequestResult] = []
+    many.reserveCapacity(100_000)
+    for index in 0..<100_000 {
+        var result = template
+        result.caseID = "case-\(index % 25_000)"
+        result.backend = "b\(index % 4)"
+        result.key = "bench/\(result.caseID)/default/\(result.backend)/none/1"
+        result.status = index % 7 == 0 ? .fail : .pass
+        // Six tags, each on part of the cases, so the per-tag recommendation has real work.
+        result.tags = ["feature-\(index % 25_000 % 4)", index % 25_000 % 3 == 0 ? "long" : "short"]
+        result.timing?.endMs = Double(50 + index % 200)
+        many.append(result)
+    }
+    let reportDirectory = temporaryDirectory()
+    let reportClock = Stopwatch()
+    try ReportWriter.write(ReportInput(results: many, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: reportDirectory)
+    line("100,000 results: every report file", format(reportClock.ms() / 1000, "s"), "< 5 s")
+    line("resident memory high-water mark (whole bench)", residentHighWaterMB().map { String(format: "%.0f MB", $0) } ?? "n/a", "< 300 MB")
+    try? FileManager.default.removeItem(at: reportDirectory)
 }
-let reportDirectory = temporaryDirectory()
-let reportClock = Stopwatch()
-try ReportWriter.write(ReportInput(results: many, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: reportDirectory)
-line("100,000 results: every report file", format(reportClock.ms() / 1000, "s"), "< 5 s")
-line("resident memory high-water mark (whole bench)", residentHighWaterMB().map { String(format: "%.0f MB", $0) } ?? "n/a", "< 300 MB")
-try? FileManager.default.removeItem(at: reportDirectory)
+

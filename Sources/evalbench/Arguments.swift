@@ -62,9 +62,12 @@ extension ParsedCommand {
             outputDirectory: value(Options.out), resumeDirectory: value(Options.resume),
             caseIDs: list(Options.caseID), tags: list(Options.tag),
             gate: Gate(minPassRate: value(Options.minPassRate).flatMap(Values.fraction),
-                       maxErrorRate: value(Options.maxErrorRate).flatMap(Values.fraction)),
+                       maxErrorRate: value(Options.maxErrorRate).flatMap(Values.fraction),
+                       allowsEmptyRun: has(Options.allowEmpty)),
             arguments: Array(CommandLine.arguments.dropFirst()))
         request.variants = list(Options.variant)
+        if let limit = value(Options.maxRequests).flatMap({ Int($0) }) { request.maxRequests = limit }
+        request.resumeChanged = has(Options.resumeChanged)
         request.target = target()
         request.baselineDirectory = value(Options.baseline)
         request.comparisonThresholds = comparisonThresholds()

@@ -49,6 +49,13 @@ enum Options {
     static let noProgress = OptionSpec.flag("--no-progress", help: "Print no progress on stderr.")
     static let quiet = OptionSpec.flag(
         "--quiet", help: "Print no summary at the end (headline, verdict, failures, report paths); errors still go to stderr.")
+    static let resumeChanged = OptionSpec.flag(
+        "--resume-changed", help: "With --resume, accept suites or config changed since that run: send the changed and added cases again and drop the deleted ones.")
+    static let allowEmpty = OptionSpec.flag(
+        "--allow-empty", help: "Exit 0 even when no case ran (none recorded, or every one skipped); otherwise that run exits 1.")
+    static let maxRequests = OptionSpec.value(
+        "--max-requests", "N", help: "Refuse to start a run whose matrix (cases × variants × backends × levels × repeats × turns) sends more requests.",
+        default: "\(RunLimits.defaultMaxRequests)", check: Values.checkWholeNumber(minimum: 1))
     static let baseline = OptionSpec.value(
         "--baseline", "DIR", help: "An earlier run's directory to compare with; a significant regression exits 1.",
         default: "none; the gates alone decide")
@@ -80,8 +87,9 @@ enum Commands {
         discussion: "Every finished request is appended to results.jsonl at once, so an interrupted run keeps its results (exit 130) and --resume finishes it.",
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.concurrency, Options.out,
-                  Options.resume, Options.caseID, Options.tag, Options.variant, Options.minPassRate, Options.maxErrorRate,
-                  Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.quiet, Options.baseline,
+                  Options.resume, Options.resumeChanged.requiring(Options.resume), Options.caseID, Options.tag, Options.variant, Options.minPassRate, Options.maxErrorRate,
+                  Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.quiet, Options.allowEmpty,
+                  Options.maxRequests, Options.baseline,
                   Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),
                   Options.alpha.requiring(Options.baseline)],
         conflicts: [(Options.cache, Options.noCache)])
@@ -93,7 +101,7 @@ enum Commands {
         discussion: "The expanded matrix of case runs, how each backend sends each reasoning level, and the context-fit pre-flight: each case's largest turn against each backend's window. Sends nothing, starts no managed server and needs no API keys.",
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.caseID, Options.tag,
-                  Options.variant])
+                  Options.variant, Options.maxRequests])
     static let backends = CommandSpec(
         name: "backends", abstract: "Show backends: availability, concurrency, reasoning.",
         discussion: "Each configured backend with its kind and model, whether it is available (a managed server is started to find out), its concurrency and how it sends each reasoning level. Exits 3 when one is unavailable.",

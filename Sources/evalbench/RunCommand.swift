@@ -32,6 +32,8 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
     progress.finish()
     switch result {
     case let .success(outcome):
+        // An interrupted run says so first, even with --quiet: its figures cover only part of the plan.
+        if let interruption = outcome.interruption { print("evalbench: \(interruption.headline)") }
         if !parsed.has(Options.quiet) {
             let compared = outcome.comparison.map { comparison in
                 "compared with \(request.baselineDirectory ?? "the baseline"): \(comparison.verdict); "

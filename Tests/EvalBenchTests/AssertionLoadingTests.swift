@@ -126,7 +126,7 @@ struct AssertionLoadingTests {
             """)
         #expect(found.map(\.message) == [
             "missing required key 'values'",
-            "'values' must be a non-empty array of strings, found an array",
+            "'values' must be a non-empty array of strings, found an empty array",
             "each element of 'values' must be non-empty text",
             "missing required key 'min'",
             "'min' (9) is greater than 'max' (3), so no answer can pass",

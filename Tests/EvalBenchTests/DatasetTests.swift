@@ -65,7 +65,7 @@ struct DatasetTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let found = problems(path)
         let bad = directory.appendingPathComponent("bad.jsonl").path
-        #expect(found.contains { $0.file == bad && $0.location?.line == 2 && $0.message == "row is not valid JSON" })
+        #expect(found.contains { $0.file == bad && $0.location?.line == 2 && $0.message.hasPrefix("row is not valid JSON: ") })
         #expect(found.contains { $0.file == bad && $0.location?.line == 3 && $0.message == "row is an array, not a JSON object" })
         #expect(found.contains { $0.message.contains("missing") && $0.message.hasSuffix("(dataset row 1, bad.jsonl:1)") }, "\(found.map(\.message))")
         #expect(found.contains { $0.message.hasPrefix("duplicate case id 'a'") && $0.message.hasSuffix("(dataset row 2, bad.jsonl:4)") })

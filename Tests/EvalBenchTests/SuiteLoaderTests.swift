@@ -218,7 +218,7 @@ struct SuiteLoaderTests {
             "'repeat' must be a whole number of at least 1, found 0",
             "unknown key 'descripton'; did you mean 'description'?",
             "'prompt' must be a string, found 3",
-            "'turns' must be a non-empty array of turns, found an array",
+            "'turns' must be a non-empty array of turns, found an empty array",
         ])
         #expect(found.allSatisfy { $0.file == "geo.json" && $0.location != nil && $0.path != nil })
     }

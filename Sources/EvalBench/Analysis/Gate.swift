@@ -12,13 +12,19 @@ public struct Gate: Sendable, Equatable {
     /// turns it off: there the comparison with the baseline is the gate, so a case that also
     /// failed in the baseline does not fail the build.
     public var everyCaseMustPassByDefault: Bool
+    /// `--allow-empty`: a run in which no case ran (none recorded, or every one skipped)
+    /// passes. Without it such a run fails the gate: CI must never go green on nothing.
+    public var allowsEmptyRun: Bool
 
-    /// A gate; by default no pass-rate or error-rate limit of its own (suites' `gates` apply), and
-    /// every case must pass where no pass-rate gate is set.
-    public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil, everyCaseMustPassByDefault: Bool = true) {
+    /// A gate; by default no pass-rate or error-rate limit of its own (suites' `gates` apply),
+    /// every case must pass where no pass-rate gate is set, and a run in which no case ran
+    /// fails unless `allowsEmptyRun` (`--allow-empty`).
+    public init(minPassRate: Double? = nil, maxErrorRate: Double? = nil, everyCaseMustPassByDefault: Bool = true,
+                allowsEmptyRun: Bool = false) {
         self.minPassRate = minPassRate
         self.maxErrorRate = maxErrorRate
         self.everyCaseMustPassByDefault = everyCaseMustPassByDefault
+        self.allowsEmptyRun = allowsEmptyRun
     }
 
     /// The verdict on a run's results. `unavailableBackends` fail the run as infrastructure
@@ -38,6 +44,13 @@ public struct Gate: Sendable, Equatable {
         let aggregate = RunAggregate(results)
         if !unavailableHere.isEmpty, !aggregate.caseRuns.isEmpty, aggregate.caseRuns.allSatisfy({ $0.status == .skipped }) {
             return Verdict(exitStatus: .infrastructure, reasons: ["no case ran: every selected backend was skipped, and \(unavailableHere.keys.sorted().joined(separator: ", ")) cannot run here"],
+                           notes: notes)
+        }
+        if !allowsEmptyRun, !aggregate.caseRuns.contains(where: { $0.status != .skipped }) {
+            let skipped = aggregate.caseRuns.count
+            return Verdict(exitStatus: .gateFailed,
+                           reasons: ["no case ran: " + (skipped == 0 ? "no result was recorded" : "all \(skipped) case runs were skipped")
+                                     + "; pass --allow-empty if that is expected"],
                            notes: notes)
         }
         let unreachable = unreachableBackendReasons(results)

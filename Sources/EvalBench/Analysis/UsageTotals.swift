@@ -1,7 +1,9 @@
 /// Token sums over many requests, each with how many requests reported it. A sum over
 /// requests where any one did not report the figure is unknown (nil), never a partial sum
 /// read as the whole; `reported(_:)` says how many did, for "n of m reported". The cache-hit
-/// ratio is token-weighted over the requests that reported both of its terms.
+/// ratio is token-weighted over the requests that reported both of its terms. A request whose
+/// figures cannot all be true (`Usage.implausibility`) is counted apart (`suspectRequests`)
+/// and its figures count as not reported.
 public struct UsageTotals: Sendable, Equatable {
     /// One figure's running sum and how many requests reported it.
     struct Sum: Sendable, Equatable {
@@ -10,13 +12,15 @@ public struct UsageTotals: Sendable, Equatable {
 
         mutating func add(_ value: Int?) {
             guard let value else { return }
-            total = total.addingReportingOverflow(value).overflow ? Int.max : total + value
+            total = TokenArithmetic.sum(total, value)
             reported += 1
         }
     }
 
     /// The requests added: the denominator of every "n of m reported".
     public private(set) var requests = 0
+    /// Requests whose reported figures cannot all be true, left out of the sums.
+    public private(set) var suspectRequests = 0
     private var input = Sum()
     private var cached = Sum()
     private var cacheWrite = Sum()
@@ -67,6 +71,10 @@ public struct UsageTotals: Sendable, Equatable {
     /// Adds one request's usage; add only requests that were sent (not skipped ones).
     public mutating func add(_ usage: Usage) {
         requests += 1
+        guard usage.implausibility == nil else {
+            suspectRequests += 1
+            return
+        }
         input.add(usage.inputTokens)
         cached.add(usage.cachedInputTokens)
         cacheWrite.add(usage.cacheWriteInputTokens)
@@ -74,8 +82,8 @@ public struct UsageTotals: Sendable, Equatable {
         reasoning.add(usage.reasoningTokens)
         if let source = usage.source { sources[source, default: 0] += 1 }
         if let cachedTokens = usage.cachedInputTokens, let inputTokens = usage.inputTokens {
-            cachedTokensReportedWithInput = Self.saturating(cachedTokensReportedWithInput, cachedTokens)
-            inputTokensReportedWithCached = Self.saturating(inputTokensReportedWithCached, inputTokens)
+            cachedTokensReportedWithInput = TokenArithmetic.sum(cachedTokensReportedWithInput, cachedTokens)
+            inputTokensReportedWithCached = TokenArithmetic.sum(inputTokensReportedWithCached, inputTokens)
         }
     }
 
@@ -98,9 +106,5 @@ public struct UsageTotals: Sendable, Equatable {
 
     private func complete(_ sum: Sum) -> Int? {
         requests > 0 && sum.reported == requests ? sum.total : nil
-    }
-
-    private static func saturating(_ a: Int, _ b: Int) -> Int {
-        a.addingReportingOverflow(b).overflow ? Int.max : a + b
     }
 }

@@ -16,6 +16,8 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
     case decoding
     case server
     case cancelled
+    /// The response body passed the size cap (`defaults.maxResponseBytes`, 16 MiB unless set).
+    case responseTooLarge = "response_too_large"
 
     /// Whether a retry with backoff may succeed: rate limits, overload and transient faults.
     public var isRetryable: Bool {

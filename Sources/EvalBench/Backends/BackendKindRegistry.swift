@@ -76,6 +76,20 @@ public struct BackendContext: Sendable {
         self.backendConfigs = backendConfigs
     }
 
+    /// The headers `headersFromEnv` names (header → variable), with each variable's value;
+    /// a variable that is unset or empty is an error that names it, never its value.
+    public func headers(fromEnvironment variables: [String: String]?, backend: String) throws -> [String: String] {
+        var headers: [String: String] = [:]
+        for (header, variable) in variables ?? [:] {
+            guard let value = environment[variable], !value.isEmpty else {
+                throw Diagnostic(file: "evalbench.json", message: "backend '\(backend)' sends the header '\(header)' from the environment variable \(variable), which is not set",
+                                 fix: "export \(variable)=... before running, or select another backend with --backend")
+            }
+            headers[header] = value
+        }
+        return headers
+    }
+
     /// The value of the environment variable `variable`, if it is set and not empty.
     public func apiKey(variable: String?) -> String? {
         guard let variable, let value = environment[variable], !value.isEmpty else { return nil }

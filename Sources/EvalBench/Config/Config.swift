@@ -38,6 +38,9 @@ public struct RunDefaults: Sendable, Codable, Equatable {
     /// backend (the same error kind and message, such as a 400 for a wrong parameter), its
     /// remaining case runs are skipped with the reason; 0 never stops. Nil means 5.
     public var failFastAfter: Int?
+    /// The most bytes one response body may have before it is cut off and recorded as
+    /// `response_too_large`; nil means 16 MiB.
+    public var maxResponseBytes: Int?
 
     /// The fail-fast limit in effect: `failFastAfter`, else 5.
     package var failFastLimit: Int { failFastAfter ?? 5 }

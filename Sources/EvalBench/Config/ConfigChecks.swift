@@ -8,6 +8,7 @@ enum ConfigChecks {
         let file = config.file ?? "config (built in Swift)"
         var diagnostics: [Diagnostic] = []
         var seen: Set<String> = []
+        diagnostics += limitProblems(config, file: file)
         for (index, backend) in config.backends.enumerated() {
             if backend.name.isEmpty {
                 diagnostics.append(Diagnostic(file: file, path: "$.backends[\(index)].name", message: "backend \(index) has an empty name",
@@ -23,6 +24,24 @@ enum ConfigChecks {
             }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
+    }
+
+    /// The limits of a config built in Swift, bounded as the loader bounds those of a file.
+    private static func limitProblems(_ config: Config, file: String) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        func check(_ value: Double?, _ path: String, above maximum: Double, orAtMost minimum: Double = 0) {
+            guard let value, !(value > minimum && value <= maximum) else { return }
+            problems.append(Diagnostic(file: file, path: path, message: "\(path) is \(value), outside what evalbench accepts (above \(minimum), at most \(maximum))",
+                                       fix: "use a value of at most \(maximum)"))
+        }
+        check(config.defaults.timeoutSeconds, "$.defaults.timeoutSeconds", above: RunLimits.maxTimeoutSeconds)
+        check(Double(config.defaults.concurrency), "$.defaults.concurrency", above: Double(RunLimits.maxConcurrency))
+        check(Double(config.defaults.retries), "$.defaults.retries", above: Double(RunLimits.maxRetries), orAtMost: -1)
+        for (index, backend) in config.backends.enumerated() {
+            check(backend.timeoutSeconds, "$.backends[\(index)].timeoutSeconds", above: RunLimits.maxTimeoutSeconds)
+            check(backend.concurrency.map(Double.init), "$.backends[\(index)].concurrency", above: Double(RunLimits.maxConcurrency))
+        }
+        return problems
     }
 
     /// Adds each of `backends` to `config` under its name; a name the config already has is an error.

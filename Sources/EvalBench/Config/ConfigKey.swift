@@ -48,6 +48,8 @@ public enum ConfigValueType: Sendable, Equatable {
     case choice([String])
     /// HTTP headers: an object of strings, none of them named like a secret.
     case headers
+    /// HTTP headers whose values are secrets: header name → the environment variable that holds the value.
+    case environmentHeaders
     /// An object of request-body fields, passed through as written.
     case requestBody
     /// A `Pricing` object.
@@ -175,6 +177,9 @@ extension ConfigKey {
     public static let apiKeyEnv = ConfigKey("apiKeyEnv", .environmentVariable)
     /// Extra HTTP headers (values must not be secrets).
     public static let headers = ConfigKey("headers", .headers)
+    /// Extra HTTP headers whose values are read from environment variables (header → variable),
+    /// for credentials a gateway wants in a header of its own.
+    public static let headersFromEnv = ConfigKey("headersFromEnv", .environmentHeaders)
     /// Fields merged into every request body.
     public static let extraBody = ConfigKey("extraBody", .requestBody)
     /// `native` or `prompt`.

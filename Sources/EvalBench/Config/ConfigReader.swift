@@ -96,14 +96,16 @@ struct ConfigReader {
 
     private func readDefaults(_ reader: ObjectReader, known: [String],
                               nameLocations: [String: SourceLocation]) -> RunDefaults {
-        reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends", "reasoning", "failFastAfter"])
+        reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends", "reasoning", "failFastAfter",
+                                           "maxResponseBytes"])
         var defaults = RunDefaults()
-        if let value = reader.integer("concurrency", atLeast: 1) { defaults.concurrency = value }
-        if let value = reader.number("timeoutSeconds", must: "a number greater than 0", where: { $0 > 0 }) {
+        if let value = reader.integer("concurrency", atLeast: 1, atMost: RunLimits.maxConcurrency) { defaults.concurrency = value }
+        if let value = reader.number("timeoutSeconds", must: "a number greater than 0", atMost: RunLimits.maxTimeoutSeconds, where: { $0 > 0 }) {
             defaults.timeoutSeconds = value
         }
-        if let value = reader.integer("retries", atLeast: 0) { defaults.retries = value }
+        if let value = reader.integer("retries", atLeast: 0, atMost: RunLimits.maxRetries) { defaults.retries = value }
         if let value = reader.integer("failFastAfter", atLeast: 0) { defaults.failFastAfter = value }
+        defaults.maxResponseBytes = reader.integer("maxResponseBytes", atLeast: 1024, atMost: RunLimits.maxResponseBytes)
         if let names = reader.strings("backends"), let elements = reader["backends"]?.arrayValue {
             for (index, name) in names.enumerated() where nameLocations[name] == nil {
                 let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""

@@ -13,14 +13,17 @@ struct ConfigValueReader {
         case .string: return reader.string(name).map(ConfigValue.string)
         case .bool: return reader.bool(name).map(ConfigValue.bool)
         case .strings: return reader.strings(name).map(ConfigValue.strings)
-        case .positiveInteger: return reader.integer(name, atLeast: 1).map(ConfigValue.integer)
+        case .positiveInteger:
+            return reader.integer(name, atLeast: 1, atMost: RunLimits.largestInteger(for: name)).map(ConfigValue.integer)
         case .positiveNumber:
-            return reader.number(name, must: "a number greater than 0", where: { $0 > 0 }).map(ConfigValue.number)
+            return reader.number(name, must: "a number greater than 0", atMost: RunLimits.largestNumber(for: name),
+                                 where: { $0 > 0 }).map(ConfigValue.number)
         case .url: return url(name, reader).map(ConfigValue.string)
         case .environmentVariable: return environmentName(name, reader).map(ConfigValue.string)
         case .filePath: return filePath(name, reader).map(ConfigValue.string)
         case .choice(let allowed): return choice(name, reader, among: allowed).map(ConfigValue.string)
         case .headers: return headers(name, reader).map(ConfigValue.headers)
+        case .environmentHeaders: return environmentHeaders(name, reader).map(ConfigValue.headers)
         case .requestBody: return requestBody(name, reader).map(ConfigValue.object)
         case .pricing: return pricing(name, reader).map(ConfigValue.pricing)
         case .reasoning:
@@ -37,7 +40,24 @@ struct ConfigValueReader {
                       fix: "write it like \"http://127.0.0.1:8080/v1\"")
             return nil
         }
+        if let problem = Self.credentialProblem(in: url) {
+            log.error("'\(key)' \(problem), which would copy a secret into run.json and the reports",
+                      at: node.location, path: reader.path.key(key),
+                      fix: "remove it from the URL; " + LiteralSecret.fix)
+            return nil
+        }
         return text
+    }
+
+    /// What in `url` is a credential (never repeating it): a `user:password@`, or a query
+    /// parameter such as `?key=` named like a secret or holding a value that looks like one.
+    static func credentialProblem(in url: URL) -> String? {
+        if url.user != nil || url.password != nil { return "carries a user name or password (user:password@)" }
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        if let item = items.first(where: { LiteralSecret.isSecretName($0.name) || LiteralSecret.looksLikeSecret($0.value ?? "") }) {
+            return "carries the query parameter '\(item.name)', which holds a secret"
+        }
+        return nil
     }
 
     private func environmentName(_ key: String, _ reader: ObjectReader) -> String? {
@@ -68,7 +88,31 @@ struct ConfigValueReader {
               let headers = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
         var result: [String: String] = [:]
         for member in headers.members where !LiteralSecret.isSecretName(member.key) {
-            if let value = headers.string(member.key) { result[member.key] = value }
+            guard let value = headers.string(member.key) else { continue }
+            guard !LiteralSecret.looksLikeSecret(value) else {
+                log.error("the header '\(member.key)' has a value that looks like a secret, and evalbench reads secrets only from the environment",
+                          at: member.value.location, path: headers.path.key(member.key), fix: "remove it; \(LiteralSecret.fix)")
+                continue
+            }
+            result[member.key] = value
+        }
+        return result
+    }
+
+    /// Header name → environment variable name; a value that is not a variable name is refused
+    /// like a literal key (it is probably the secret itself).
+    private func environmentHeaders(_ key: String, _ reader: ObjectReader) -> [String: String]? {
+        guard let node = reader[key],
+              let headers = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
+        var result: [String: String] = [:]
+        for member in headers.members {
+            guard let variable = headers.string(member.key) else { continue }
+            guard LiteralSecret.isEnvironmentVariableName(variable) else {
+                log.error("the value of '\(member.key)' must be the name of an environment variable, and it looks like a key",
+                          at: member.value.location, path: headers.path.key(member.key), fix: LiteralSecret.fix)
+                continue
+            }
+            result[member.key] = variable
         }
         return result
     }
@@ -109,7 +153,7 @@ struct ConfigValueReader {
                                            what: "the mapping of level '\(name)'") else { continue }
             level.rejectUnknownKeys(allowed: ["effort", "thinkingBudget", "extraBody", "unsupported"])
             let mapping = ReasoningOverride(effort: level.string("effort"),
-                                            thinkingBudget: level.integer("thinkingBudget", atLeast: 0),
+                                            thinkingBudget: level.integer("thinkingBudget", atLeast: 0, atMost: RunLimits.maxTokens),
                                             extraBody: requestBody("extraBody", level),
                                             unsupported: level.string("unsupported"))
             if mapping.unsupported != nil, mapping.effort != nil || mapping.thinkingBudget != nil || mapping.extraBody != nil {
@@ -150,7 +194,7 @@ struct ConfigValueReader {
         let keys = ["inputPerMTok", "cachedInputPerMTok", "cacheWritePerMTok", "outputPerMTok", "perRequest"]
         prices.rejectUnknownKeys(allowed: keys, ignoring: Set(prices.members.map(\.key).filter(LiteralSecret.isSecretName)))
         func price(_ name: String) -> Double? {
-            prices.number(name, must: "a price in US dollars of at least 0", where: { $0 >= 0 })
+            prices.number(name, must: "a price in US dollars of at least 0", atMost: RunLimits.maxPrice, where: { $0 >= 0 })
         }
         return Pricing(inputPerMTok: price("inputPerMTok"), cachedInputPerMTok: price("cachedInputPerMTok"),
                        cacheWritePerMTok: price("cacheWritePerMTok"), outputPerMTok: price("outputPerMTok"),

@@ -12,7 +12,7 @@ enum LiteralSecret {
     }
 
     /// The fix every refusal shares.
-    static let fix = "put it in an environment variable and set \"apiKeyEnv\" to that variable's name"
+    static let fix = "put it in an environment variable and set \"apiKeyEnv\" to that variable's name (for a header of your own, \"headersFromEnv\": {\"Header-Name\": \"VARIABLE\"})"
 
     /// Reports every secret-named key in `node` and the objects nested in it.
     static func report(in node: JSONNode, path: JSONPath, log: DiagnosticLog) {
@@ -20,6 +20,8 @@ enum LiteralSecret {
         case .object(let members):
             for member in members {
                 let memberPath = path.key(member.key)
+                // Its keys are header names and its values variable names, checked where it is read.
+                if member.key == ConfigKey.headersFromEnv.name { continue }
                 if isSecretName(member.key) {
                     let what = path.description.hasSuffix(".headers") ? "the header '\(member.key)'" : "'\(member.key)'"
                     log.error("\(what) would put a secret in the config file, and evalbench reads secrets only from the environment",
@@ -35,6 +37,23 @@ enum LiteralSecret {
         default:
             return
         }
+    }
+
+    /// Whether a literal value looks like a credential whatever its name: an auth scheme
+    /// (`Bearer …`, `Basic …`), a well-known key prefix (`sk-`, `AIza`, `ghp_`, a JWT's `eyJ`),
+    /// or one long token mixing upper case, lower case and digits. Version strings, UUIDs and
+    /// beta flags (`prompt-caching-2024-07-31`) do not.
+    static func looksLikeSecret(_ value: String) -> Bool {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        let lowered = text.lowercased()
+        if ["bearer ", "basic ", "token ", "apikey "].contains(where: lowered.hasPrefix) { return true }
+        let prefixes = ["sk-", "sk_", "rk_", "pk_live", "xoxb-", "xoxp-", "ghp_", "gho_", "github_pat_", "glpat-", "hf_",
+                        "AIza", "AKIA", "eyJ"]
+        if text.count >= 12, prefixes.contains(where: text.hasPrefix) { return true }
+        guard text.count >= 32, !text.contains(" ") else { return false }
+        let scalars = text.unicodeScalars
+        return scalars.contains { ("A"..."Z").contains($0) } && scalars.contains { ("a"..."z").contains($0) }
+            && scalars.contains { ("0"..."9").contains($0) }
     }
 
     /// Whether `value` can be an environment variable name rather than a pasted key.

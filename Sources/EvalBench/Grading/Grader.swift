@@ -146,7 +146,7 @@ package struct Grader: Sendable {
             return CheckOutcome(holds: false, expected: expected, actual: "the judge call failed: \(failure.description)", judge: call)
         case let .success(response):
             var call = JudgeCall(backend: name, model: response.model ?? backend.model, latencyMs: response.timing.latencyMs,
-                                 ttftMs: response.timing.ttftMs, usage: response.usage)
+                                 ttftMs: response.timing.ttftMs, usage: response.usage.checked())
             switch JudgePrompt.parse(response.text) {
             case let .failure(problem):
                 call.error = problem.message

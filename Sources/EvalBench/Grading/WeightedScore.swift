@@ -28,8 +28,12 @@ public struct WeightedScore: Sendable, Equatable {
         failures += other.failures
     }
 
-    /// earned / total; nil when there were no assertions.
-    public var value: Double? { total > 0 ? earned / total : nil }
+    /// earned / total; nil when there were no assertions, or when the weights sum beyond
+    /// what a Double holds (weights are bounded at load; a suite built in Swift may not be).
+    public var value: Double? {
+        guard total > 0, total.isFinite else { return nil }
+        return earned / total
+    }
 
     /// Without a threshold, whether every assertion passed; with one, whether the score
     /// reaches it. Nothing to check passes.

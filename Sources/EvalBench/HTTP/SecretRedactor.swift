@@ -10,10 +10,16 @@ struct SecretRedactor: Sendable {
     let secrets: [String]
 
     /// The secrets of `request`: each credential header's value (`Authorization`, `x-api-key`,
-    /// `x-goog-api-key`, any header named like a secret) and, for `Bearer KEY`, the key alone.
+    /// `x-goog-api-key`, any header named like a secret or whose value looks like one) and, for
+    /// `Bearer KEY`, the key alone; the URL's user name, password and query values.
     init(_ request: HTTPStreamRequest) {
-        var secrets: Set<String> = []
-        for (name, value) in request.headers where LiteralSecret.isSecretName(name) {
+        var secrets = Self.secrets(in: request.url)
+        // Any header may carry a secret (`headersFromEnv` sends one under any name): every value
+        // long enough to be a credential is redacted, except those of the protocol's own headers.
+        let plain: Set<String> = ["content-type", "accept", "user-agent", "connection", "anthropic-version", "anthropic-beta"]
+        for (name, value) in request.headers
+        where LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value)
+            || (!plain.contains(name.lowercased()) && value.count >= 8) {
             let value = value.trimmingCharacters(in: .whitespaces)
             guard !value.isEmpty else { continue }
             secrets.insert(value)
@@ -23,6 +29,22 @@ struct SecretRedactor: Sendable {
             }
         }
         self.secrets = secrets.sorted { $0.count > $1.count }
+    }
+
+    /// A URL's credentials: `user:password@` and the value of every query parameter longer
+    /// than a few characters (`?key=…`), percent-encoded and not.
+    private static func secrets(in url: URL) -> Set<String> {
+        var found: Set<String> = []
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        for part in [components?.user, components?.password, components?.percentEncodedUser, components?.percentEncodedPassword] {
+            if let part, !part.isEmpty { found.insert(part) }
+        }
+        for item in components?.queryItems ?? [] {
+            guard let value = item.value, value.count >= 8 else { continue }
+            found.insert(value)
+            if let encoded = value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) { found.insert(encoded) }
+        }
+        return found
     }
 
     func redact(_ text: String) -> String {

@@ -80,7 +80,7 @@ private final class SocketExchange: @unchecked Sendable {
     init(request: HTTPStreamRequest, continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation) {
         self.request = request
         self.continuation = continuation
-        deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, request.timeoutSeconds) * 1e9)
+        deadline = DispatchTime.now().uptimeNanoseconds + UInt64(min(max(0, request.timeoutSeconds), 1e9) * 1e9)
         target = HTTPTarget.describe(request.url)
     }
 

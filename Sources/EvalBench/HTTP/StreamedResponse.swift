@@ -11,6 +11,14 @@ protocol StreamReading {
     mutating func finish() -> Result<ModelResponse, BackendFailure>
 }
 
+/// The most bytes one response body may have: a server that streams without end, or a 200 MB
+/// answer, is cut off there instead of filling the memory. The runner sets it per request
+/// from `defaults.maxResponseBytes`; a task-local, so that no backend needs to pass it on.
+package enum ResponseSizeLimit {
+    package static let defaultBytes = 16 * 1024 * 1024
+    @TaskLocal package static var bytes = defaultBytes
+}
+
 /// The one loop every HTTP provider's request goes through.
 enum StreamedResponse {
     /// Builds the request, sends it on `transport`, reads the stream with `reader`, and removes
@@ -32,8 +40,18 @@ enum StreamedResponse {
     /// cancellation become failures of `backend`, never thrown.
     static func read<Reader: StreamReading>(_ request: HTTPStreamRequest, on transport: any HTTPStreaming,
                                             backend: String, with reader: inout Reader) async -> Result<ModelResponse, BackendFailure> {
+        let limit = ResponseSizeLimit.bytes
+        var received = 0
         do {
             for try await event in transport.stream(request) {
+                if case let .bytes(data, _) = event {
+                    received += data.count
+                    if received > limit {
+                        return .failure(reader.failing(BackendFailure(
+                            kind: .responseTooLarge,
+                            message: "\(backend): the response passed \(limit) bytes and was cut off; raise defaults.maxResponseBytes if answers this long are expected")))
+                    }
+                }
                 if let failure = reader.consume(event) { return .failure(failure) }
             }
         } catch let failure as BackendFailure {

@@ -49,6 +49,17 @@ public struct Diagnostic: Sendable, Codable, Equatable, Error, CustomStringConve
     }
 }
 
+extension Diagnostic {
+    /// `text` as a message may quote it: whole up to `limit` characters, else its start, an
+    /// ellipsis and its length, so that a 50 MB value never makes a 50 MB error line.
+    package static func excerpt(_ text: String, limit: Int = 80) -> String {
+        guard text.utf8.count > limit else { return text }
+        let start = text.prefix(limit)
+        guard start.count == limit else { return text }
+        return start + "… (\(text.utf8.count) bytes)"
+    }
+}
+
 /// Every problem a load found; thrown only when there is at least one.
 public struct LoadError: Error, Sendable, CustomStringConvertible {
     /// The problems, in the order they were found; never empty when thrown.

@@ -4,10 +4,14 @@
 /// Up to one edit is allowed for words of three characters or fewer, two up to six, three beyond.
 /// On a tie the earlier candidate wins, so callers list the likelier names first.
 package func suggestion(for word: String, among candidates: [String]) -> String? {
+    let limit = word.count <= 3 ? 1 : word.count <= 6 ? 2 : 3
+    // The distance is at least the difference in length: a word far longer than every
+    // candidate (a 5 MB "type") is no typo, and is not compared character by character.
+    let longest = candidates.map(\.count).max() ?? 0
+    guard word.utf8.count <= (longest + limit) * 4 else { return nil }
     let target = Array(word.lowercased())
-    let limit = target.count <= 3 ? 1 : target.count <= 6 ? 2 : 3
     var best: (candidate: String, distance: Int)?
-    for candidate in candidates where candidate != word {
+    for candidate in candidates where candidate != word && abs(candidate.count - target.count) <= limit {
         let distance = editDistance(target, Array(candidate.lowercased()))
         if distance <= limit, distance < (best?.distance ?? .max) {
             best = (candidate, distance)

@@ -64,7 +64,7 @@ package struct JSONNode: Sendable, Equatable {
         case .bool: "a boolean"
         case .number: "a number"
         case .string: "a string"
-        case .array: "an array"
+        case .array(let elements): elements.isEmpty ? "an empty array" : "an array"
         case .object: "an object"
         }
     }

@@ -25,6 +25,9 @@ struct JSONParser {
     }
 
     mutating func parseDocument() throws(Diagnostic) -> JSONNode {
+        if let problem = TextEncoding.problem(in: bytes.prefix(4)), problem.message.hasPrefix("the file is") {
+            throw Diagnostic(file: file, location: problem.location, message: problem.message, fix: "save the file as UTF-8")
+        }
         let root = try parseValue()
         skipWhitespace()
         if position < bytes.count {

@@ -82,13 +82,13 @@ struct ObjectReader {
         for member in members where !allowed.contains(member.key) && !ignoring.contains(member.key) {
             let path = path.key(member.key)
             if let owner, usedElsewhere.contains(member.key) {
-                log.error("'\(member.key)' is not used by \(owner)", at: member.keyLocation, path: path,
+                log.error("'\(Diagnostic.excerpt(member.key))' is not used by \(owner)", at: member.keyLocation, path: path,
                           fix: "remove it; \(owner) accepts: \(list)")
             } else if let near = suggestion(for: member.key, among: allowed) {
                 log.error("unknown key '\(member.key)'; did you mean '\(near)'?", at: member.keyLocation,
                           path: path, fix: "allowed keys: \(list)")
             } else {
-                log.error("unknown key '\(member.key)'", at: member.keyLocation, path: path,
+                log.error("unknown key '\(Diagnostic.excerpt(member.key))'", at: member.keyLocation, path: path,
                           fix: "allowed keys: \(list)")
             }
         }
@@ -97,6 +97,14 @@ struct ObjectReader {
     /// Reports that a required key is absent, at the object's opening brace.
     func reportMissing(_ key: String, fix: String) {
         log.error("missing required key '\(key)'", at: node.location, path: path, fix: fix)
+    }
+
+    /// Reports `value` of `key` as above the largest value evalbench takes for it: such a value
+    /// is a typo, and taking it would crash a request or exhaust the memory.
+    func reportAbove(_ key: String, _ value: JSONNode, maximum: String) {
+        let found: String = if case .number(_, let literal) = value.content { literal } else { value.kindDescription }
+        log.error("'\(key)' is \(found), above the largest evalbench accepts, \(maximum)", at: value.location, path: path.key(key),
+                  fix: "use a value of at most \(maximum)")
     }
 
     /// Reports `value` of `key` as not being `requirement` ("a number from 0 to 2").
@@ -134,9 +142,13 @@ struct ObjectReader {
 
     /// A number for which `isValid` holds; `requirement` describes the valid ones.
     func number(_ key: String, requiredFix: String? = nil, must requirement: String = "a number",
-                where isValid: (Double) -> Bool = { _ in true }) -> Double? {
+                atMost maximum: Double? = nil, where isValid: (Double) -> Bool = { _ in true }) -> Double? {
         guard let value = self[key] else {
             if let requiredFix { reportMissing(key, fix: requiredFix) }
+            return nil
+        }
+        if let maximum, let number = value.doubleValue, !(number <= maximum) {
+            reportAbove(key, value, maximum: maximum == maximum.rounded() && abs(maximum) < 1e15 ? String(Int(maximum)) : "\(maximum)")
             return nil
         }
         guard let number = value.doubleValue, isValid(number) else {
@@ -147,9 +159,14 @@ struct ObjectReader {
     }
 
     /// A whole number of at least `minimum`.
-    func integer(_ key: String, atLeast minimum: Int? = nil) -> Int? {
+    /// A whole number of at least `minimum`; above `maximum` it is refused as absurd, with a fix.
+    func integer(_ key: String, atLeast minimum: Int? = nil, atMost maximum: Int? = nil) -> Int? {
         guard let value = self[key] else { return nil }
         let requirement = minimum.map { "a whole number of at least \($0)" } ?? "a whole number"
+        if let maximum, let number = value.intValue, number > maximum {
+            reportAbove(key, value, maximum: "\(maximum)")
+            return nil
+        }
         guard let number = value.intValue, number >= (minimum ?? .min) else {
             reportInvalid(key, value, must: requirement)
             return nil

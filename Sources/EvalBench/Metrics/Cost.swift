@@ -6,24 +6,37 @@ extension Pricing {
     ///
     /// Uncached input is input − cached − cache writes; cached input is charged at
     /// `cachedInputPerMTok` and cache writes at `cacheWritePerMTok` (each the input price when
-    /// absent); output at `outputPerMTok`; plus `perRequest`.
+    /// absent); output at `outputPerMTok`; plus `perRequest`. Figures that cannot all be true,
+    /// and a cost too large to be a number, are unknown too (see `pricedCost(for:)` for why).
     public func costUSD(for usage: Usage) -> Double? {
+        pricedCost(for: usage).usd
+    }
+
+    /// The cost of one request with `usage`, and, when it is unknown though prices are set,
+    /// why: the figures are implausible, or the product is not a finite number.
+    package func pricedCost(for usage: Usage) -> (usd: Double?, unknownBecause: String?) {
         var total = perRequest ?? 0
         var priced = perRequest != nil
+        if inputPerMTok != nil || outputPerMTok != nil, let reason = usage.implausibility {
+            return (nil, "cost unknown: the reported usage is implausible (\(reason))")
+        }
+        // In Double: token counts are bounded by the check above, and no product can trap.
         if let inputPerMTok {
-            guard let input = usage.inputTokens else { return nil }
-            let cached = usage.cachedInputTokens ?? 0
-            let written = usage.cacheWriteInputTokens ?? 0
-            total += Double(max(0, input - cached - written)) * inputPerMTok / 1_000_000
-            total += Double(cached) * (cachedInputPerMTok ?? inputPerMTok) / 1_000_000
-            total += Double(written) * (cacheWritePerMTok ?? inputPerMTok) / 1_000_000
+            guard let input = usage.inputTokens else { return (nil, nil) }
+            let cached = Double(usage.cachedInputTokens ?? 0)
+            let written = Double(usage.cacheWriteInputTokens ?? 0)
+            total += max(0, Double(input) - cached - written) * inputPerMTok / 1_000_000
+            total += cached * (cachedInputPerMTok ?? inputPerMTok) / 1_000_000
+            total += written * (cacheWritePerMTok ?? inputPerMTok) / 1_000_000
             priced = true
         }
         if let outputPerMTok {
-            guard let output = usage.outputTokens else { return nil }
+            guard let output = usage.outputTokens else { return (nil, nil) }
             total += Double(output) * outputPerMTok / 1_000_000
             priced = true
         }
-        return priced ? total : nil
+        guard priced else { return (nil, nil) }
+        guard total.isFinite else { return (nil, "cost unknown: the prices times the tokens is not a finite number") }
+        return (total, nil)
     }
 }

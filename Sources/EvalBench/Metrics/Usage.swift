@@ -26,6 +26,9 @@ public struct Usage: Sendable, Codable, Equatable {
     public var reasoningTokens: Int?
     /// The source of the figures above; nil when there are none.
     public var source: TokenSource?
+    /// Why these figures cannot all be true (a negative count, cached above input, a count
+    /// beyond any model's), when they cannot: recorded as reported, left out of aggregates.
+    public var suspect: String?
 
     /// Usage with the figures given; those not given are nil (not reported), never 0.
     public init(inputTokens: Int? = nil, cachedInputTokens: Int? = nil, cacheWriteInputTokens: Int? = nil,
@@ -44,12 +47,12 @@ public struct Usage: Sendable, Codable, Equatable {
         case cacheWriteInputTokens = "cache_write_input_tokens"
         case outputTokens = "output_tokens"
         case reasoningTokens = "reasoning_tokens"
-        case source
+        case source, suspect
     }
 
-    /// cached / input, when both are known and input is positive.
+    /// cached / input, when both are known, input is positive and the figures are plausible.
     public var cacheHitRatio: Double? {
-        guard let cachedInputTokens, let inputTokens, inputTokens > 0 else { return nil }
+        guard let cachedInputTokens, let inputTokens, inputTokens > 0, implausibility == nil else { return nil }
         return Double(cachedInputTokens) / Double(inputTokens)
     }
 }

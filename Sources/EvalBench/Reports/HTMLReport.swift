@@ -23,6 +23,9 @@ package enum HTMLReport {
             <h1>\(escape(title))</h1>
 
             """
+        if let interruption = input.interruption {
+            html += "<p class=\"interrupted\"><strong>" + escape(interruption) + "</strong></p>\n"
+        }
         html += "<p class=\"run-time\">" + escape(runTime(input, aggregate: aggregate)) + "</p>\n"
         html += headline(aggregate)
         for section in extraSections { html += render(section) }

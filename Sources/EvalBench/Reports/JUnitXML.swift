@@ -4,8 +4,9 @@ import Foundation
 /// case × backend × reasoning × variant, its repeats folded in. A testcase fails when any
 /// repeat failed, errors when any errored, and is skipped when every repeat was.
 package enum JUnitXML {
-    /// The whole document for the case runs of `aggregate`, suites in first-seen order.
-    package static func render(_ aggregate: RunAggregate) -> String {
+    /// The whole document for the case runs of `aggregate`, suites in first-seen order. An
+    /// `interruption` is one more testcase, in error, so CI never reads the run as complete.
+    package static func render(_ aggregate: RunAggregate, interruption: String? = nil) -> String {
         var suiteOrder: [String] = []
         var cases: [String: [[CaseRun]]] = [:]
         var caseIndex: [String: Int] = [:]
@@ -31,6 +32,13 @@ package enum JUnitXML {
             }
             totals.merge(counts)
             body += "  <testsuite name=\"\(escape(suite))\" \(counts.attributes)>\n" + testcases + "  </testsuite>\n"
+        }
+        if let interruption {
+            totals.tests += 1
+            totals.errors += 1
+            body = "  <testsuite name=\"evalbench\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
+                + "    <testcase classname=\"evalbench\" name=\"run complete\" time=\"0\">\n"
+                + "      <error type=\"interrupted\" message=\"\(escape(interruption))\"/>\n    </testcase>\n  </testsuite>\n" + body
         }
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             + "<testsuites name=\"evalbench\" \(totals.attributes)>\n" + body + "</testsuites>\n"

@@ -23,13 +23,20 @@ struct MarkdownTable {
         text += "\n"
     }
 
-    /// `|` becomes `\|` and each line break a space.
+    /// `|` becomes `\|`, each line break a space, and a `<` that could open an HTML tag or
+    /// comment (`<script>`, `</a>`, `<!--`) the entity `&lt;`: an answer that holds HTML is
+    /// shown as text, never passed through. `0.5 < 0.7` stays as written.
     static func escape(_ cell: String) -> String {
-        guard cell.contains(where: { $0 == "|" || $0.isNewline }) else { return cell }
+        guard cell.contains(where: { $0 == "|" || $0 == "<" || $0.isNewline }) else { return cell }
         var escaped = ""
-        for character in cell {
+        var characters = cell.makeIterator()
+        var next = characters.next()
+        while let character = next {
+            next = characters.next()
             if character == "|" {
                 escaped += "\\|"
+            } else if character == "<", let following = next, following.isLetter || "/!?".contains(following) {
+                escaped += "&lt;"
             } else if character.isNewline {
                 escaped += " "
             } else {

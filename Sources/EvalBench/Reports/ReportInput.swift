@@ -17,6 +17,8 @@ package struct ReportInput: Sendable {
     package var reasoningMappings: [String: [String: String]]
     /// Targets and backend kinds for the recommendation section and recommendation.csv.
     package var recommendation = RecommendationSettings()
+    /// For an interrupted run, the sentence every report opens with; nil when it went to the end.
+    package var interruption: String?
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
     package init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,

@@ -15,6 +15,7 @@ package enum SummaryMarkdown {
     package static func render(_ input: ReportInput, aggregate: RunAggregate,
                               recommendations: [TagRecommendation]? = nil, charts chartSet: ChartSet? = nil) -> String {
         [
+            input.interruption.map { "> **\(MarkdownTable.escape($0))**\n" },
             title(input, aggregate: aggregate),
             headline(aggregate),
             RecommendationMarkdown.render(recommendations ?? Recommendation.compute(input.results, settings: input.recommendation)),
@@ -45,8 +46,18 @@ package enum SummaryMarkdown {
             Run from \(dates.string(from: input.startedAt)) to \(dates.string(from: input.endedAt)) \
             (\(duration(input.endedAt.timeIntervalSince(input.startedAt)))): \(input.results.count) requests, \
             \(aggregate.caseRuns.count) case runs, \(aggregate.groups.count) backend × reasoning × variant.
-            \(cachedNote(input.results))
+            \(cachedNote(input.results))\(suspectNote(input.results))
             """
+    }
+
+    /// Says how many requests reported usage that cannot be true, if any did: their figures
+    /// are in results.jsonl as reported, and left out of every sum, ratio and cost here.
+    private static func suspectNote(_ results: [RequestResult]) -> String {
+        let suspect = results.filter { $0.usage.implausibility != nil }
+        guard let first = suspect.first else { return "" }
+        return "\n\(suspect.count) of \(results.count) requests reported impossible usage (first: \(first.key), "
+            + MarkdownTable.escape(first.usage.implausibility ?? "") + "): kept as reported in results.jsonl with `usage.suspect`, "
+            + "and left out of the token sums, cache-hit ratios and costs below.\n"
     }
 
     /// Says how many answers came from evalbench's response cache, if any did.

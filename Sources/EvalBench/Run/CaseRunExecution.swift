@@ -77,6 +77,7 @@ struct CaseRunExecution {
     private mutating func run() async {
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
+            if await runner.store.failure != nil { return }
             if let change = turn.switchTo {
                 guard await apply(change, at: index) else { return }
             }
@@ -179,7 +180,13 @@ struct CaseRunExecution {
             return (.success(hit), 0, true)
         }
         await global.acquire()
-        let (result, attempts) = await runner.retryPolicy.run { await conversation.respond(to: request) }
+        if let failure = await runner.store.failure {
+            await global.release()
+            return (.failure(BackendFailure(kind: .cancelled, message: failure.description)), 0, false)
+        }
+        let (result, attempts) = await ResponseSizeLimit.$bytes.withValue(runner.maxResponseBytes) {
+            await runner.retryPolicy.run { await conversation.respond(to: request) }
+        }
         await global.release()
         if let cache = responseCache, let cacheKey, case let .success(response) = result {
             await cache.store(response, key: cacheKey)
@@ -195,7 +202,11 @@ struct CaseRunExecution {
         caseScore.add(grade.score)
         var recorded = RequestResult.answered(caseRun, turn: index, sent: sent, response: response, attempts: attempts, grade: grade)
         if index == evalCase.turns.count - 1 { recorded.caseScore = caseScore.value }
-        recorded.costUSD = current.pricing?.costUSD(for: response.usage)
+        recorded.usage = response.usage.checked()
+        if let priced = current.pricing?.pricedCost(for: recorded.usage) {
+            recorded.costUSD = priced.usd
+            if let reason = priced.unknownBecause { recorded.unknownFigures = [reason] }
+        }
         if let start = sessionStart, current.name == caseRun.backend {
             recorded.tagSession(index == 0 ? start : .reused)
         }

@@ -19,6 +19,11 @@ package struct RunRequest: Sendable {
     package var tags: [String]
     /// `--variant`: only these prompt variants; empty means all.
     package var variants: [String] = []
+    /// `--resume-changed`: resume even when the suites or config changed since the resumed run,
+    /// sending the changed and added cases again and dropping the deleted ones.
+    package var resumeChanged = false
+    /// `--max-requests`: the most requests the matrix may send; a larger one is refused at load.
+    package var maxRequests = RunLimits.defaultMaxRequests
     /// `--cache`: answer repeated requests from evalbench's response cache in this directory.
     package var cacheDirectory: URL?
     /// `--target`: the recommendation's pass-rate target, over each suite's `target`.
@@ -75,6 +80,8 @@ package struct LoadedRun: Sendable {
     package var switchBackendNames: [String] = []
     /// The results of `--baseline`'s run, read and checked before anything is sent.
     package var baselineResults: [RequestResult]?
+    /// With `--resume`, what changed since the resumed run (accepted with `--resume-changed`).
+    package var resumeCheck: ResumeCheck?
 }
 
 /// How a run ended.
@@ -84,6 +91,8 @@ package struct RunOutcome: Sendable {
     package var verdict: Gate.Verdict
     /// The comparison with `--baseline`, when one was given; written as compare.md and compare.csv.
     package var comparison: Comparison?
+    /// When the run was interrupted, how much of it did not run.
+    package var interruption: RunMetadata.Interruption?
 }
 
 /// Load → plan → prepare backends → run → record → report, the path behind `evalbench run`.
@@ -137,18 +146,36 @@ package enum EvalRun {
             }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
-        let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
-                                                      defaultReasoning: config.defaults.reasoning ?? [.none],
-                                                      repeatCount: request.repeatCount,
-                                                      caseIDs: request.caseIDs, tags: request.tags, variants: request.variants))
+        let selection = PlanSelection(backends: names, reasoning: request.reasoning,
+                                      defaultReasoning: config.defaults.reasoning ?? [.none], repeatCount: request.repeatCount,
+                                      caseIDs: request.caseIDs, tags: request.tags, variants: request.variants)
+        let requests = Planner.requestCount(suites, selection)
+        guard requests <= request.maxRequests else {
+            throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
+                                        message: "the matrix would send \(requests == .max ? "more than \(Int.max)" : "\(requests)") requests (turns × variants × backends × levels × repeats), more than --max-requests \(request.maxRequests)",
+                                        fix: "lower repeat, the backends or the reasoning levels, select cases with --case or --tag, or raise --max-requests")])
+        }
+        let plan = Planner.plan(suites, selection)
         if plan.caseRuns.isEmpty {
             throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
                                         fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
         }
+        let resumeCheck = try checkResume(request, suites: suites, config: config, backends: names)
         return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
                          switchBackendNames: validation.extraBackends,
-                         baselineResults: baselineResults)
+                         baselineResults: baselineResults, resumeCheck: resumeCheck)
+    }
+
+    /// With `--resume`, what changed since that run; a change is refused, listing the cases,
+    /// unless `--resume-changed` accepts it. Nil without `--resume` or a readable run.json.
+    static func checkResume(_ request: RunRequest, suites: [Suite], config: Config, backends: [String]) throws(LoadError) -> ResumeCheck? {
+        guard let path = request.resumeDirectory, let metadata = try? RunDirectory(path: path).readMetadata() else { return nil }
+        let check = ResumeCheck(metadata, suites: suites, config: config, backends: backends)
+        guard !check.isUnchanged, !request.resumeChanged else { return check }
+        throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path,
+                                    message: "the suites or config differ from those of the run being resumed (\(check.summary)): its results for them are stale",
+                                    fix: "pass --resume-changed to run the changed and added cases again and drop the deleted ones, or start a new run with --out")])
     }
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
@@ -169,7 +196,9 @@ package enum EvalRun {
         let started = Date()
         let directory = RunDirectory(outputDirectory(for: loaded, request, started: started))
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let kept = try request.resumeDirectory.map { try RunDirectory(path: $0).finishedResults() } ?? []
+        let check = loaded.resumeCheck
+        let kept = try request.resumeDirectory.map { try RunDirectory(path: $0).finishedResults() }?
+            .filter { check?.isStale($0) != true } ?? []
         let store = try directory.startResults(keeping: kept)
 
         let concurrency = request.concurrency ?? loaded.config.defaults.concurrency
@@ -186,15 +215,26 @@ package enum EvalRun {
         var metadata = startMetadata(loaded, request, started: started)
         try metadata.write(to: directory.metadata)
         let availability = await prepare(ordered)
-        let runner = Runner(slots: slots, store: store, concurrency: concurrency,
+        var runner = Runner(slots: slots, store: store, concurrency: concurrency,
                             timeoutSeconds: loaded.config.defaults.timeoutSeconds,
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
                             cache: request.cacheDirectory.map { ResponseCache(directory: $0) },
                             failFastAfter: loaded.config.defaults.failFastLimit, onEvent: onEvent)
+        runner.maxResponseBytes = loaded.config.defaults.maxResponseBytes ?? ResponseSizeLimit.defaultBytes
         await runner.run(loaded.plan, availability: availability, finishedKeys: Set(kept.map(\.key)))
         for backend in ordered { await backend.shutdown() }
 
         let results = await store.all()
+        if Task.isCancelled {
+            let planned = Set(loaded.plan.caseRuns.map(\.key))
+            let finished = results.filter { planned.contains($0.key) }.count
+            metadata.interruption = RunMetadata.Interruption(unfinishedRequests: max(0, loaded.plan.requestCount - finished),
+                                                             plannedRequests: loaded.plan.requestCount)
+        }
+        if let failure = await store.failure {
+            try? await store.close()
+            throw failure
+        }
         try await store.close()
         metadata.endedAt = Date()
         metadata.backends = ordered.map { backendInfo($0, availability: availability[$0.name] ?? .available, plan: loaded.plan) }
@@ -202,8 +242,12 @@ package enum EvalRun {
         try writeReports(results, metadata: metadata, to: directory.url)
         try appendStepSummary(from: directory.url, environment: request.environment)
         let comparison = try compare(results, with: loaded, request, in: directory)
-        let verdict = verdict(results, loaded, request, availability: availability, ordered: ordered, comparison: comparison)
-        return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison)
+        var verdict = verdict(results, loaded, request, availability: availability, ordered: ordered, comparison: comparison)
+        if let check = loaded.resumeCheck, !check.isUnchanged {
+            verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases ran again, deleted ones were dropped")
+        }
+        return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison,
+                          interruption: metadata.interruption)
     }
 
     /// One slot per backend the run starts (the selected ones, then those turns switch to or
@@ -231,7 +275,8 @@ package enum EvalRun {
             suites: loaded.suites.map { suite in
                 RunMetadata.SuiteFile(path: suite.file, suite: suite.name,
                                       sha256: suiteDigest(suite),
-                                      target: suite.target)
+                                      target: suite.target,
+                                      cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) })
             },
             config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
             host: .current(), startedAt: started, endedAt: nil, backends: [])
@@ -344,6 +389,7 @@ package enum EvalRun {
                                 startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? Date(),
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
+        input.interruption = metadata.interruption?.headline
         input.recommendation = RecommendationSettings(
             target: metadata.target,
             suiteTargets: metadata.suites.reduce(into: [:]) { table, suite in table[suite.suite] = suite.target },

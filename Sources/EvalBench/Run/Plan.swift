@@ -88,6 +88,27 @@ package enum Planner {
         return RunPlan(caseRuns: runs)
     }
 
+    /// How many requests `plan(suites, selection)` would send, counted without building it:
+    /// a matrix too large to hold is refused before it fills the memory. Held at Int.max.
+    package static func requestCount(_ suites: [Suite], _ selection: PlanSelection) -> Int {
+        var total = 0
+        for suite in suites {
+            let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
+            let levels = (selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning).count
+            let variants = suite.variants.isEmpty ? 1
+                : suite.variants.filter { selection.variants.isEmpty || selection.variants.contains($0.name) }.count
+            let turns = suite.cases.filter { selects($0, in: suite, selection) }.reduce(0) { $0 + $1.turns.count }
+            var count = turns
+            for factor in [variants, selection.backends.count, levels, repeats] {
+                let (product, overflow) = count.multipliedReportingOverflow(by: factor)
+                count = overflow ? .max : product
+            }
+            let (sum, overflow) = total.addingReportingOverflow(count)
+            total = overflow ? .max : sum
+        }
+        return total
+    }
+
     private static func selects(_ evalCase: EvalCase, in suite: Suite, _ selection: PlanSelection) -> Bool {
         let idMatches = selection.caseIDs.isEmpty
             || selection.caseIDs.contains(evalCase.id) || selection.caseIDs.contains("\(suite.name)/\(evalCase.id)")

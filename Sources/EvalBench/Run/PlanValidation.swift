@@ -39,6 +39,21 @@ struct PlanValidation {
                 .filter { !$0.message.hasPrefix("no backend named") }
         }
         checkVariants(request)
+        checkLimits(request)
+    }
+
+    /// `--repeat` and `--concurrency` within `RunLimits`: the command line has no line and
+    /// column, so the message names the option.
+    private mutating func checkLimits(_ request: RunRequest) {
+        let file = request.suitePaths.first ?? "command line"
+        if let count = request.repeatCount, count > RunLimits.maxRepeat {
+            diagnostics.append(Diagnostic(file: file, message: "--repeat \(count) is above the largest evalbench accepts, \(RunLimits.maxRepeat)",
+                                          fix: "use --repeat \(RunLimits.maxRepeat) or fewer"))
+        }
+        if let count = request.concurrency, count > RunLimits.maxConcurrency {
+            diagnostics.append(Diagnostic(file: file, message: "--concurrency \(count) is above the largest evalbench accepts, \(RunLimits.maxConcurrency)",
+                                          fix: "use --concurrency \(RunLimits.maxConcurrency) or fewer"))
+        }
     }
 
     private mutating func checkDistinctSuiteNames() {

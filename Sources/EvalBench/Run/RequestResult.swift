@@ -85,6 +85,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// The position of its case run in the run's plan: reports list case runs in this order
     /// whatever order they finished in. Nil in results recorded before evalbench kept it.
     public var planIndex: Int?
+    /// Figures left empty because they could not be true or were not finite numbers, each
+    /// with why (`cost unknown: …`); nil when every figure is as measured.
+    public var unknownFigures: [String]?
 
     /// `pass`: answered and graded passing; `fail`: answered, but its assertions (or threshold)
     /// failed; `error`: no answer, see `errorKind`; `skipped`: not sent, see `skipReason`.
@@ -148,6 +151,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case slo, replayed
         case replayedFrom = "replayed_from"
         case planIndex = "plan_index"
+        case unknownFigures = "unknown_figures"
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.

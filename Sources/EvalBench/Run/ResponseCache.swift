@@ -21,6 +21,8 @@ package actor ResponseCache {
     private var hits = 0
     private var misses = 0
     private var index: CacheIndex?
+    /// The key-prefix folders known to exist, so that a store does not ask the file system again.
+    private var folders: Set<String> = []
 
     /// The default directory: `$EVALBENCH_CACHE/responses`, else `~/.cache/evalbench/responses`.
     package static func defaultDirectory(environment: [String: String]) -> URL {
@@ -62,9 +64,7 @@ package actor ResponseCache {
         // Touch it: eviction goes by last use, in the index and on disk for the next process.
         let now = Date()
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
-        var index = loadedIndex()
-        index.record(key, size: data.count, lastUse: now)
-        self.index = index
+        updateIndex { $0.record(key, size: data.count, lastUse: now) }
         return ModelResponse(text: entry.text, reasoningText: entry.reasoningText, timing: entry.timing, usage: entry.usage,
                              finishReason: entry.finishReason, model: entry.model)
     }
@@ -74,14 +74,20 @@ package actor ResponseCache {
                           usage: response.usage, finishReason: response.finishReason, model: response.model)
         guard let data = try? JSONEncoder().encode(entry) else { return }
         let url = file(key)
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard (try? data.write(to: url, options: .atomic)) != nil else { return }
-        var index = loadedIndex()
-        index.record(key, size: data.count, lastUse: Date())
-        for evicted in index.evict(toFit: maximumBytes) {
-            try? FileManager.default.removeItem(at: file(evicted))
+        let folder = String(key.prefix(2))
+        // Not atomic (a temporary file and a rename cost more than the write): an entry torn by
+        // a crash does not decode, and a lookup that cannot decode is a miss, never a wrong answer.
+        if !folders.contains(folder) || (try? data.write(to: url)) == nil {
+            // A folder not made yet, or removed since (`cache clear` in another process).
+            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            folders.insert(folder)
+            guard (try? data.write(to: url)) != nil else { return }
         }
-        self.index = index
+        let evicted = updateIndex { index in
+            index.record(key, size: data.count, lastUse: Date())
+            return index.evict(toFit: maximumBytes)
+        }
+        for key in evicted { try? FileManager.default.removeItem(at: file(key)) }
     }
 
     /// Hits and misses so far.
@@ -100,6 +106,7 @@ package actor ResponseCache {
             }
         }
         index = CacheIndex()
+        folders = []
         return keys.count
     }
 
@@ -107,13 +114,12 @@ package actor ResponseCache {
         directory.appendingPathComponent(String(key.prefix(2))).appendingPathComponent(key + ".json")
     }
 
-    /// The index, read from the directory once per process: every later store and lookup
-    /// updates it instead of scanning the directory again.
-    private func loadedIndex() -> CacheIndex {
-        if let index { return index }
-        let scanned = CacheIndex.scan(directory)
-        index = scanned
-        return scanned
+    /// Changes the index, read from the directory once per process: every later store and
+    /// lookup updates it instead of scanning the directory again. In place: a copy taken out
+    /// and put back would copy the whole dictionary on every store, quadratic over a run.
+    private func updateIndex<Result>(_ change: (inout CacheIndex) -> Result) -> Result {
+        if index == nil { index = CacheIndex.scan(directory) }
+        return change(&index!)
     }
 }
 

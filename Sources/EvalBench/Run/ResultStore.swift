@@ -2,28 +2,46 @@ import Foundation
 
 /// Appends each finished result to `results.jsonl` the moment it is recorded, one line
 /// per write(2), so a crash or `kill -9` keeps every finished result.
+///
+/// A write that fails (a full disk, a removed directory) is not shrugged off: the store
+/// keeps the first failure, takes no further lines, and the runner sends no new request,
+/// so no request is paid for whose result would be lost.
 package actor ResultStore {
     package let url: URL
     private let handle: FileHandle
     private let encoder: JSONEncoder
     private(set) var results: [RequestResult] = []
+    /// The first write that failed, naming the file and the cause; nil while every write held.
+    package private(set) var failure: ResultWriteFailure?
 
     /// Opens (creating or appending to) `results.jsonl`, keeping `existing` as already recorded.
+    /// A torn last line (a crash or a full disk mid-write) is cut off first, so that the next
+    /// line starts on a line of its own.
     package init(url: URL, existing: [RequestResult] = []) throws {
         self.url = url
         if !FileManager.default.fileExists(atPath: url.path) {
             _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         }
-        handle = try FileHandle(forWritingTo: url)
-        try handle.seekToEnd()
+        handle = try FileHandle(forUpdating: url)
+        try Self.cutTornTail(handle)
         encoder = Self.makeEncoder()
         results = existing
     }
 
+    /// Records `result`; throws, and keeps the failure, when it cannot be written. After a
+    /// failure every append throws it again without writing.
     package func append(_ result: RequestResult) throws {
-        var line = try encoder.encode(result)
-        line.append(0x0A)
-        try handle.write(contentsOf: line)
+        if let failure { throw failure }
+        let result = result.withFiniteFigures()
+        do {
+            var line = try encoder.encode(result)
+            line.append(0x0A)
+            try handle.write(contentsOf: line)
+        } catch {
+            let failure = ResultWriteFailure(path: url.path, key: result.key, turn: result.turn, cause: Self.describe(error))
+            self.failure = failure
+            throw failure
+        }
         results.append(result)
     }
 
@@ -41,9 +59,10 @@ package actor ResultStore {
         return encoder
     }
 
-    /// Reads a `results.jsonl`; a torn last line (a crash mid-write) is skipped, any other
-    /// bad line is an error naming its line number.
-    package static func read(_ url: URL) throws -> [RequestResult] {
+    /// Reads a `results.jsonl`. A line that is not a result (torn by a crash or a full disk,
+    /// wherever it is) is skipped and reported to `skipped` with its line number: the good
+    /// results around it are kept, and `--resume` sends again only what is missing.
+    package static func read(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn) throws -> [RequestResult] {
         let data = try Data(contentsOf: url)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -53,12 +72,72 @@ package actor ResultStore {
             do {
                 results.append(try decoder.decode(RequestResult.self, from: Data(line)))
             } catch {
-                if index == lines.count - 1 { break }
-                throw Diagnostic(file: url.path, location: SourceLocation(line: index + 1, column: 1),
-                                 message: "not a result line: \(error)",
-                                 fix: "remove or repair the line; results.jsonl holds one JSON result per line")
+                let torn = index == lines.count - 1 ? "a torn last line" : "not a result line"
+                skipped(Diagnostic(file: url.path, location: SourceLocation(line: index + 1, column: 1),
+                                   message: "\(torn), skipped (\(line.count) bytes): \(Self.describe(error))",
+                                   fix: "nothing to do: a resumed run sends that request again; remove the line to silence this"))
             }
         }
         return results
+    }
+
+    /// Prints a skipped line's warning on standard error.
+    package static func warn(_ diagnostic: Diagnostic) {
+        let text = diagnostic.description.replacingOccurrences(of: ": error: ", with: ": warning: ")
+        FileHandle.standardError.write(Data("evalbench: \(text)\n".utf8))
+    }
+
+    /// Truncates the file after its last newline, when its last line has no newline.
+    private static func cutTornTail(_ handle: FileHandle) throws {
+        let end = try handle.seekToEnd()
+        guard end > 0 else { return }
+        var position = end
+        let chunk: UInt64 = 64 * 1024
+        while position > 0 {
+            let start = position > chunk ? position - chunk : 0
+            try handle.seek(toOffset: start)
+            let data = try handle.read(upToCount: Int(position - start)) ?? Data()
+            if position == end, data.last == 0x0A { try handle.seekToEnd(); return }
+            if let newline = data.lastIndex(of: 0x0A) {
+                try handle.truncate(atOffset: start + UInt64(newline - data.startIndex) + 1)
+                try handle.seekToEnd()
+                return
+            }
+            position = start
+        }
+        try handle.truncate(atOffset: 0)
+    }
+
+    /// An error in a few words: decoding errors say what was wrong, not Swift's type dump.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let DecodingError.dataCorrupted(context): return context.debugDescription
+        case let DecodingError.keyNotFound(key, _): return "no \"\(key.stringValue)\""
+        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        case let EncodingError.invalidValue(_, context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default:
+            // The system's own words too (ENOSPC: "No space left on device"), when it gave them.
+            let nsError = error as NSError
+            if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+            if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+                return "\(nsError.localizedDescription) (\(String(cString: strerror(Int32(underlying.code)))))"
+            }
+            return nsError.localizedDescription
+        }
+    }
+}
+
+/// A result that could not be written to `results.jsonl`: the run stops sending, keeps what
+/// was written, and exits 3 with this message.
+package struct ResultWriteFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package var path: String
+    package var key: String
+    package var turn: Int
+    package var cause: String
+
+    package var description: String {
+        "could not write the result of \(key) turn \(turn) to \(path): \(cause); the run stopped sending requests, and every result written before is kept"
     }
 }

@@ -16,6 +16,19 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package var backends: [BackendInfo]
     /// `--target`: the recommendation's pass-rate target over every suite's own; nil when not given.
     package var target: Double?
+    /// When the run was interrupted: how many of its planned requests did not run, and how
+    /// many were planned. Nil for a run that went to the end.
+    package var interruption: Interruption?
+
+    package struct Interruption: Sendable, Codable, Equatable {
+        package var unfinishedRequests: Int
+        package var plannedRequests: Int
+
+        /// The line every report opens with.
+        package var headline: String {
+            "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (finish it with --resume)"
+        }
+    }
 
     package struct SuiteFile: Sendable, Codable, Equatable {
         package var path: String
@@ -23,12 +36,16 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         package var sha256: String
         /// The suite's `target`, for the recommendation when reports are rewritten.
         package var target: Double?
+        /// Each case's digest by id (`ResumeCheck.digest`), so that `--resume` can tell which
+        /// cases changed; nil in run.json files from before it was recorded.
+        package var cases: [String: String]?
 
-        package init(path: String, suite: String, sha256: String, target: Double? = nil) {
+        package init(path: String, suite: String, sha256: String, target: Double? = nil, cases: [String: String]? = nil) {
             self.path = path
             self.suite = suite
             self.sha256 = sha256
             self.target = target
+            self.cases = cases
         }
     }
 

@@ -18,6 +18,8 @@ package struct Runner: Sendable {
     package var retryPolicy: RetryPolicy
     /// evalbench's response cache, when `--cache` is on.
     package var cache: ResponseCache?
+    /// The size cap of each response body (`defaults.maxResponseBytes`).
+    package var maxResponseBytes = ResponseSizeLimit.defaultBytes
     package var onEvent: @Sendable (RunEvent) -> Void
     /// One fail-fast streak per backend (config `defaults.failFastAfter`).
     let failFast: [String: FailFast]
@@ -76,6 +78,7 @@ package struct Runner: Sendable {
                     group.addTask {
                         while let caseRun = await queue.next() {
                             if Task.isCancelled { break }
+                            if await store.failure != nil { break }
                             if let reason = await failFast[name]?.reason {
                                 await skip(caseRun, from: 0, model: slot.backend.model, reason: reason)
                                 continue
@@ -105,7 +108,7 @@ package struct Runner: Sendable {
         do {
             try await store.append(result)
         } catch {
-            FileHandle.standardError.write(Data("evalbench: could not record \(result.key) turn \(result.turn): \(error)\n".utf8))
+            // The first failure stops the run (see ResultStore); it is said once, by the caller.
         }
         onEvent(.recorded(result))
         if let reason = await failFast[result.backend]?.note(result) {

@@ -45,13 +45,13 @@ struct AssertionReader {
     private func read(_ node: JSONNode, path: JSONPath) -> Assertion? {
         guard let reader = ObjectReader(node, path: path, log: log, what: "an assertion") else { return nil }
         let name = readName(reader)
-        let weight = reader.number("weight", must: "a number greater than 0", where: { $0 > 0 })
+        let weight = reader.number("weight", must: "a number greater than 0", atMost: RunLimits.maxWeight, where: { $0 > 0 })
         let inverted = reader.bool("not") ?? false
         let typeList = Assertion.types.joined(separator: ", ")
         guard let type = reader.string("type", requiredFix: "add \"type\": one of \(typeList)") else { return nil }
         guard let fields = Self.fields[type] else {
             let hint = suggestion(for: type, among: Assertion.types).map { "; did you mean '\($0)'?" } ?? ""
-            log.error("unknown assertion type '\(type)'\(hint)", at: reader["type"]?.location, path: path.key("type"),
+            log.error("unknown assertion type '\(Diagnostic.excerpt(type))'\(hint)", at: reader["type"]?.location, path: path.key("type"),
                       fix: "assertion types: \(typeList)")
             return nil
         }
@@ -96,7 +96,7 @@ struct AssertionReader {
                 reader.reportMissing("value", fix: "add \"value\": the most output tokens allowed")
                 return nil
             }
-            return reader.integer("value", atLeast: 0).map { .maxOutputTokens($0) }
+            return reader.integer("value", atLeast: 0, atMost: RunLimits.maxTokens).map { .maxOutputTokens($0) }
         case "minCacheHitRatio":
             return reader.number("value", requiredFix: "add \"value\": the lowest ratio allowed, from 0 to 1",
                                  must: "a number from 0 to 1", where: { (0...1).contains($0) })

@@ -1,16 +1,19 @@
 import Foundation
 
 /// One row of a dataset file: its values as template variables, and where it was written.
-struct DatasetRow: Equatable {
+package struct DatasetRow: Equatable {
     /// The line the row starts on, counting from 1.
-    var line: Int
-    var values: [String: String]
+    package var line: Int
+    package var values: [String: String]
 }
 
 /// Reads a suite's `dataset` file: JSON Lines (one object per line) or CSV (RFC 4180, a
 /// header row naming the columns). Every problem names the file and line.
-enum DatasetReader {
-    static func rows(_ data: Data, file: String) -> (rows: [DatasetRow], problems: [Diagnostic]) {
+package enum DatasetReader {
+    package static func rows(_ data: Data, file: String) -> (rows: [DatasetRow], problems: [Diagnostic]) {
+        if let problem = TextEncoding.problem(in: data) {
+            return ([], [Diagnostic(file: file, location: problem.location, message: problem.message, fix: "save the file as UTF-8")])
+        }
         let text = String(decoding: data, as: UTF8.self)
         if file.lowercased().hasSuffix(".csv") { return csv(text, file: file) }
         return jsonLines(text, file: file)
@@ -23,8 +26,15 @@ enum DatasetReader {
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { continue }
             let location = SourceLocation(line: index + 1, column: 1)
-            guard let node = try? JSONDocument(data: Data(trimmed.utf8), file: file).root else {
-                problems.append(Diagnostic(file: file, location: location, message: "row is not valid JSON",
+            let node: JSONNode
+            do {
+                node = try JSONDocument(data: Data(trimmed.utf8), file: file).root
+            } catch {
+                // The parser's own reason and column, on the row's line (leading blanks were trimmed).
+                let indent = line.prefix { $0.isWhitespace }.count
+                let column = (error.location?.column ?? 1) + indent
+                problems.append(Diagnostic(file: file, location: SourceLocation(line: index + 1, column: column),
+                                           message: "row is not valid JSON: \(error.message)",
                                            fix: "write one JSON object per line, e.g. {\"id\": \"q1\", \"question\": \"...\"}"))
                 continue
             }

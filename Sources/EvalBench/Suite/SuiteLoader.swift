@@ -91,7 +91,7 @@ private struct SuiteReader {
         }
         if let name = top.resultKeyName("suite", what: "suite name") { suite.name = name }
         suite.description = top.string("description")
-        suite.repeatCount = top.integer("repeat", atLeast: 1)
+        suite.repeatCount = top.integer("repeat", atLeast: 1, atMost: RunLimits.maxRepeat)
         suite.reasoning = top.reasoningLevels("reasoning")
         if let node = top["slo"] { suite.slo = readServiceLevel(node, path: top.path.key("slo")) }
         if let node = top["gates"] { suite.gates = readGates(node, path: top.path.key("gates")) }
@@ -404,7 +404,7 @@ private struct SuiteReader {
         reader.rejectUnknownKeys(allowed: ["temperature", "maxOutputTokens", "topP", "seed", "stop"])
         return GenerationOptions(
             temperature: reader.number("temperature", must: "a number from 0 to 2", where: { (0...2).contains($0) }),
-            maxOutputTokens: reader.integer("maxOutputTokens", atLeast: 1),
+            maxOutputTokens: reader.integer("maxOutputTokens", atLeast: 1, atMost: RunLimits.maxTokens),
             topP: reader.number("topP", must: "a number greater than 0 and at most 1", where: { $0 > 0 && $0 <= 1 }),
             seed: reader.integer("seed"),
             stop: reader.strings("stop", orSingle: true))

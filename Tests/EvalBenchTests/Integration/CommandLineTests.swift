@@ -371,10 +371,11 @@ private func optionEntries(_ page: String) -> [String: String] {
 
 @Suite("evalbench's help pages and argument errors")
 struct CommandLineHelpTests {
-    static let runOptions = ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume", "--case",
+    static let runOptions = ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume", "--resume-changed", "--case",
                              "--tag", "--variant", "--min-pass-rate", "--max-error-rate", "--target", "--cache", "--no-cache",
-                             "--watch", "--no-progress", "--quiet", "--baseline", "--max-pass-rate-drop", "--max-latency-increase", "--alpha"]
-    static let runFlags: Set = ["--cache", "--no-cache", "--watch", "--no-progress", "--quiet"]
+                             "--watch", "--no-progress", "--quiet", "--allow-empty", "--max-requests", "--baseline", "--max-pass-rate-drop",
+                             "--max-latency-increase", "--alpha"]
+    static let runFlags: Set = ["--cache", "--no-cache", "--watch", "--no-progress", "--quiet", "--allow-empty", "--resume-changed"]
     static let compareOptions = ["--out", "--max-pass-rate-drop", "--max-latency-increase", "--alpha", "--quiet"]
 
     @Test("help run, run --help and run -h exit 0 with one page on stdout that describes every option, each with its default")

@@ -112,7 +112,7 @@ enum AnthropicUsageNormaliser {
     static func usage(_ usage: AnthropicUsage?) -> Usage {
         guard let usage else { return Usage() }
         let input = usage.inputTokens.map {
-            $0 + (usage.cacheReadInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0)
+            TokenArithmetic.sum($0, usage.cacheReadInputTokens ?? 0, usage.cacheCreationInputTokens ?? 0)
         }
         let anything = input != nil || usage.cacheReadInputTokens != nil
             || usage.cacheCreationInputTokens != nil || usage.outputTokens != nil || usage.thinkingTokens != nil

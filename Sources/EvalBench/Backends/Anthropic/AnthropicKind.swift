@@ -7,7 +7,7 @@ public struct AnthropicKind: BackendKind {
     public static let name = "anthropic"
     /// The keys an `anthropic` backend accepts; `model` is required.
     public static let keys: [ConfigKey] = [
-        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .headersFromEnv, .concurrency, .timeoutSeconds, .contextSize,
         promptCache, .reasoning, .extraBody, .structuredOutput, .pricing,
     ]
     /// Counted as paid: without `pricing` the cost is unknown, never 0.
@@ -23,6 +23,8 @@ public struct AnthropicKind: BackendKind {
     public var apiKeyEnv: String?
     /// Extra HTTP headers; one named like a default (`anthropic-version`) replaces it.
     public var headers: [String: String]?
+    /// Extra HTTP headers read from environment variables: header → variable.
+    public var headersFromEnv: [String: String]?
     /// Config `promptCache`: `auto` (the default when nil) or `off`.
     public var promptCache: String?
     /// Fields merged into every request body.
@@ -48,6 +50,7 @@ public struct AnthropicKind: BackendKind {
                   headers: values.headers("headers"), promptCache: values.string("promptCache"),
                   extraBody: values.object("extraBody"),
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+        headersFromEnv = values.headers("headersFromEnv")
     }
 
     /// An Anthropic Messages backend. Throws a `Diagnostic` when `model` is missing or `baseURL`
@@ -66,7 +69,8 @@ public struct AnthropicKind: BackendKind {
             url = parsed
         }
         return AnthropicBackend(name: config.name, model: model, baseURL: url, apiKey: context.apiKey(variable: apiKeyEnv),
-                                headers: headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
+                                headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
+                                concurrency: config.concurrency ?? context.defaultConcurrency,
                                 promptCache: promptCache != "off", extraBody: extraBody ?? [:],
                                 reasoning: config.reasoning ?? [:], structuredOutput: structuredOutput ?? .native,
                                 transport: context.transport)

@@ -226,7 +226,7 @@ actor AppleConversation: Conversation {
                 }
             }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(max(timeoutSeconds, 0) * 1_000_000_000))
+                try? await Task.sleep(nanoseconds: UInt64(min(max(timeoutSeconds, 0), 1e9) * 1_000_000_000))
                 if Task.isCancelled { return nil }
                 return cut.reader.map { .finished($0) } ?? .timedOut(elapsedMs: stopwatch.ms())
             }

@@ -6,7 +6,7 @@ public struct GeminiKind: BackendKind {
     public static let name = "gemini"
     /// The keys a `gemini` backend accepts; `model` is required.
     public static let keys: [ConfigKey] = [
-        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        ConfigKey.model.required, .baseURL, .apiKeyEnv, .headers, .headersFromEnv, .concurrency, .timeoutSeconds, .contextSize,
         .reasoning, .extraBody, .structuredOutput, .pricing,
     ]
     /// Counted as paid: without `pricing` the cost is unknown, never 0.
@@ -18,6 +18,8 @@ public struct GeminiKind: BackendKind {
     public var apiKeyEnv: String?
     /// Extra HTTP headers (values must not be secrets; the key comes from `apiKeyEnv`).
     public var headers: [String: String]?
+    /// Extra HTTP headers read from environment variables: header → variable.
+    public var headersFromEnv: [String: String]?
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
     /// How a case's `output` schema is sent; `native` (`responseJsonSchema`) when nil.
@@ -38,6 +40,7 @@ public struct GeminiKind: BackendKind {
         self.init(baseURL: values.string("baseURL"), apiKeyEnv: values.string("apiKeyEnv"),
                   headers: values.headers("headers"), extraBody: values.object("extraBody"),
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)))
+        headersFromEnv = values.headers("headersFromEnv")
     }
 
     /// A Gemini backend. Throws a `Diagnostic` when `model` is missing or `baseURL` is not a URL.
@@ -57,7 +60,8 @@ public struct GeminiKind: BackendKind {
         let variable = apiKeyEnv ?? GeminiBackend.defaultAPIKeyVariable
         return GeminiBackend(name: config.name, model: model, baseURL: url,
                              apiKey: context.apiKey(variable: variable), apiKeyVariable: variable,
-                             headers: headers ?? [:], concurrency: config.concurrency ?? context.defaultConcurrency,
+                             headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
+                             concurrency: config.concurrency ?? context.defaultConcurrency,
                              timeoutSeconds: config.timeoutSeconds, reasoningOverrides: config.reasoning ?? [:],
                              extraBody: extraBody ?? [:], structuredOutput: structuredOutput ?? .native,
                              transport: context.transport)

@@ -65,9 +65,9 @@ enum GeminiUsageNormaliser {
                       usage.thoughtsTokenCount, usage.toolUsePromptTokenCount, usage.totalTokenCount]
         guard counts.contains(where: { $0 != nil }) else { return Usage() }
         let thoughts = usage.thoughtsTokenCount ?? 0
-        return Usage(inputTokens: (usage.promptTokenCount ?? 0) + (usage.toolUsePromptTokenCount ?? 0),
+        return Usage(inputTokens: TokenArithmetic.sum(usage.promptTokenCount ?? 0, usage.toolUsePromptTokenCount ?? 0),
                      cachedInputTokens: usage.cachedContentTokenCount ?? 0,
-                     outputTokens: (usage.candidatesTokenCount ?? 0) + thoughts,
+                     outputTokens: TokenArithmetic.sum(usage.candidatesTokenCount ?? 0, thoughts),
                      reasoningTokens: thoughts, source: .reported)
     }
 }

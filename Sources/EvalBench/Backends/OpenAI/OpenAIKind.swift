@@ -6,7 +6,7 @@ public struct OpenAIKind: BackendKind {
     public static let name = "openai"
     /// The keys an `openai` backend accepts; `baseURL` is required.
     public static let keys: [ConfigKey] = [
-        .model, ConfigKey.baseURL.required, .apiKeyEnv, .headers, .concurrency, .timeoutSeconds, .contextSize,
+        .model, ConfigKey.baseURL.required, .apiKeyEnv, .headers, .headersFromEnv, .concurrency, .timeoutSeconds, .contextSize,
         .sendReasoningNone, maxTokensField, reasoningModel, .reasoning, .extraBody, .structuredOutput, .prewarm, .pricing,
     ]
     /// Counted as paid, since the server may be a cloud API: without `pricing` the cost is unknown,
@@ -29,6 +29,8 @@ public struct OpenAIKind: BackendKind {
     public var apiKeyEnv: String?
     /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
     public var headers: [String: String]?
+    /// Extra HTTP headers read from environment variables: header → variable.
+    public var headersFromEnv: [String: String]?
     /// Whether to send `reasoning_effort: "none"` for level `none` (some servers reject it);
     /// absent: only for a reasoning model.
     public var sendReasoningNone: Bool?
@@ -66,6 +68,7 @@ public struct OpenAIKind: BackendKind {
                   extraBody: values.object("extraBody"),
                   structuredOutput: values.string("structuredOutput").flatMap(StructuredOutputMode.init(rawValue:)),
                   reasoningModel: values.bool("reasoningModel"))
+        headersFromEnv = values.headers("headersFromEnv")
     }
 
     /// A Chat Completions backend. Throws a `Diagnostic` when `baseURL` is not a URL.
@@ -75,7 +78,8 @@ public struct OpenAIKind: BackendKind {
                              fix: "set baseURL, e.g. \"http://127.0.0.1:8080/v1\"")
         }
         return OpenAIBackend(name: config.name, model: config.model, baseURL: url,
-                             apiKey: context.apiKey(variable: apiKeyEnv), headers: headers ?? [:],
+                             apiKey: context.apiKey(variable: apiKeyEnv),
+                             headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
                              concurrency: config.concurrency ?? context.defaultConcurrency,
                              reasoningModel: reasoningModel
                                  ?? OpenAIBackend.isOpenAIReasoningModel(baseURL: url, model: config.model),

@@ -134,6 +134,11 @@ extension SchemaCompiler {
                    fix: "check its syntax (an unbalanced '(' or '[' is the usual cause); in JSON a backslash is written twice: \"\\\\d+\"")
             return nil
         }
+        if let reason = BoundedRegex.catastrophicShape(in: text) {
+            report(pointer, "the pattern '\(Diagnostic.excerpt(text))' can take exponential time on a hostile answer: \(reason)",
+                   fix: "repeat something that cannot match the same text two ways: (a+)+ is a+, (.*x){3} is (?:[^x]*x){3}")
+            return nil
+        }
         return pattern
     }
 

@@ -16,9 +16,11 @@ struct SchemaPattern: Sendable {
         self.regex = regex
     }
 
-    /// Whether the pattern matches anywhere in `text` (patterns are not implicitly anchored).
+    /// Whether the pattern matches anywhere in `text` (patterns are not implicitly anchored),
+    /// within `BoundedRegex`'s time limit: a match still running then counts as no match, so
+    /// a hostile answer cannot stall grading.
     func matches(_ text: String) -> Bool {
-        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        BoundedRegex.firstMatch(regex, in: text) == .matched
     }
 
     /// The ECMA-262 class escapes as ICU sets: the members, to be written inside a class.

@@ -1,0 +1,42 @@
+/// The largest values evalbench accepts for each limit a suite, config or command line sets.
+/// Above them a value is a typo or an attack: `"timeoutSeconds": 1e300` crashed the first
+/// request, `"repeat": 1000000000` filled the memory building the matrix. Each is refused at
+/// load, where it is written, with the bound in the message.
+package enum RunLimits {
+    /// A request timeout: one day.
+    package static let maxTimeoutSeconds = 86_400.0
+    /// Requests in flight, overall or on one backend.
+    package static let maxConcurrency = 1_024
+    /// Repeats of each case.
+    package static let maxRepeat = 100_000
+    /// Retries of one request.
+    package static let maxRetries = 100
+    /// Token limits: a context window, `maxOutputTokens`, a thinking budget.
+    package static let maxTokens = 100_000_000
+    /// An assertion's weight in the weighted score.
+    package static let maxWeight = 1_000_000.0
+    /// A price per million tokens, or per request, in US dollars.
+    package static let maxPrice = 1_000_000.0
+    /// Requests a run's matrix may send unless `--max-requests` raises it.
+    package static let defaultMaxRequests = 1_000_000
+    /// The largest `defaults.maxResponseBytes`: 2 GiB.
+    package static let maxResponseBytes = 1 << 31
+}
+
+extension RunLimits {
+    /// The bound of a backend's whole-number key: its concurrency, a token count, else no
+    /// count a machine could act on (a kind's own keys get a bound as large as memory allows).
+    static func largestInteger(for key: String) -> Int {
+        switch key {
+        case "concurrency": maxConcurrency
+        case "contextSize", "maxOutputTokens", "thinkingBudget": maxTokens
+        case "retries": maxRetries
+        default: 1 << 40
+        }
+    }
+
+    /// The bound of a backend's numeric key: a timeout, else no number beyond 1e15.
+    static func largestNumber(for key: String) -> Double {
+        key.hasSuffix("Seconds") ? maxTimeoutSeconds : 1e15
+    }
+}

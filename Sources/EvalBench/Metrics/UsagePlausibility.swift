@@ -1,0 +1,51 @@
+/// What a server may report and what it may not: token counts are never negative, never
+/// above `plausibleTokenLimit`, and the parts never exceed their whole. A hostile or broken
+/// server can send any integer; evalbench records it as sent, flags it, and keeps it out of
+/// sums, ratios and costs, so that no figure it reports can trap or mislead.
+extension Usage {
+    /// The most tokens one request can plausibly report for any figure: a thousand times the
+    /// largest context window of 2026.
+    package static let plausibleTokenLimit = 1_000_000_000
+
+    /// Why these figures cannot all be true, or nil when they can.
+    package var implausibility: String? {
+        let figures: [(String, Int?)] = [
+            ("input_tokens", inputTokens), ("cached_input_tokens", cachedInputTokens),
+            ("cache_write_input_tokens", cacheWriteInputTokens), ("output_tokens", outputTokens),
+            ("reasoning_tokens", reasoningTokens),
+        ]
+        for (name, value) in figures {
+            guard let value else { continue }
+            if value < 0 { return "\(name) \(value) is negative" }
+            if value > Self.plausibleTokenLimit { return "\(name) \(value) is above \(Self.plausibleTokenLimit), more than any model takes" }
+        }
+        if let input = inputTokens {
+            let parts = (cachedInputTokens ?? 0) + (cacheWriteInputTokens ?? 0)
+            if parts > input { return "cached and cache-write input tokens (\(parts)) exceed input_tokens \(input)" }
+        }
+        if let output = outputTokens, let reasoning = reasoningTokens, reasoning > output {
+            return "reasoning_tokens \(reasoning) exceed output_tokens \(output)"
+        }
+        return nil
+    }
+
+    /// These figures as reported, with `suspect` saying why when they cannot all be true.
+    package func checked() -> Usage {
+        var usage = self
+        usage.suspect = implausibility
+        return usage
+    }
+}
+
+/// Sums of counts a server reports, which can be any integer: they saturate at the bounds of
+/// `Int` instead of trapping, and the saturated sum is then flagged as implausible.
+package enum TokenArithmetic {
+    /// a + b, held at Int.max or Int.min when it would overflow.
+    package static func sum(_ values: Int...) -> Int {
+        values.reduce(0) { total, value in
+            let (result, overflow) = total.addingReportingOverflow(value)
+            guard overflow else { return result }
+            return value > 0 ? .max : .min
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import EvalBenchTestSupport
+import Foundation
+import Testing
+@testable import EvalBench
+
+private let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
+
+private func problems(backend: String) throws -> [Diagnostic] {
+    let fixture = try RunFixture("credentials", suite: suite, config: #"{ "backends": [\#(backend)] }"#)
+    defer { fixture.remove() }
+    return fixture.loadDiagnostics()
+}
+
+@Suite("Credentials never reach run.json, results or reports", .serialized)
+struct CredentialLeakTests {
+    @Test("a baseURL with user:password@ is refused at load, without repeating the password, with the fix")
+    func userInfoInURL() throws {
+        let found = try problems(backend: #"{ "name": "b", "kind": "openai", "baseURL": "https://me:hunter2-pass@api.example.com/v1" }"#)
+        let diagnostic = try #require(found.first)
+        #expect(diagnostic.message.contains("user:password@"))
+        #expect(!diagnostic.description.contains("hunter2"))
+        #expect(diagnostic.fix?.contains("apiKeyEnv") == true)
+        #expect(diagnostic.location != nil)
+    }
+
+    @Test("a baseURL with ?key= is refused at load, naming the parameter but not its value")
+    func keyInQuery() throws {
+        let found = try problems(backend: #"{ "name": "b", "kind": "openai", "baseURL": "https://api.example.com/v1?key=AIzaSyA-secret-0123456789" }"#)
+        let diagnostic = try #require(found.first)
+        #expect(diagnostic.message.contains("query parameter 'key'"))
+        #expect(!diagnostic.description.contains("AIzaSy"))
+        #expect(try problems(backend: #"{ "name": "b", "kind": "openai", "baseURL": "http://127.0.0.1:8080/v1?api-version=2024-06-01" }"#).isEmpty,
+                "a query parameter that is not a secret is fine")
+    }
+
+    @Test("a literal header value that looks like a secret is refused under any name; version and beta headers are not")
+    func secretInUnusualHeader() throws {
+        let found = try problems(backend: """
+        { "name": "b", "kind": "anthropic", "model": "m", "apiKeyEnv": "K",
+          "headers": { "X-Gateway-Auth": "sk-live-0123456789abcdef", "X-Org": "Bearer abcdefgh", "anthropic-beta": "prompt-caching-2024-07-31",
+                       "X-Trace": "9f0c1d2e-3b4a-4c5d-8e6f-7a8b9c0d1e2f" } }
+        """)
+        let headers = found.filter { $0.message.contains("looks like a secret") }
+        #expect(headers.count == 2, "\(found)")
+        #expect(headers.allSatisfy { !$0.description.contains("0123456789abcdef") && $0.location != nil })
+        #expect(LiteralSecret.looksLikeSecret("AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"))
+        #expect(!LiteralSecret.looksLikeSecret("2023-06-01"))
+    }
+
+    @Test("the redactor removes URL credentials, query values and secret-looking values of any header")
+    func redactorCoversURLsAndHeaders() throws {
+        let url = try #require(URL(string: "https://user:pa55word-x@api.example.com/v1?key=AIzaSecretValue123&alt=sse"))
+        let redactor = SecretRedactor(HTTPStreamRequest(url: url, headers: ["X-Gateway-Auth": "sk-live-0123456789abcdef",
+                                                                           "X-Portkey-Key": "plainlongvalue"]))
+        let echoed = "user pa55word-x sent AIzaSecretValue123 with sk-live-0123456789abcdef and plainlongvalue"
+        let redacted = redactor.redact(echoed)
+        for secret in ["pa55word-x", "AIzaSecretValue123", "sk-live-0123456789abcdef", "plainlongvalue"] {
+            #expect(!redacted.contains(secret), "\(secret) in \(redacted)")
+        }
+        #expect(redacted.contains("[redacted]"))
+    }
+
+    @Test("an error event after 200 that echoes the API key is redacted in results.jsonl")
+    func streamErrorEvent() async throws {
+        let key = "sk-stream-echo-0123456789"
+        let server = FakeOpenAIServer(replies: [.init(steps: [.content("partial")],
+                                                      fault: .errorEventAfter(steps: 1, message: "bad key \(key)", type: "server_error", code: nil))])
+        try server.start()
+        defer { server.stop() }
+        let backend = OpenAIBackend(name: "o", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: key,
+                                    concurrency: 1, transport: URLSessionStreamTransport())
+        let request = ModelRequest(instructions: nil, messages: [ChatMessage(role: .user, content: "hi")],
+                                   options: GenerationOptions(), timeoutSeconds: 10)
+        let result = await backend.startConversation().respond(to: request)
+        guard case let .failure(failure) = result else {
+            Issue.record("an error event is a failure")
+            return
+        }
+        #expect(!failure.message.contains(key))
+        #expect(failure.message.contains("[redacted]"))
+    }
+}
+
+@Suite("The response cache and Swift-built configs", .serialized)
+struct CacheAndValueLimitTests {
+    @Test("an answer that repeats the API key is cached redacted: the key never lands in the cache directory")
+    func cacheHoldsNoKey() async throws {
+        let key = "sk-cache-echo-0123456789"
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("your key is \(key)")]) }
+        try server.start()
+        defer { server.stop() }
+        let directory = PackagePaths.temporaryDirectory("cache-secret")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let backend = OpenAIBackend(name: "o", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: key,
+                                    concurrency: 1, transport: URLSessionStreamTransport())
+        let store = try ResultStore(url: directory.appendingPathComponent("results.jsonl"))
+        var runner = Runner(backends: ["o": backend], store: store, concurrency: 1, timeoutSeconds: 10, retryPolicy: RetryPolicy(maxRetries: 0))
+        let cacheDirectory = directory.appendingPathComponent("cache")
+        runner.cache = ResponseCache(directory: cacheDirectory)
+        let suite = Suite(name: "s", file: "s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "q")])])
+        await runner.run(Planner.plan([suite], PlanSelection(backends: ["o"])), availability: ["o": .available])
+        try await store.close()
+        let files = try FileManager.default.subpathsOfDirectory(atPath: cacheDirectory.path)
+        #expect(!files.isEmpty, "the answer was cached")
+        for file in files {
+            let data = (try? Data(contentsOf: cacheDirectory.appendingPathComponent(file))) ?? Data()
+            #expect(!String(decoding: data, as: UTF8.self).contains(key), "\(file) holds the key")
+        }
+    }
+
+    @Test("a config built in Swift with timeoutSeconds 1e300 is refused like one read from a file")
+    func swiftConfigLimits() {
+        var config = Config(backends: [])
+        config.defaults.timeoutSeconds = 1e300
+        let found = loadDiagnostics { () throws(LoadError) in try ConfigChecks.check(config) }
+        #expect(found.first?.path == "$.defaults.timeoutSeconds")
+        #expect(found.first?.fix != nil)
+    }
+}
+
+@Suite("headersFromEnv: a credential header of one's own, from the environment")
+struct HeadersFromEnvironmentTests {
+    @Test("headersFromEnv sends the variable's value under its header name, and the value is redacted from what comes back")
+    func headerFromEnvironment() async throws {
+        let secret = "gw-0123456789"
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(fault: .openAIError(status: 401, message: "bad gateway key \(secret)", type: "auth", code: nil)) }
+        try server.start()
+        defer { server.stop() }
+        let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
+        let fixture = try RunFixture("headers-from-env", suite: suite, config: """
+        {"backends": [{"name": "g", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1",
+                       "headersFromEnv": {"X-Gateway-Key": "GATEWAY_KEY"}}], "defaults": {"retries": 0}}
+        """)
+        defer { fixture.remove() }
+        var request = fixture.request()
+        request.environment = ["GATEWAY_KEY": secret]
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        #expect(server.requests.first?.http.headers["x-gateway-key"] == secret)
+        let message = try #require(outcome.results.first?.errorMessage)
+        #expect(!message.contains(secret) && message.contains("[redacted]"), "\(message)")
+        let written = try String(contentsOf: RunDirectory(outcome.outputDirectory).results, encoding: .utf8)
+            + String(contentsOf: RunDirectory(outcome.outputDirectory).metadata, encoding: .utf8)
+        #expect(!written.contains(secret))
+    }
+
+    @Test("a headersFromEnv value that is not a variable name is refused like a literal key")
+    func literalInHeadersFromEnv() throws {
+        let fixture = try RunFixture("headers-from-env-literal",
+                                     suite: #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#,
+                                     config: #"{"backends": [{"name": "g", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1", "headersFromEnv": {"X-Key": "sk-abc-123"}}]}"#)
+        defer { fixture.remove() }
+        let found = fixture.loadDiagnostics()
+        #expect(found.first?.message.contains("must be the name of an environment variable") == true)
+        #expect(found.first.map { !$0.description.contains("sk-abc-123") } == true)
+    }
+}
