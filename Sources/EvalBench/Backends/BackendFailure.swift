@@ -16,6 +16,8 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
     case decoding
     case server
     case cancelled
+    /// The model still called a tool after `maxToolRounds` rounds of tool calls in one turn.
+    case toolRoundsExceeded = "tool_rounds_exceeded"
 
     /// Whether a retry with backoff may succeed: rate limits, overload and transient faults.
     public var isRetryable: Bool {

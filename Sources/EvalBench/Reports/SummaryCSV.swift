@@ -8,11 +8,12 @@ package enum SummaryCSV {
         "cache_hit_ratio", "cost_usd",
     ]
     /// Columns after the fixed ones and before the `metric:<name>` columns.
-    package static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput"]
+    package static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput",
+                                        "tool_calls", "tool_rounds"]
 
     /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
     /// 6, tokens as integers, and an empty cell for anything not reported. After the fixed
-    /// columns come `extraColumns` (goodput empty without a suite `slo`), then one `metric:<name>` column per named assertion holds its pass rate in that
+    /// columns come `extraColumns` (goodput empty without a suite `slo`; `tool_calls` and `tool_rounds` the sums over requests with tools, empty without any), then one `metric:<name>` column per named assertion holds its pass rate in that
     /// group (empty where the group never graded it); metrics.csv has the counts.
     package static func render(_ groups: [GroupSummary]) -> String {
         var names: [String] = []
@@ -60,6 +61,8 @@ package enum SummaryCSV {
             .fixed(summary.ttftP90Ms, places: 2),
             .fixed(summary.ttftP99Ms, places: 2),
             .fixed(summary.goodput, places: 4),
+            .integer(summary.toolCalls),
+            .integer(summary.toolRounds),
         ]
     }
 }

@@ -85,6 +85,14 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// The position of its case run in the run's plan: reports list case runs in this order
     /// whatever order they finished in. Nil in results recorded before evalbench kept it.
     public var planIndex: Int?
+    /// Every tool call of the turn, in order, with what was sent back; nil when the turn had no tools.
+    public var toolCalls: [ToolCallRecord]?
+    /// Each request of the turn's tool loop with its own latency, TTFT and usage (the turn's
+    /// figures are their combination); nil when the turn had no tools.
+    public var rounds: [ToolRound]?
+
+    /// How many rounds of the turn called a tool; nil when the turn had no tools.
+    public var toolRoundCount: Int? { rounds.map { $0.filter { $0.toolCalls > 0 }.count } }
 
     /// `pass`: answered and graded passing; `fail`: answered, but its assertions (or threshold)
     /// failed; `error`: no answer, see `errorKind`; `skipped`: not sent, see `skipReason`.
@@ -148,6 +156,8 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case slo, replayed
         case replayedFrom = "replayed_from"
         case planIndex = "plan_index"
+        case toolCalls = "tool_calls"
+        case rounds
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.

@@ -31,6 +31,8 @@ struct AnthropicStream: SSEProvider {
     private var stopReason: String?
     private var model: String?
     private var usage: AnthropicUsage?
+    /// The `tool_use` blocks so far, by block index, with their `input_json_delta` fragments joined.
+    private var toolUses: [(index: Int?, call: ToolCall)] = []
     /// One decoder for every event of the stream: making one per event costs more than decoding.
     private let decoder = JSONDecoder()
 
@@ -55,8 +57,16 @@ struct AnthropicStream: SSEProvider {
             if let reported = event.message?.usage { record(reported) }
         case "content_block_start":
             startBlock(event.contentBlock, at: ms, stream: &stream)
+            if event.contentBlock?.type == "tool_use" {
+                toolUses.append((event.index, ToolCall(id: event.contentBlock?.id ?? "toolu_\(toolUses.count + 1)",
+                                                      name: event.contentBlock?.name ?? "", argumentsText: "")))
+            }
         case "content_block_delta":
             apply(event.delta, at: ms, stream: &stream)
+            if event.delta?.type == "input_json_delta", let fragment = event.delta?.partialJSON,
+               let position = toolUses.lastIndex(where: { $0.index == event.index }) {
+                toolUses[position].call.argumentsText += fragment
+            }
         case "message_delta":
             if let reason = event.delta?.stopReason {
                 stopReason = reason
@@ -152,6 +162,8 @@ struct AnthropicStream: SSEProvider {
             let before = phase == .awaitingStart ? "before message_start" : "before a message_delta with a stop_reason"
             return .failure(stream.failure(.network, "the stream ended mid-stream (truncated), \(before)"))
         }
-        return .success(stream.response(usage: AnthropicUsageNormaliser.usage(usage), finishReason: stopReason, model: model))
+        var response = stream.response(usage: AnthropicUsageNormaliser.usage(usage), finishReason: stopReason, model: model)
+        response.toolCalls = toolUses.map(\.call)
+        return .success(response)
     }
 }

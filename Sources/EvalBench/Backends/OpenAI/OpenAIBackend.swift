@@ -141,7 +141,7 @@ package struct OpenAIBackend: Backend {
             messages.append(["role": "system", "content": instructions])
         }
         for message in request.messages {
-            messages.append(["role": message.role.rawValue, "content": message.content])
+            messages += OpenAITools.messages(message)
         }
         var body: [String: Any] = [
             "messages": messages,
@@ -163,6 +163,7 @@ package struct OpenAIBackend: Backend {
                                        "json_schema": ["name": output.name, "schema": RawJSON(output.schemaText),
                                                        "strict": true]]
         }
+        OpenAITools.add(request, to: &body)
         RequestBody.merge(extraBody, into: &body)
         if let extra = reasoningOverrides[request.reasoning.rawValue]?.extraBody {
             RequestBody.merge(extra, into: &body)
