@@ -219,3 +219,47 @@ extension LoopbackNetworkTests {
         #expect(!result.failedAssertions.map(\.type).contains("toolCalled"), "only the call that parsed has city Paris: exactly 1")
     }
 }
+
+@Suite("JSON tool format (llama-server without a template tool format)")
+struct JSONToolFormatTests {
+    private let tools = [ToolDefinition(name: "get_weather", description: "Weather.",
+                                        parametersText: #"{"type":"object","properties":{"city":{"type":"string"}}}"#)]
+
+    @Test("tools go into the instructions, the answer is constrained to tool_calls or response, and a tool round is written as JSON")
+    func request() throws {
+        let backend = OpenAIBackend(name: "local", model: "m", baseURL: URL(string: "http://127.0.0.1:1/v1")!, apiKey: nil,
+                                    concurrency: 1, toolFormat: .json, transport: URLSessionStreamTransport())
+        let call = ToolCall(id: "call_1", name: "get_weather", argumentsText: #"{"city":"Paris"}"#)
+        let request = ModelRequest(instructions: "Be brief.", messages: [
+            ChatMessage(role: .user, content: "Weather?"),
+            ChatMessage(role: .assistant, content: "", toolCalls: [call]),
+            ChatMessage(role: .tool, content: "", toolOutputs: [ToolOutput(callID: "call_1", name: "get_weather", content: #"{"celsius":18}"#)]),
+        ], options: GenerationOptions(), tools: tools)
+        let body = backend.body(for: request)
+        #expect(body["tools"] == nil, "the server's template cannot render tools")
+        let messages = try #require(body["messages"] as? [[String: Any]])
+        let system = try #require(messages.first?["content"] as? String)
+        #expect(system.hasPrefix("Be brief.\n\nYou can call these tools:\n- get_weather: Weather."))
+        #expect(messages[2]["content"] as? String == #"{"tool_calls":[{"name":"get_weather","arguments":{"city":"Paris"}}]}"#)
+        #expect(messages[3]["role"] as? String == "user")
+        #expect(messages[3]["content"] as? String == #"{"tool_results":[{"name":"get_weather","result":{"celsius":18}}]}"#)
+        let format = try #require(body["response_format"] as? [String: Any])
+        let schemaText = try #require(((format["json_schema"] as? [String: Any])?["schema"] as? RawJSON)?.text)
+        let schema = try #require(try JSONSerialization.jsonObject(with: Data(schemaText.utf8)) as? [String: Any])
+        #expect((schema["anyOf"] as? [Any])?.count == 2, "a call or an answer")
+        #expect(schemaText.contains(#""name":{"const":"get_weather"}"#))
+    }
+
+    @Test("an answer in the format becomes tool calls or the response text; one that is not stays as it is")
+    func reading() {
+        let timing = RequestTiming(startedAt: Date(), endMs: 1)
+        let calls = JSONToolFormat.reading(ModelResponse(text: #"{"tool_calls":[{"name":"get_weather","arguments":{"city":"Paris"}}]}"#,
+                                                          timing: timing, usage: Usage()))
+        #expect(calls.toolCalls == [ToolCall(id: "call_1", name: "get_weather", argumentsText: #"{"city":"Paris"}"#)])
+        #expect(calls.text == "")
+        let answer = JSONToolFormat.reading(ModelResponse(text: #"{"response":"18 degrees"}"#, timing: timing, usage: Usage()))
+        #expect(answer.text == "18 degrees" && answer.toolCalls.isEmpty)
+        let other = JSONToolFormat.reading(ModelResponse(text: "It is 18 degrees.", timing: timing, usage: Usage()))
+        #expect(other.text == "It is 18 degrees.")
+    }
+}
