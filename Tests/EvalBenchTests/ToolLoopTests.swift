@@ -55,6 +55,36 @@ func expectTwoRoundWeather(_ results: [RequestResult], id: String) throws {
 }
 
 extension LoopbackNetworkTests {
+    @Test("a turn that switches the tool set breaks the prefix at the tools: the cache section says tools changed")
+    func toolsChanged() async throws {
+        // The first request caches nothing; the second reads its prefix up to the tools, which changed.
+        let server = FakeOpenAIServer(replies: [
+            .init(steps: [.content("Hello.")], usage: .init(promptTokens: 200, completionTokens: 2, cachedTokens: 0)),
+            .init(steps: [.content("Done.")], usage: .init(promptTokens: 210, completionTokens: 2, cachedTokens: 10)),
+        ])
+        try server.start()
+        defer { server.stop() }
+        let fixture = try RunFixture("tools-changed", suite: """
+        { "format": "evalbench.suite/1", "suite": "switch", "instructions": "Be brief.",
+          "tools": [ { "name": "a", "description": "A.", "results": [ { "result": 1 } ] } ],
+          "cases": [ { "id": "swap", "turns": [
+            { "prompt": "Hi." },
+            { "prompt": "Again.", "tools": [ { "name": "b", "description": "B.", "results": [ { "result": 2 } ] } ] } ] } ] }
+        """, config: """
+        { "backends": [ { "name": "b", "kind": "openai", "model": "m", "baseURL": "\(server.baseURL.absoluteString)/v1" } ] }
+        """)
+        defer { fixture.remove() }
+        let out = fixture.directory.appendingPathComponent("out")
+        let request = RunRequest(suitePaths: [fixture.suitePath], configPath: fixture.configPath, outputDirectory: out.path)
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        let second = try #require(outcome.results.first { $0.turn == 2 })
+        #expect(second.switched == "tools")
+        #expect(second.prefix?.brokenSegment == "tools", "\(String(describing: second.prefix))")
+        #expect(second.prefix?.explanation?.hasPrefix("tools changed at character 0") == true)
+        let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("tools changed"), "\(summary)")
+    }
+
     @Test("openai: a streamed tool call in argument fragments is answered with a role tool message carrying its tool_call_id, and the final answer is graded")
     func toolLoopOpenAI() async throws {
         let server = FakeOpenAIServer(replies: [
@@ -90,6 +120,9 @@ extension LoopbackNetworkTests {
         let summary = try String(contentsOf: out.appendingPathComponent("summary.csv"), encoding: .utf8)
         let header = summary.split(whereSeparator: \.isNewline).first.map { $0.split(separator: ",").map(String.init) } ?? []
         #expect(Array(header.suffix(3)) == ["goodput", "tool_calls", "tool_rounds"])
+        let markdown = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(markdown.contains("## Tools"))
+        #expect(markdown.contains("| b · none · default | 1 | 100.0% (1/1) | 1.00 | 1.00 | 100.0% (1/1) | — |"), "\(markdown)")
         let jsonl = try String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8)
         #expect(jsonl.contains(#""tool_calls":[{"#))
         #expect(jsonl.contains(#""matched":true"#))
@@ -170,6 +203,9 @@ extension LoopbackNetworkTests {
         let failed = result.failedAssertions.map(\.type)
         #expect(failed.contains("toolCalled"))
         #expect(failed.contains("toolSequence"))
+        let tools = try #require(RunAggregate(results).groups.first?.tools)
+        #expect(tools.accuracy == 0)
+        #expect(tools.wrongCalls.isEmpty, "get_time's default result matched: the call was wrong for the case, not unanswerable")
         let message = try #require(result.failedAssertions.first { $0.type == "toolCalled" }?.message)
         #expect(message.contains(#"get_time({"city":"Paris"}) (round 1)"#), "\(message)")
     }
@@ -216,6 +252,9 @@ extension LoopbackNetworkTests {
         #expect(calls[1].matched)
         #expect(server.requests[1].messages.filter { $0.role == "tool" }.map { $0.toolCallID ?? "" } == ["call_1", "call_2"])
         #expect(result.failedAssertions.map(\.type).contains("toolArgumentsValid"))
+        let tools = try #require(RunAggregate(results).groups.first?.tools)
+        #expect(tools.parsedCalls == 1 && tools.calls == 2)
+        #expect(tools.mostFrequentWrongCalls().map(\.call) == [#"get_weather({"city": "Par)"#])
         #expect(!result.failedAssertions.map(\.type).contains("toolCalled"), "only the call that parsed has city Paris: exactly 1")
     }
 }

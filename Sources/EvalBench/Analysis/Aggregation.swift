@@ -97,8 +97,11 @@ private struct GroupAccumulator {
         if result.usage.reasoningTokens != nil { summary.requestsReportingReasoning += 1 }
         if result.usage.outputTokens != nil { summary.requestsReportingOutput += 1 }
         if let cost = result.costUSD { summary.costUSD = (summary.costUSD ?? 0) + cost }
-        if let calls = result.toolCalls { summary.toolCalls = (summary.toolCalls ?? 0) + calls.count }
-        if let rounds = result.toolRoundCount { summary.toolRounds = (summary.toolRounds ?? 0) + rounds }
+        if result.toolCalls != nil {
+            var tools = summary.tools ?? ToolSummary()
+            tools.add(result)
+            summary.tools = tools
+        }
         if result.status == .error, let kind = result.errorKind {
             summary.errorCounts[kind, default: 0] += 1
             if summary.firstErrorMessages[kind] == nil { summary.firstErrorMessages[kind] = result.errorMessage }

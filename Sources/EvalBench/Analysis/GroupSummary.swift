@@ -77,10 +77,8 @@ public struct GroupSummary: Sendable, Equatable {
     public var turns: [TurnSummary] = []
     /// The pass rate of each named assertion, in first-seen order.
     public var metrics: [NamedMetric] = []
-    /// Σ tool calls over the requests that had tools; nil when none had any.
-    public var toolCalls: Int?
-    /// Σ rounds of tool calls over the requests that had tools; nil when none had any.
-    public var toolRounds: Int?
+    /// The tool calls of its requests that had tools; nil when none had any.
+    public var tools: ToolSummary?
 
     /// goodRequests / sloRequests: errors count against it; nil without an slo or without requests.
     public var goodput: Double? {

@@ -61,8 +61,8 @@ package enum SummaryCSV {
             .fixed(summary.ttftP90Ms, places: 2),
             .fixed(summary.ttftP99Ms, places: 2),
             .fixed(summary.goodput, places: 4),
-            .integer(summary.toolCalls),
-            .integer(summary.toolRounds),
+            .integer(summary.tools?.calls),
+            .integer(summary.tools?.rounds),
         ]
     }
 }

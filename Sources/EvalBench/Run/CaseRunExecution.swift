@@ -128,12 +128,13 @@ struct CaseRunExecution {
         var request = makeRequest(turn, at: index)
         let canonical = CanonicalPrompt(request)
         let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
-        previousPrompt = canonical
         let sent = SentTurn(backend: current.name, model: current.backend.model, reasoning: level,
                             instructions: instructions, switched: turn.switchTo?.summary,
                             historyNote: historyNote(turn, sent: request), prefix: prefix)
         var loop = ToolLoop(tools: tools, maxRounds: options.maxToolRounds)
         while true {
+            // The next turn's cache sees the last request of this one's tool loop.
+            previousPrompt = CanonicalPrompt(request)
             let (result, attempts, fromCache) = await respond(to: request)
             switch result {
             case let .success(response):
