@@ -143,3 +143,34 @@ struct ToolCheckTests {
         #expect(sum.outputTokens == nil)
     }
 }
+
+@Suite("Token cost of tools")
+struct ToolCostTests {
+    @Test("plan gives each distinct tool set's estimated tokens and its share of the on-device window, the switched set apart")
+    func planLines() async throws {
+        let fixture = try RunFixture("tool-cost", suite: """
+        { "format": "evalbench.suite/1", "suite": "s",
+          "tools": [ { "name": "a", "description": "Looks things up.", "results": [ { "result": 1 } ] } ],
+          "cases": [ { "id": "one", "prompt": "p" },
+                     { "id": "two", "turns": [ { "prompt": "p" },
+                        { "prompt": "q", "tools": [ { "name": "b", "description": "B.", "results": [ { "result": 2 } ] } ] } ] } ] }
+        """, config: #"{"backends": [{"name": "srv", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]}"#)
+        defer { fixture.remove() }
+        let loaded = try EvalRun.load(fixture.request())
+        let lines = await Preflight.plan(loaded, environment: [:], transport: URLSessionStreamTransport())
+        let a = ToolCost.estimatedTokens(loaded.suites[0].cases[0].tools.map(\.definition))
+        // [{"type":"function","function":{"name":"a","description":"Looks things up.","parameters":{"type":"object","properties":{}}}}]: 125 characters.
+        #expect(a == 32)
+        #expect(lines.contains("tools a (2 cases): about 32 tokens per request (estimated, about 4 characters a token), 0.8% of the on-device model's 4096-token window"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("tools b (1 case): about ") }, "\(lines)")
+    }
+}
+
+@Test("a key a model echoes into a tool call's arguments is redacted like answer text")
+func toolArgumentsRedacted() {
+    let key = "sk-tool-echo-secret-1234"
+    let redactor = SecretRedactor(HTTPStreamRequest(url: URL(string: "https://example.test")!, headers: ["Authorization": "Bearer \(key)"]))
+    let response = ModelResponse(text: "", timing: RequestTiming(startedAt: Date()), usage: Usage(),
+                                 toolCalls: [ToolCall(id: "1", name: "a", argumentsText: #"{"key":"\#(key)"}"#)])
+    #expect(redactor.redact(response).toolCalls.first?.argumentsText == #"{"key":"[redacted]"}"#)
+}
