@@ -128,6 +128,29 @@ extension LoopbackNetworkTests {
         #expect(jsonl.contains(#""matched":true"#))
     }
 
+    @Test("replay: a recorded tool loop replays round by round, the calls answered again and graded as before")
+    func replayToolLoop() async throws {
+        let server = FakeOpenAIServer(replies: [
+            .init(steps: [.toolCall(id: "call_abc", name: "get_weather", argumentFragments: [#"{"city":"Paris"}"#])],
+                  finishReason: "tool_calls", usage: .init(promptTokens: 100, completionTokens: 10)),
+            .init(steps: [.content("It is 18 °C and clear.")], usage: .init(promptTokens: 130, completionTokens: 8)),
+        ])
+        try server.start()
+        defer { server.stop() }
+        let (_, out, fixture) = try await runWeatherSuite(kind: "openai", baseURL: "\(server.baseURL.absoluteString)/v1", name: "tools-replay")
+        defer { fixture.remove() }
+        try Data(#"{"backends": [{"name": "again", "kind": "replay", "from": "\#(out.path)"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: fixture.configPath))
+        let replayOut = fixture.directory.appendingPathComponent("replayed")
+        let request = RunRequest(suitePaths: [fixture.suitePath], configPath: fixture.configPath, outputDirectory: replayOut.path)
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        #expect(server.requests.count == 2, "the replay sends nothing")
+        try expectTwoRoundWeather(outcome.results, id: "call_abc")
+        let result = try #require(outcome.results.first)
+        #expect(result.replayed == true)
+        #expect(result.usage.inputTokens == 230, "each round's recorded usage, summed once")
+    }
+
     @Test("anthropic: a tool_use block streamed as input_json_delta fragments is answered with a tool_result block in a user message")
     func toolLoopAnthropic() async throws {
         let server = FakeAnthropicServer(replies: [
