@@ -174,3 +174,14 @@ func toolArgumentsRedacted() {
                                  toolCalls: [ToolCall(id: "1", name: "a", argumentsText: #"{"key":"\#(key)"}"#)])
     #expect(redactor.redact(response).toolCalls.first?.argumentsText == #"{"key":"[redacted]"}"#)
 }
+
+@Test("a suite built in Swift gets its tool names and toolChoice checked")
+func swiftSuiteToolChecks() throws {
+    let schema = try JSONSchema(validating: .object(["type": .string("object")]))
+    let tool = { (name: String) in CannedTool(definition: ToolDefinition(name: name, description: "D."), parameters: schema, results: []) }
+    var evalCase = EvalCase(id: "c", options: GenerationOptions(toolChoice: .tool("missing")), turns: [Turn(prompt: "p")],
+                            tools: [tool("a"), tool("a"), tool("bad name")])
+    evalCase.turns[0].switchTo = TurnSwitch(tools: [tool("b")])
+    let found = loadDiagnostics { () throws(LoadError) in try SuiteChecks.check(Suite(name: "s", cases: [evalCase])) }
+    #expect(found.map(\.path) == ["$.cases[0].tools[1].name", "$.cases[0].tools[2].name", "$.cases[0].options.toolChoice"], "\(found)")
+}
