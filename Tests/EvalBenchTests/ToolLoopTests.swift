@@ -120,9 +120,11 @@ extension LoopbackNetworkTests {
         let summary = try String(contentsOf: out.appendingPathComponent("summary.csv"), encoding: .utf8)
         let header = summary.split(whereSeparator: \.isNewline).first.map { $0.split(separator: ",").map(String.init) } ?? []
         #expect(Array(header.suffix(3)) == ["goodput", "tool_calls", "tool_rounds"])
+        let tokens = try #require(result.toolDefinitionTokens)
+        #expect(tokens > 40 && tokens < 120, "two small tools: \(tokens)")
         let markdown = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(markdown.contains("## Tools"))
-        #expect(markdown.contains("| b · none · default | 1 | 100.0% (1/1) | 1.00 | 1.00 | 100.0% (1/1) | — |"), "\(markdown)")
+        #expect(markdown.contains("| b · none · default | 1 | 100.0% (1/1) | 1.00 | 1.00 | 100.0% (1/1) | \(tokens) (\(ReportFormat.percentNumber(Double(tokens) / 4096))%) | — |"), "\(markdown)")
         let jsonl = try String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8)
         #expect(jsonl.contains(#""tool_calls":[{"#))
         #expect(jsonl.contains(#""matched":true"#))

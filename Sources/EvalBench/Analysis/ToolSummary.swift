@@ -15,6 +15,8 @@ public struct ToolSummary: Sendable, Equatable {
     public var parsedCalls = 0
     /// Σ rounds of tool calls.
     public var rounds = 0
+    /// The largest tool set any of its turns sent, in estimated tokens; nil when none said.
+    public var largestToolSetTokens: Int?
     /// Calls no canned result matched (an unknown tool, malformed or unexpected arguments), by
     /// `name(arguments)`, with how often each was made.
     public var wrongCalls: [String: Int] = [:]
@@ -41,6 +43,7 @@ public struct ToolSummary: Sendable, Equatable {
         self.calls += calls.count
         parsedCalls += calls.filter { $0.arguments != nil }.count
         rounds += result.toolRoundCount ?? 0
+        if let tokens = result.toolDefinitionTokens { largestToolSetTokens = max(largestToolSetTokens ?? 0, tokens) }
         for call in calls where !call.matched { wrongCalls[call.summary, default: 0] += 1 }
         let graded = result.assertions.filter { Self.assertionTypes.contains($0.type) }
         if !graded.isEmpty {

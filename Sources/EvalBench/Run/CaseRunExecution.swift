@@ -231,6 +231,7 @@ struct CaseRunExecution {
         if usesTools {
             recorded.toolCalls = loop.calls
             recorded.rounds = loop.rounds
+            if !tools.isEmpty { recorded.toolDefinitionTokens = ToolCost.estimatedTokens(tools.map(\.definition)) }
         }
         if index == evalCase.turns.count - 1 { recorded.caseScore = caseScore.value }
         // Each round is a request: a per-request price is charged per round.

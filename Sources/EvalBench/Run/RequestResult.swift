@@ -90,6 +90,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// Each request of the turn's tool loop with its own latency, TTFT and usage (the turn's
     /// figures are their combination); nil when the turn had no tools.
     public var rounds: [ToolRound]?
+    /// The tool definitions this turn sent, in tokens estimated at about 4 characters a token
+    /// (no tokenizer is asked); nil when it sent none.
+    public var toolDefinitionTokens: Int?
 
     /// How many rounds of the turn called a tool; nil when the turn had no tools.
     public var toolRoundCount: Int? { rounds.map { $0.filter { $0.toolCalls > 0 }.count } }
@@ -158,6 +161,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case planIndex = "plan_index"
         case toolCalls = "tool_calls"
         case rounds
+        case toolDefinitionTokens = "tool_definition_tokens_estimated"
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.
