@@ -184,6 +184,25 @@ extension LoopbackNetworkTests {
         #expect(results2.first?["is_error"] == nil)
     }
 
+    @Test("anthropic with thinking: the thinking block and its signature go back before the tool_use, as the API requires")
+    func anthropicThinkingBeforeToolUse() async throws {
+        let server = FakeAnthropicServer(replies: [
+            .init(steps: [.thinking("Need the weather."), .toolUseFragments(id: "toolu_02", name: "get_weather", fragments: [#"{"city": "Paris"}"#])],
+                  stopReason: "tool_use"),
+            .init(steps: [.text("It is 18 °C and clear.")]),
+        ])
+        try server.start()
+        defer { server.stop() }
+        let (results, _, fixture) = try await runWeatherSuite(kind: "anthropic", baseURL: server.baseURL.absoluteString, name: "tools-thinking")
+        defer { fixture.remove() }
+        try expectTwoRoundWeather(results, id: "toolu_02")
+        let messages = try #require(server.requests.last?.body["messages"] as? [[String: Any]])
+        let assistant = try #require(messages[1]["content"] as? [[String: Any]])
+        #expect(assistant.map { $0["type"] as? String ?? "" } == ["thinking", "tool_use"])
+        #expect(assistant[0]["thinking"] as? String == "Need the weather.")
+        #expect(assistant[0]["signature"] as? String == "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pk")
+    }
+
     @Test("gemini: a functionCall part is answered with a functionResponse part, and its thoughtSignature goes back with the call")
     func toolLoopGemini() async throws {
         let server = FakeGeminiServer(replies: [

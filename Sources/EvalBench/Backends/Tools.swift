@@ -69,7 +69,8 @@ public struct ToolCall: Sendable, Codable, Equatable, Hashable {
     public var name: String
     /// The arguments exactly as the model produced them; not necessarily valid JSON.
     public var argumentsText: String
-    /// An opaque token the provider requires back with the call (Gemini's `thoughtSignature`).
+    /// Opaque data the provider requires back with the call: Gemini's `thoughtSignature`;
+    /// on an Anthropic turn's first call, the thinking blocks (as JSON) that preceded the calls.
     public var signature: String?
 
     /// A call of `name` with `argumentsText`.

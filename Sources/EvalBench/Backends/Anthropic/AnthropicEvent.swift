@@ -37,6 +37,8 @@ struct AnthropicEvent: Decodable {
         /// `tool_use`: the call's id and the tool's name.
         var id: String?
         var name: String?
+        /// `redacted_thinking`: the encrypted thinking, sent back as it came.
+        var data: String?
     }
 
     /// `text_delta`, `thinking_delta`, `signature_delta`, `input_json_delta`; or, in
@@ -47,9 +49,11 @@ struct AnthropicEvent: Decodable {
         var thinking: String?
         var partialJSON: String?
         var stopReason: String?
+        /// `signature_delta`: the thinking block's signature.
+        var signature: String?
 
         enum CodingKeys: String, CodingKey {
-            case type, text, thinking
+            case type, text, thinking, signature
             case partialJSON = "partial_json"
             case stopReason = "stop_reason"
         }

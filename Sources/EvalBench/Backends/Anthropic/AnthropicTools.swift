@@ -14,7 +14,10 @@ enum AnthropicTools {
             }
         }
         guard message.role == .assistant, !message.toolCalls.isEmpty else { return nil }
-        var blocks: [[String: Any]] = message.content.isEmpty ? [] : [["type": "text", "text": message.content]]
+        // With thinking on, the thinking blocks that led to the calls go first, as they came.
+        var blocks = message.toolCalls.first?.signature
+            .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [[String: Any]] } ?? []
+        if !message.content.isEmpty { blocks.append(["type": "text", "text": message.content]) }
         for call in message.toolCalls {
             blocks.append(["type": "tool_use", "id": call.id, "name": call.name,
                            "input": RawJSON(ToolArguments.objectText(call.argumentsText))])
