@@ -185,3 +185,18 @@ func swiftSuiteToolChecks() throws {
     let found = loadDiagnostics { () throws(LoadError) in try SuiteChecks.check(Suite(name: "s", cases: [evalCase])) }
     #expect(found.map(\.path) == ["$.cases[0].tools[1].name", "$.cases[0].tools[2].name", "$.cases[0].options.toolChoice"], "\(found)")
 }
+
+@Test("a history transform never starts the history with tool results whose calls it cut off, and keeps an answer's calls when it drops reasoning")
+func historyKeepsToolRoundsWhole() {
+    let call = ToolCall(id: "1", name: "a", argumentsText: "{}")
+    let earlier = [ChatMessage(role: .user, content: "q"),
+                   ChatMessage(role: .assistant, content: "<think>x</think>", toolCalls: [call]),
+                   ChatMessage(role: .tool, content: "a → 1", toolOutputs: [ToolOutput(callID: "1", name: "a", content: "1")]),
+                   ChatMessage(role: .assistant, content: "one")]
+    let prompt = ChatMessage(role: .user, content: "next")
+    let kept = HistoryTransform(keepLast: 2).apply(to: earlier, prompt: prompt, instructions: nil, maxOutputTokens: nil, contextSize: nil)
+    #expect(kept.map(\.role) == [.assistant], "the tool message lost its call, so it goes too")
+    let dropped = HistoryTransform(dropReasoning: true).apply(to: earlier, prompt: prompt, instructions: nil, maxOutputTokens: nil, contextSize: nil)
+    #expect(dropped[1].toolCalls == [call])
+    #expect(dropped[1].content == "")
+}

@@ -246,7 +246,9 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
         if dropReasoning {
             kept = kept.map { message in
                 guard message.role == .assistant else { return message }
-                return ChatMessage(role: .assistant, content: Self.withoutReasoning(message.content))
+                var trimmed = message
+                trimmed.content = Self.withoutReasoning(message.content)
+                return trimmed
             }
         }
         if let keepLast { kept = Array(kept.suffix(max(0, keepLast))) }
@@ -259,6 +261,8 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
             // A history that starts with an answer reads oddly to most chat templates.
             if kept.first?.role == .assistant { kept.removeFirst() }
         }
+        // Tool results whose calls were cut off are an error to every provider.
+        while kept.first?.role == .tool { kept.removeFirst() }
         return kept
     }
 }
