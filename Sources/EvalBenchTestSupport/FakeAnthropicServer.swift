@@ -19,6 +19,8 @@ public final class FakeAnthropicServer: Sendable {
         case redactedThinking(afterMs: Double = 0)
         /// A `tool_use` block with one `input_json_delta`.
         case toolUse(name: String, inputJSON: String, afterMs: Double = 0)
+        /// A `tool_use` block with this id whose input streams as one `input_json_delta` per fragment.
+        case toolUseFragments(id: String, name: String, fragments: [String], afterMs: Double = 0)
         /// An `event: ping`.
         case ping(afterMs: Double = 0)
     }
@@ -283,6 +285,10 @@ private struct EventWriter {
         case let .toolUse(name, inputJSON, afterMs):
             let opening = enter(.other, ["type": "tool_use", "id": "toolu_fake\(index + 1)", "name": name, "input": [:]])
             return .init(afterMs: afterMs, opening + delta(["type": "input_json_delta", "partial_json": inputJSON]))
+        case let .toolUseFragments(id, name, fragments, afterMs):
+            let opening = enter(.other, ["type": "tool_use", "id": id, "name": name, "input": [:]])
+            let deltas = fragments.map { delta(["type": "input_json_delta", "partial_json": $0]) }.joined()
+            return .init(afterMs: afterMs, opening + deltas)
         case let .ping(afterMs):
             return .init(afterMs: afterMs, Self.event("ping", ["type": "ping"]))
         }

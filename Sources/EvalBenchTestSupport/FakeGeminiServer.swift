@@ -16,6 +16,8 @@ public final class FakeGeminiServer: Sendable {
         case text(String, afterMs: Double = 0)
         /// A `functionCall` part.
         case functionCall(name: String, afterMs: Double = 0)
+        /// A `functionCall` part with `args` (JSON object text) and, when given, a `thoughtSignature`.
+        case functionCallWithArguments(name: String, argumentsJSON: String, signature: String? = nil, afterMs: Double = 0)
     }
 
     /// The final `usageMetadata`; a nil count is left out of the JSON, as proto3 JSON leaves
@@ -275,7 +277,16 @@ private struct ChunkWriter {
         case let .text(text, afterMs): .init(afterMs: afterMs, event(parts: [["text": text]]))
         case let .functionCall(name, afterMs):
             .init(afterMs: afterMs, event(parts: [["functionCall": ["name": name, "args": [String: Any]()]]]))
+        case let .functionCallWithArguments(name, argumentsJSON, signature, afterMs):
+            .init(afterMs: afterMs, event(parts: [Self.functionCallPart(name: name, argumentsJSON: argumentsJSON, signature: signature)]))
         }
+    }
+
+    private static func functionCallPart(name: String, argumentsJSON: String, signature: String?) -> [String: Any] {
+        let args = (try? JSONSerialization.jsonObject(with: Data(argumentsJSON.utf8))) ?? [String: Any]()
+        var part: [String: Any] = ["functionCall": ["name": name, "args": args]]
+        if let signature { part["thoughtSignature"] = signature }
+        return part
     }
 
     /// The last chunk: an empty text part, the finish reason when scripted, and the full usage.

@@ -15,6 +15,9 @@ public final class FakeOpenAIServer: Sendable {
         case content(String, afterMs: Double = 0)
         /// An SSE comment line, `: keep-alive`, as servers send while a model thinks.
         case comment(afterMs: Double = 0)
+        /// A tool call at `index` of the delta's `tool_calls`: a first chunk with its `id` and
+        /// name and empty arguments, then one chunk per fragment of its arguments, as OpenAI streams them.
+        case toolCall(index: Int = 0, id: String, name: String, argumentFragments: [String], afterMs: Double = 0)
     }
 
     /// The `usage` object of the final chunk; a nil figure is left out of the JSON.
@@ -148,11 +151,22 @@ public final class FakeOpenAIServer: Sendable {
             public var role: String
             /// The text content; text parts of an array content are joined.
             public var content: String
+            /// A `role: tool` message's `tool_call_id`.
+            public var toolCallID: String?
+            /// An assistant message's `tool_calls`, as `name(arguments)`.
+            public var toolCalls: [String]
 
-            public init(role: String, content: String) {
+            public init(role: String, content: String, toolCallID: String? = nil, toolCalls: [String] = []) {
                 self.role = role
                 self.content = content
+                self.toolCallID = toolCallID
+                self.toolCalls = toolCalls
             }
+        }
+
+        /// The decoded JSON body; empty when it was not a JSON object.
+        public var body: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: http.body)) as? [String: Any] ?? [:]
         }
 
         public var model: String?
@@ -179,7 +193,12 @@ public final class FakeOpenAIServer: Sendable {
                 } else {
                     content = message["content"] as? String ?? ""
                 }
-                return Message(role: message["role"] as? String ?? "", content: content)
+                let calls = (message["tool_calls"] as? [[String: Any]] ?? []).map { call -> String in
+                    let function = call["function"] as? [String: Any] ?? [:]
+                    return "\(function["name"] as? String ?? "")(\(function["arguments"] as? String ?? ""))"
+                }
+                return Message(role: message["role"] as? String ?? "", content: content,
+                               toolCallID: message["tool_call_id"] as? String, toolCalls: calls)
             }
         }
     }
@@ -278,6 +297,10 @@ private struct ChunkWriter {
         case let .reasoning(text, afterMs): .init(afterMs: afterMs, event(delta: ["reasoning_content": text]))
         case let .content(text, afterMs): .init(afterMs: afterMs, event(delta: ["content": text]))
         case let .comment(afterMs): .init(afterMs: afterMs, ": keep-alive\n\n")
+        case let .toolCall(index, id, name, fragments, afterMs):
+            .init(afterMs: afterMs, event(delta: ["tool_calls": [["index": index, "id": id, "type": "function",
+                                                                   "function": ["name": name, "arguments": ""]]]])
+                + fragments.map { event(delta: ["tool_calls": [["index": index, "function": ["arguments": $0]]]]) }.joined())
         }
     }
 

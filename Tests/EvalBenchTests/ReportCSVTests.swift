@@ -2,17 +2,18 @@ import Foundation
 import Testing
 @testable import EvalBench
 
-@Test("results.csv starts with exactly the header of DESIGN.md")
+@Test("results.csv starts with exactly the header of DESIGN.md, then the tool columns")
 func resultsCSVHeader() {
     let firstLine = ResultsCSV.render([]).components(separatedBy: "\r\n")[0]
-    #expect(firstLine == "suite,case,turn,variant,backend,model,reasoning,repeat,status,error_kind,latency_ms,ttft_ms,ttfa_ms,tpot_ms,output_tps,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd,failed_assertions")
+    #expect(firstLine == "suite,case,turn,variant,backend,model,reasoning,repeat,status,error_kind,latency_ms,ttft_ms,ttfa_ms,tpot_ms,output_tps,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd,failed_assertions"
+             + ",tool_calls,tool_rounds")
 }
 
-@Test("summary.csv starts with exactly the header of DESIGN.md, then the percentile and goodput columns")
+@Test("summary.csv starts with exactly the header of DESIGN.md, then the percentile, goodput and tool columns")
 func summaryCSVHeader() {
     let firstLine = SummaryCSV.render([]).components(separatedBy: "\r\n")[0]
     #expect(firstLine == "backend,model,reasoning,variant,cases,passed,failed,errors,skipped,pass_rate,pass_rate_low,pass_rate_high,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd"
-             + ",latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source")
+             + ",latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source,tool_calls,tool_rounds")
 }
 
 @Test("A results.csv row formats times, ratios, cost and failed assertions, and leaves unreported cells empty")
@@ -25,8 +26,8 @@ func resultsCSVRow() {
     let unreported = fixtureResult(caseID: "x", turn: 2, turns: 2, model: nil, repeatIndex: 3, status: .error,
                                    errorKind: .contextOverflow)
     let lines = ResultsCSV.render([failing, unreported]).components(separatedBy: "\r\n")
-    #expect(lines[1] == "geo,capital-france,1,default,local,gemma-3-270m,none,1,fail,,250.00,50.00,50.00,20.00,44.00,300,100,11,,0.3333,0.000013,says Paris; =one word")
-    #expect(lines[2] == "geo,x,2,default,local,,none,3,error,context_overflow,,,,,,,,,,,,")
+    #expect(lines[1] == "geo,capital-france,1,default,local,gemma-3-270m,none,1,fail,,250.00,50.00,50.00,20.00,44.00,300,100,11,,0.3333,0.000013,says Paris; =one word,,")
+    #expect(lines[2] == "geo,x,2,default,local,,none,3,error,context_overflow,,,,,,,,,,,,,,", "a turn without tools has empty tool cells")
     #expect(lines[3] == "")
     #expect(lines.count == 4)
 }
@@ -38,5 +39,5 @@ func summaryCSVRow() {
         fixtureResult(caseID: "b", status: .error, errorKind: .timeout),
     ]
     let lines = SummaryCSV.render(RunAggregate(results).groups).components(separatedBy: "\r\n")
-    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,,,,,,,100.00,100.00,10.00,10.00,,2,1,0,0,0,0,", "the timed-out request reported no input tokens, so their sum is unknown; 1 of 2 did")
+    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,,,,,,,100.00,100.00,10.00,10.00,,2,1,0,0,0,0,,,", "the timed-out request reported no input tokens, so their sum is unknown; 1 of 2 did")
 }

@@ -106,6 +106,11 @@ private struct GroupAccumulator {
                 summary.requestsWithCost += 1
             }
         }
+        if result.toolCalls != nil {
+            var tools = summary.tools ?? ToolSummary()
+            tools.add(result)
+            summary.tools = tools
+        }
         if result.status == .error, let kind = result.errorKind {
             summary.errorCounts[kind, default: 0] += 1
             if summary.firstErrorMessages[kind] == nil { summary.firstErrorMessages[kind] = result.errorMessage }

@@ -79,6 +79,8 @@ public struct GroupSummary: Sendable, Equatable {
     public var turns: [TurnSummary] = []
     /// The pass rate of each named assertion, in first-seen order.
     public var metrics: [NamedMetric] = []
+    /// The tool calls of its requests that had tools; nil when none had any.
+    public var tools: ToolSummary?
 
     /// goodRequests / sloRequests: errors count against it; nil without an slo or without requests.
     public var goodput: Double? {

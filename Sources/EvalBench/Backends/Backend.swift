@@ -89,20 +89,57 @@ public enum ReasoningSupport: Sendable, Equatable {
 
 /// A role in a chat history.
 public enum ChatRole: String, Sendable, Codable {
-    case system, user, assistant
+    /// Instructions within the history.
+    case system
+    /// A user prompt.
+    case user
+    /// A model's answer, with the tool calls it made (`ChatMessage.toolCalls`).
+    case assistant
+    /// The results evalbench sent back for one round of tool calls (`ChatMessage.toolOutputs`).
+    case tool
 }
 
 /// One message of a chat history.
 public struct ChatMessage: Sendable, Codable, Equatable {
     /// Who wrote the message.
     public var role: ChatRole
-    /// The message text.
+    /// The message text; for a `tool` message, the results in words, for backends that read only text.
     public var content: String
+    /// An `assistant` message's tool calls, in the order the model made them; empty otherwise.
+    public var toolCalls: [ToolCall]
+    /// A `tool` message's results, one per call of the round before it; empty otherwise.
+    public var toolOutputs: [ToolOutput]
 
-    /// A message from `role` with `content`.
-    public init(role: ChatRole, content: String) {
+    /// A message from `role` with `content`, and for a tool round its calls or their results.
+    public init(role: ChatRole, content: String, toolCalls: [ToolCall] = [], toolOutputs: [ToolOutput] = []) {
         self.role = role
         self.content = content
+        self.toolCalls = toolCalls
+        self.toolOutputs = toolOutputs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case role, content
+        case toolCalls = "tool_calls"
+        case toolOutputs = "tool_outputs"
+    }
+
+    /// Messages recorded before tool calls existed read with none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        role = try container.decode(ChatRole.self, forKey: .role)
+        content = try container.decode(String.self, forKey: .content)
+        toolCalls = try container.decodeIfPresent([ToolCall].self, forKey: .toolCalls) ?? []
+        toolOutputs = try container.decodeIfPresent([ToolOutput].self, forKey: .toolOutputs) ?? []
+    }
+
+    /// Writes `tool_calls` and `tool_outputs` only when there are some.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(role, forKey: .role)
+        try container.encode(content, forKey: .content)
+        if !toolCalls.isEmpty { try container.encode(toolCalls, forKey: .toolCalls) }
+        if !toolOutputs.isEmpty { try container.encode(toolOutputs, forKey: .toolOutputs) }
     }
 }
 
@@ -123,12 +160,21 @@ public struct ModelRequest: Sendable, Equatable {
     /// Which request of the run this is (suite, case, variant, level, repeat, turn); a replay
     /// backend answers by it, others ignore it.
     public var origin: RequestOrigin?
+    /// The tools the model may call, in the order declared; `options.toolChoice` says whether
+    /// it must. Empty when the case declares none.
+    public var tools: [ToolDefinition]
+    /// Counts from 1: which request of the turn's tool loop this is (round 2 carries round 1's
+    /// calls and their results at the end of `messages`).
+    public var round: Int
 
-    /// A request; by default at level `none`, with a 120 s timeout, no output schema and no origin.
+    /// A request; by default at level `none`, with a 120 s timeout, no output schema, no origin
+    /// and no tools.
     public init(instructions: String?, messages: [ChatMessage], options: GenerationOptions,
                 reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120, output: StructuredOutput? = nil,
-                origin: RequestOrigin? = nil) {
+                origin: RequestOrigin? = nil, tools: [ToolDefinition] = [], round: Int = 1) {
         self.origin = origin
+        self.tools = tools
+        self.round = round
         self.instructions = instructions
         self.messages = messages
         self.options = options
@@ -158,11 +204,15 @@ public struct ModelResponse: Sendable, Equatable {
     /// Where a replayed answer came from (`results.jsonl` path and the recorded key); nil when
     /// the answer was generated now.
     public var replayedFrom: String?
+    /// The tools the model called, in the order it called them; empty when it answered without
+    /// one. The runner answers them and asks again (the tool loop).
+    public var toolCalls: [ToolCall]
 
     /// A response; only the text, timing and usage are required.
     public init(text: String, reasoningText: String? = nil, timing: RequestTiming, usage: Usage,
                 finishReason: String? = nil, model: String? = nil, details: RequestDetails? = nil,
-                replayedFrom: String? = nil) {
+                replayedFrom: String? = nil, toolCalls: [ToolCall] = []) {
+        self.toolCalls = toolCalls
         self.replayedFrom = replayedFrom
         self.text = text
         self.reasoningText = reasoningText

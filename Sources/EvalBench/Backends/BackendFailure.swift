@@ -18,6 +18,8 @@ public enum ErrorKind: String, Sendable, Codable, CaseIterable {
     case cancelled
     /// The response body passed the size cap (`defaults.maxResponseBytes`, 16 MiB unless set).
     case responseTooLarge = "response_too_large"
+    /// The model still called a tool after `maxToolRounds` rounds of tool calls in one turn.
+    case toolRoundsExceeded = "tool_rounds_exceeded"
 
     /// Whether a retry with backoff may succeed: rate limits, overload and transient faults.
     public var isRetryable: Bool {

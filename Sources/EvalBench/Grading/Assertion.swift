@@ -56,6 +56,19 @@ public struct Assertion: Sendable, Codable, Equatable {
         case judge(ModelGrader, rubric: String, minScore: Double?)
         /// Embedding cosine similarity of the answer and `value` is at least `threshold`.
         case similar(ModelGrader, value: String, threshold: Double)
+        /// The tool `name` was called (with arguments containing `arguments`, when given) a
+        /// number of times within the bounds: exactly `times`, or `min`…`max`; at least once by default.
+        case toolCalled(name: String, arguments: JSONValue?, times: Int?, min: Int?, max: Int?)
+        /// The tool `name` was not called; with no name, no tool was.
+        case toolNotCalled(name: String?)
+        /// The calls include `names` in this order; `strict`: with no other call between them.
+        case toolSequence(names: [String], strict: Bool)
+        /// Every call's arguments parse and validate against the called tool's `parameters`.
+        case toolArgumentsValid
+        /// The turn made at most this many tool calls.
+        case maxToolCalls(Int)
+        /// The turn's tool loop took at most this many rounds of calls.
+        case maxToolRounds(Int)
     }
 
     /// The `type` string as written in suites.
@@ -82,6 +95,12 @@ public struct Assertion: Sendable, Codable, Equatable {
         case .keywords: "keywords"
         case .judge: "judge"
         case .similar: "similar"
+        case .toolCalled: "toolCalled"
+        case .toolNotCalled: "toolNotCalled"
+        case .toolSequence: "toolSequence"
+        case .toolArgumentsValid: "toolArgumentsValid"
+        case .maxToolCalls: "maxToolCalls"
+        case .maxToolRounds: "maxToolRounds"
         }
     }
 
@@ -91,6 +110,7 @@ public struct Assertion: Sendable, Codable, Equatable {
         "maxLatencyMs", "maxTTFTMs", "maxOutputTokens", "minCacheHitRatio",
         "json", "jsonSchema", "jsonPath", "jsonPointer", "containsAll", "containsAny",
         "lengthBetween", "label", "keywords", "judge", "similar",
+        "toolCalled", "toolNotCalled", "toolSequence", "toolArgumentsValid", "maxToolCalls", "maxToolRounds",
     ]
 
     /// The weight in a weighted score.

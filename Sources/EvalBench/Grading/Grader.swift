@@ -8,6 +8,8 @@ package struct GradingInput: Sendable {
     package var usage: Usage
     /// The prompt the answer replies to, for a judge.
     package var prompt: String?
+    /// The turn's tool calls, for the tool assertions; none when the turn had no tools.
+    package var tools = ToolUse()
 
     package init(output: String, latencyMs: Double?, ttftMs: Double?, usage: Usage, prompt: String? = nil) {
         self.output = output
@@ -126,6 +128,13 @@ package struct Grader: Sendable {
         case let .jsonPointer(pointer, expectation): return JSONChecks.pointer(pointer, expectation, output)
         case let .judge(grader, rubric, minScore): return await judge(grader.backend, rubric, minScore, input)
         case let .similar(grader, value, threshold): return await similar(grader.backend, value, threshold, output)
+        case let .toolCalled(name, arguments, times, minimum, maximum):
+            return ToolChecks.called(name, arguments, times: times, min: minimum, max: maximum, input.tools)
+        case let .toolNotCalled(name): return ToolChecks.notCalled(name, input.tools)
+        case let .toolSequence(names, strict): return ToolChecks.sequence(names, strict: strict, input.tools)
+        case .toolArgumentsValid: return ToolChecks.argumentsValid(input.tools)
+        case let .maxToolCalls(limit): return ToolChecks.maxCalls(limit, input.tools)
+        case let .maxToolRounds(limit): return ToolChecks.maxRounds(limit, input.tools)
         }
     }
 
@@ -218,6 +227,12 @@ package struct Grader: Sendable {
         case let .keywords(values, minRatio, _): return "keywords \(list(values)) ≥ \(number(minRatio * 100))%"
         case let .judge(grader, rubric, _): return "judge \(grader.backend): \(quote(rubric, limit: 40))"
         case let .similar(grader, value, threshold): return "similar \(quote(value, limit: 40)) ≥ \(number(threshold)) (\(grader.backend))"
+        case let .toolCalled(name, arguments, _, _, _): return "toolCalled \(name)" + (arguments == nil ? "" : " with arguments")
+        case let .toolNotCalled(name): return "toolNotCalled \(name ?? "any tool")"
+        case let .toolSequence(names, strict): return "toolSequence \(names.joined(separator: " → "))\(strict ? " (strict)" : "")"
+        case .toolArgumentsValid: return "toolArgumentsValid"
+        case let .maxToolCalls(limit): return "maxToolCalls \(limit)"
+        case let .maxToolRounds(limit): return "maxToolRounds \(limit)"
         }
     }
 

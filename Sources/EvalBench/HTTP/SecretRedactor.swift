@@ -63,6 +63,11 @@ struct SecretRedactor: Sendable {
         var response = response
         response.text = redact(response.text)
         response.reasoningText = response.reasoningText.map(redact)
+        response.toolCalls = response.toolCalls.map { call in
+            var call = call
+            call.argumentsText = redact(call.argumentsText)
+            return call
+        }
         return response
     }
 

@@ -1,11 +1,11 @@
 import Foundation
 
 /// A request rendered canonically for prefix comparison: the parts a prompt cache sees, in
-/// the order servers put them (instructions, output schema, history, the new prompt).
+/// the order servers put them (instructions, tool definitions, output schema, history, the new prompt).
 package struct CanonicalPrompt: Sendable, Equatable {
     /// One named part and its text.
     package struct Segment: Sendable, Equatable {
-        /// `instructions`, `schema`, `history[3]` (0-based message index) or `prompt`.
+        /// `instructions`, `tools`, `schema`, `history[3]` (0-based message index) or `prompt`.
         package var name: String
         /// What the rendering puts before the text, so a role change is a change: `user:`.
         package var marker: String
@@ -30,10 +30,15 @@ package struct CanonicalPrompt: Sendable, Equatable {
     package init(_ request: ModelRequest) {
         var segments: [Segment] = []
         if let instructions = request.instructions { segments.append(Segment(name: "instructions", marker: "system:", text: instructions)) }
+        if !request.tools.isEmpty {
+            let tools = request.tools.map { "\($0.name): \($0.description) \($0.parametersText)" }.joined(separator: "\n")
+            segments.append(Segment(name: "tools", marker: "tools:", text: tools))
+        }
         if let output = request.output { segments.append(Segment(name: "schema", marker: "schema:", text: output.schemaText)) }
         for (index, message) in request.messages.enumerated() {
             let name = index == request.messages.count - 1 ? "prompt" : "history[\(index)]"
-            segments.append(Segment(name: name, marker: message.role.rawValue + ":", text: message.content))
+            let calls = message.toolCalls.map { "\n\($0.name)(\($0.argumentsText))" }.joined()
+            segments.append(Segment(name: name, marker: message.role.rawValue + ":", text: message.content + calls))
         }
         self.segments = segments
     }

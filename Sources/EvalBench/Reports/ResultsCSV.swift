@@ -4,7 +4,7 @@ package enum ResultsCSV {
     package static let columns = [
         "suite", "case", "turn", "variant", "backend", "model", "reasoning", "repeat", "status", "error_kind",
         "latency_ms", "ttft_ms", "ttfa_ms", "tpot_ms", "output_tps", "input_tokens", "cached_input_tokens",
-        "output_tokens", "reasoning_tokens", "cache_hit_ratio", "cost_usd", "failed_assertions",
+        "output_tokens", "reasoning_tokens", "cache_hit_ratio", "cost_usd", "failed_assertions", "tool_calls", "tool_rounds",
     ]
 
     /// The whole file: times in ms with 2 decimals, ratios with 4, cost with up to 6, tokens
@@ -44,6 +44,8 @@ package enum ResultsCSV {
             .fixed(usage.cacheHitRatio, places: 4),
             .trimmed(result.costUSD, maxPlaces: 6),
             .text(result.failedAssertions.isEmpty ? nil : result.failedAssertions.map(\.name).joined(separator: "; ")),
+            .integer(result.toolCalls?.count),
+            .integer(result.toolRoundCount),
         ]
     }
 }

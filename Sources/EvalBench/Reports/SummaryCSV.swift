@@ -10,15 +10,15 @@ package enum SummaryCSV {
     /// Columns after the fixed ones and before the `metric:<name>` columns.
     /// The `requests_*` counts say how many sent requests reported each figure: a token or
     /// cost cell is empty unless all of them did. `token_source` is `reported`, `counted`,
-    /// `estimated` or `mixed: …`.
+    /// `estimated` or `mixed: …`. `tool_calls` and `tool_rounds` are empty for a group without tools.
     package static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput",
                                        "requests_sent", "requests_reporting_input", "requests_reporting_cached",
                                        "requests_reporting_output", "requests_reporting_reasoning", "requests_with_cost",
-                                       "token_source"]
+                                       "token_source", "tool_calls", "tool_rounds"]
 
     /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
     /// 6, tokens as integers, and an empty cell for anything not reported. After the fixed
-    /// columns come `extraColumns` (goodput empty without a suite `slo`), then one `metric:<name>` column per named assertion holds its pass rate in that
+    /// columns come `extraColumns` (goodput empty without a suite `slo`; `tool_calls` and `tool_rounds` the sums over requests with tools, empty without any), then one `metric:<name>` column per named assertion holds its pass rate in that
     /// group (empty where the group never graded it); metrics.csv has the counts.
     package static func render(_ groups: [GroupSummary]) -> String {
         var names: [String] = []
@@ -73,6 +73,8 @@ package enum SummaryCSV {
             .integer(summary.usage.reported(.reasoning)),
             .integer(summary.requestsWithCost),
             .text(summary.usage.sourceSummary),
+            .integer(summary.tools?.calls),
+            .integer(summary.tools?.rounds),
         ]
     }
 }

@@ -28,6 +28,7 @@ package enum SummaryMarkdown {
             cases(aggregate),
             failures(aggregate),
             namedMetrics(aggregate),
+            ToolsSection.render(aggregate),
             gradingCalls(input.results),
             cacheByTurn(aggregate, results: input.results),
             RequestDetailsSection.render(input.results),

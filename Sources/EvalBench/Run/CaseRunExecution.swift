@@ -13,6 +13,8 @@ struct CaseRunExecution {
     private var level: ReasoningLevel
     private var instructions: String?
     private var options: GenerationOptions
+    /// The tools in force: the case's, until a turn's `tools` switch replaces them.
+    private var tools: [CannedTool]
     private var history: [ChatMessage] = []
     private var previousPrompt: CanonicalPrompt?
     /// How the planned backend's session started, for backends that tag it.
@@ -60,6 +62,7 @@ struct CaseRunExecution {
         level = caseRun.reasoning
         instructions = caseRun.evalCase.instructions
         options = caseRun.evalCase.options
+        tools = caseRun.evalCase.tools
         conversation = await slot.backend.startConversation()
         sessionStart = await prewarm(slot)
     }
@@ -90,6 +93,7 @@ struct CaseRunExecution {
         if let text = change.instructions { instructions = text }
         if let changed = change.options { options = changed.merged(over: options) }
         if let changed = change.reasoning { level = changed }
+        if let changed = change.tools { tools = changed }
         if let name = change.backend, name != current.name {
             guard let next = runner.slots[name] else {
                 let message = "turn \(index + 1) switches to backend '\(name)', which this run did not start"
@@ -120,34 +124,67 @@ struct CaseRunExecution {
         return true
     }
 
-    /// Sends turn `index`, grades and records it; false when the case run stops there.
+    /// Sends turn `index` (with its tool loop), grades and records it; false when the case run stops there.
     private mutating func send(_ turn: Turn, at index: Int) async -> Bool {
-        let request = makeRequest(turn, at: index)
+        var request = makeRequest(turn, at: index)
         let canonical = CanonicalPrompt(request)
         let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
-        previousPrompt = canonical
-        let (result, attempts, fromCache) = await respond(to: request)
         let sent = SentTurn(backend: current.name, model: current.backend.model, reasoning: level,
                             instructions: instructions, switched: turn.switchTo?.summary,
                             historyNote: historyNote(turn, sent: request), prefix: prefix)
-        switch result {
-        case let .success(response):
-            await recordAnswer(response, to: turn, at: index, sent: sent, attempts: attempts, fromCache: fromCache)
-            history.append(ChatMessage(role: .assistant, content: response.text))
-            return true
-        case let .failure(failure):
-            if failure.kind == .cancelled || Task.isCancelled { return false }
-            var errored = RequestResult.errored(caseRun, turn: index, model: current.backend.model, failure: failure)
-            // Billed tokens a failure reported (a refusal, a cut-off stream) are charged too.
-            // Per-request prices and free backends price it even without usage.
-            errored.costUSD = current.pricing?.costUSD(for: failure.usage ?? Usage())
-            errored.backend = sent.backend
-            errored.reasoning = sent.reasoning
-            errored.switched = sent.switched
-            await runner.record(errored)
-            await runner.skip(caseRun, from: index + 1, model: current.backend.model, reason: "turn \(index + 1) errored")
-            return false
+        var loop = ToolLoop(tools: tools, maxRounds: options.maxToolRounds)
+        while true {
+            // The next turn's cache sees the last request of this one's tool loop.
+            previousPrompt = CanonicalPrompt(request)
+            let (result, attempts, fromCache) = await respond(to: request)
+            switch result {
+            case let .success(response):
+                loop.add(response, attempts: attempts, fromCache: fromCache)
+                // Without tools of the turn's own, a call is the server's (Gemini's server-side MCP) or
+                // one nothing can answer: the answer stands as it is.
+                if response.toolCalls.isEmpty || request.tools.isEmpty {
+                    loop.recordUnansweredCalls()
+                    await recordAnswer(loop, to: turn, at: index, sent: sent)
+                    history.append(ChatMessage(role: .assistant, content: response.text))
+                    return true
+                }
+                if loop.callRounds > loop.maxRounds {
+                    loop.recordUnansweredCalls()
+                    return await recordFailure(loop.roundsExceeded, loop: loop, at: index, sent: sent)
+                }
+                let round = loop.answerLastCalls()
+                history += round
+                request.messages += round
+                request.round += 1
+                // `required` or a named tool would force a call in every round and never let the model answer.
+                if request.options.toolChoice != ToolChoice.none { request.options.toolChoice = nil }
+            case let .failure(failure):
+                return await recordFailure(failure, loop: loop, at: index, sent: sent)
+            }
         }
+    }
+
+    /// Records turn `index` as failed with the tool calls made so far; false: the case run stops.
+    private func recordFailure(_ failure: BackendFailure, loop: ToolLoop, at index: Int, sent: SentTurn) async -> Bool {
+        if failure.kind == .cancelled || Task.isCancelled { return false }
+        var errored = RequestResult.errored(caseRun, turn: index, model: current.backend.model, failure: failure)
+        // Billed tokens a failure reported (a refusal, a cut-off stream) are charged too, as are
+        // the earlier rounds of its tool loop; per-request prices and free backends price it even
+        // without usage.
+        let failed = current.pricing?.pricedCost(for: (failure.usage ?? Usage()).checked())
+        let earlier = loop.rounds.map { current.pricing?.pricedCost(for: $0.usage.checked()) }
+        let costs = [failed] + earlier
+        errored.costUSD = costs.contains { $0?.usd == nil } ? nil : costs.reduce(0) { $0 + ($1?.usd ?? 0) }
+        errored.backend = sent.backend
+        errored.reasoning = sent.reasoning
+        errored.switched = sent.switched
+        if !loop.responses.isEmpty {
+            errored.toolCalls = loop.calls
+            errored.rounds = loop.rounds
+        }
+        await runner.record(errored)
+        await runner.skip(caseRun, from: index + 1, model: current.backend.model, reason: "turn \(index + 1) errored")
+        return false
     }
 
     /// Turn `index`'s request: the history its `history` transform keeps, then its prompt.
@@ -160,7 +197,8 @@ struct CaseRunExecution {
         return ModelRequest(instructions: instructions, messages: earlier + [prompt], options: options, reasoning: level,
                             timeoutSeconds: current.timeoutSeconds ?? runner.timeoutSeconds, output: evalCase.output,
                             origin: RequestOrigin(suite: caseRun.suite, caseID: evalCase.id, variant: caseRun.variant,
-                                                  reasoning: level, repeatIndex: caseRun.repeatIndex, turn: index + 1))
+                                                  reasoning: level, repeatIndex: caseRun.repeatIndex, turn: index + 1),
+                            tools: tools.map(\.definition))
     }
 
     /// `sent 2 of 4 earlier messages` when the turn's `history` transform left some out.
@@ -194,19 +232,29 @@ struct CaseRunExecution {
         return (result, attempts, false)
     }
 
-    private mutating func recordAnswer(_ response: ModelResponse, to turn: Turn, at index: Int, sent: SentTurn,
-                                       attempts: Int, fromCache: Bool) async {
-        let input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
+    private mutating func recordAnswer(_ loop: ToolLoop, to turn: Turn, at index: Int, sent: SentTurn) async {
+        guard let response = loop.combined else { return }
+        let fromCache = loop.anyFromCache
+        let usesTools = !tools.isEmpty || !loop.calls.isEmpty
+        var input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
                                  ttftMs: response.timing.ttftMs, usage: response.usage, prompt: turn.prompt)
+        input.tools = ToolUse(calls: loop.calls, rounds: loop.callRounds, tools: tools)
         let grade = await grader.grade(turn.expect, input)
         caseScore.add(grade.score)
-        var recorded = RequestResult.answered(caseRun, turn: index, sent: sent, response: response, attempts: attempts, grade: grade)
+        var recorded = RequestResult.answered(caseRun, turn: index, sent: sent, response: response, attempts: loop.attempts, grade: grade)
+        if usesTools {
+            recorded.toolCalls = loop.calls
+            recorded.rounds = loop.rounds
+            if !tools.isEmpty { recorded.toolDefinitionTokens = ToolCost.estimatedTokens(tools.map(\.definition)) }
+        }
         if index == evalCase.turns.count - 1 { recorded.caseScore = caseScore.value }
         recorded.usage = response.usage.checked()
-        if let priced = current.pricing?.pricedCost(for: recorded.usage) {
-            recorded.costUSD = priced.usd
-            if let reason = priced.unknownBecause { recorded.unknownFigures = [reason] }
-        }
+        // Each round is a request: a per-request price is charged per round. An unknown round's
+        // cost leaves the turn's unknown, with why when the prices could not apply.
+        let priced = loop.rounds.map { current.pricing?.pricedCost(for: $0.usage.checked()) }
+        recorded.costUSD = priced.contains { $0?.usd == nil } ? nil : priced.reduce(0) { $0 + ($1?.usd ?? 0) }
+        let reasons = priced.compactMap { $0?.unknownBecause }
+        if !reasons.isEmpty { recorded.unknownFigures = Array(Set(reasons)).sorted() }
         if let start = sessionStart, current.name == caseRun.backend {
             recorded.tagSession(index == 0 ? start : .reused)
         }

@@ -88,6 +88,17 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// Figures left empty because they could not be true or were not finite numbers, each
     /// with why (`cost unknown: …`); nil when every figure is as measured.
     public var unknownFigures: [String]?
+    /// Every tool call of the turn, in order, with what was sent back; nil when the turn had no tools.
+    public var toolCalls: [ToolCallRecord]?
+    /// Each request of the turn's tool loop with its own latency, TTFT and usage (the turn's
+    /// figures are their combination); nil when the turn had no tools.
+    public var rounds: [ToolRound]?
+    /// The tool definitions this turn sent, in tokens estimated at about 4 characters a token
+    /// (no tokenizer is asked); nil when it sent none.
+    public var toolDefinitionTokens: Int?
+
+    /// How many rounds of the turn called a tool; nil when the turn had no tools.
+    public var toolRoundCount: Int? { rounds.map { $0.filter { $0.toolCalls > 0 }.count } }
 
     /// `pass`: answered and graded passing; `fail`: answered, but its assertions (or threshold)
     /// failed; `error`: no answer, see `errorKind`; `skipped`: not sent, see `skipReason`.
@@ -152,6 +163,9 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case replayedFrom = "replayed_from"
         case planIndex = "plan_index"
         case unknownFigures = "unknown_figures"
+        case toolCalls = "tool_calls"
+        case rounds
+        case toolDefinitionTokens = "tool_definition_tokens_estimated"
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.

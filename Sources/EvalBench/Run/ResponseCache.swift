@@ -13,6 +13,7 @@ package actor ResponseCache {
         var usage: Usage
         var finishReason: String?
         var model: String?
+        var toolCalls: [ToolCall]?
     }
 
     package nonisolated let directory: URL
@@ -38,7 +39,7 @@ package actor ResponseCache {
     package static func key(backend identity: String, request: ModelRequest, repeatIndex: Int) -> String {
         var parts: [String: Any] = [
             "backend": identity,
-            "messages": request.messages.map { ["role": $0.role.rawValue, "content": $0.content] },
+            "messages": request.messages.map(Self.keyPart),
             "reasoning": request.reasoning.rawValue,
             "repeat": repeatIndex,
         ]
@@ -51,7 +52,24 @@ package actor ResponseCache {
         if let value = request.options.seed { options["seed"] = value }
         if let value = request.options.stop { options["stop"] = value }
         parts["options"] = options
+        // Only a request with tools carries these, so keys without tools stay what they were.
+        if !request.tools.isEmpty {
+            parts["tools"] = request.tools.map { ["name": $0.name, "description": $0.description, "parameters": RawJSON($0.parametersText)] }
+            parts["toolChoice"] = request.options.toolChoice?.text ?? "auto"
+        }
         return SHA256.hex(JSONWriter.data(parts))
+    }
+
+    /// One message of a key: role and content, and a tool round's calls or results when it has them.
+    private static func keyPart(_ message: ChatMessage) -> [String: Any] {
+        var part: [String: Any] = ["role": message.role.rawValue, "content": message.content]
+        if !message.toolCalls.isEmpty {
+            part["toolCalls"] = message.toolCalls.map { ["id": $0.id, "name": $0.name, "arguments": $0.argumentsText] }
+        }
+        if !message.toolOutputs.isEmpty {
+            part["toolOutputs"] = message.toolOutputs.map { ["id": $0.callID, "content": $0.content, "error": $0.isError] }
+        }
+        return part
     }
 
     func lookup(_ key: String) -> ModelResponse? {
@@ -66,12 +84,13 @@ package actor ResponseCache {
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
         updateIndex { $0.record(key, size: data.count, lastUse: now) }
         return ModelResponse(text: entry.text, reasoningText: entry.reasoningText, timing: entry.timing, usage: entry.usage,
-                             finishReason: entry.finishReason, model: entry.model)
+                             finishReason: entry.finishReason, model: entry.model, toolCalls: entry.toolCalls ?? [])
     }
 
     func store(_ response: ModelResponse, key: String) {
         let entry = Entry(text: response.text, reasoningText: response.reasoningText, timing: response.timing,
-                          usage: response.usage, finishReason: response.finishReason, model: response.model)
+                          usage: response.usage, finishReason: response.finishReason, model: response.model,
+                          toolCalls: response.toolCalls.isEmpty ? nil : response.toolCalls)
         guard let data = try? JSONEncoder().encode(entry) else { return }
         let url = file(key)
         let folder = String(key.prefix(2))

@@ -28,6 +28,12 @@ struct AssertionReader {
         fields["keywords"] = ["values", "minRatio", "ignoreCase"]
         fields["judge"] = ["backend", "rubric", "minScore"]
         fields["similar"] = ["backend", "value", "threshold"]
+        fields["toolCalled"] = ["tool", "arguments", "times", "min", "max"]
+        fields["toolNotCalled"] = ["tool"]
+        fields["toolSequence"] = ["names", "strict"]
+        fields["toolArgumentsValid"] = []
+        fields["maxToolCalls"] = ["value"]
+        fields["maxToolRounds"] = ["value"]
         return fields
     }()
 
@@ -138,8 +144,10 @@ struct AssertionReader {
             return SchemaReader(log: log).read(node, path: reader.path.key("schema")).map { .jsonSchema($0) }
         case "jsonPath":
             return readJSONPath(reader)
-        default:
+        case "jsonPointer":
             return readJSONPointer(reader)
+        default:
+            return readToolCheck(type, reader)
         }
     }
 

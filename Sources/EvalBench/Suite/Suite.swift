@@ -60,11 +60,16 @@ public struct EvalCase: Sendable, Codable, Equatable {
     public var output: StructuredOutput?
     /// The weighted score (0…1) the case needs to pass; without one, every assertion must pass.
     public var threshold: Double?
+    /// The tools the model may call, with their canned results: the case's own, else the
+    /// suite's. A turn's `tools` switch replaces them from that turn on.
+    public var tools: [CannedTool]
 
-    /// A case of `turns`; by default untagged, with no instructions, options, schema or threshold.
+    /// A case of `turns`; by default untagged, with no instructions, options, schema, threshold or tools.
     public init(id: String, tags: [String] = [], instructions: String? = nil,
                 options: GenerationOptions = GenerationOptions(), turns: [Turn],
-                description: String? = nil, output: StructuredOutput? = nil, threshold: Double? = nil) {
+                description: String? = nil, output: StructuredOutput? = nil, threshold: Double? = nil,
+                tools: [CannedTool] = []) {
+        self.tools = tools
         self.id = id
         self.tags = tags
         self.instructions = instructions
@@ -176,10 +181,14 @@ public struct TurnSwitch: Sendable, Codable, Equatable {
     public var backend: String?
     /// Where `backend` was written, for the error when no such backend is configured.
     public var backendLocation: SourceLocation?
+    /// Replaces the tool set from this turn on (an empty list removes every tool); the
+    /// cache section then names "tools changed".
+    public var tools: [CannedTool]?
 
     /// A switch of what is given; nil keeps what is in force.
     public init(instructions: String? = nil, options: GenerationOptions? = nil, reasoning: ReasoningLevel? = nil,
-                backend: String? = nil, backendLocation: SourceLocation? = nil) {
+                backend: String? = nil, backendLocation: SourceLocation? = nil, tools: [CannedTool]? = nil) {
+        self.tools = tools
         self.instructions = instructions
         self.options = options
         self.reasoning = reasoning
@@ -192,6 +201,7 @@ public struct TurnSwitch: Sendable, Codable, Equatable {
         var parts: [String] = []
         if instructions != nil { parts.append("instructions") }
         if options != nil { parts.append("options") }
+        if tools != nil { parts.append("tools") }
         if let reasoning { parts.append("reasoning → \(reasoning.rawValue)") }
         if let backend { parts.append("backend → \(backend)") }
         return parts.joined(separator: ", ")
@@ -236,7 +246,9 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
         if dropReasoning {
             kept = kept.map { message in
                 guard message.role == .assistant else { return message }
-                return ChatMessage(role: .assistant, content: Self.withoutReasoning(message.content))
+                var trimmed = message
+                trimmed.content = Self.withoutReasoning(message.content)
+                return trimmed
             }
         }
         if let keepLast { kept = Array(kept.suffix(max(0, keepLast))) }
@@ -249,6 +261,8 @@ public struct HistoryTransform: Sendable, Codable, Equatable {
             // A history that starts with an answer reads oddly to most chat templates.
             if kept.first?.role == .assistant { kept.removeFirst() }
         }
+        // Tool results whose calls were cut off are an error to every provider.
+        while kept.first?.role == .tool { kept.removeFirst() }
         return kept
     }
 }
@@ -266,15 +280,26 @@ public struct GenerationOptions: Sendable, Codable, Equatable, Hashable {
     public var seed: Int?
     /// Sequences that end the answer; a suite may write a single string.
     public var stop: [String]?
+    /// Whether and which tool the model must call; nil: `auto`. `required` and a tool's name
+    /// hold for a turn's first request; the tool loop's later requests send `auto`.
+    public var toolChoice: ToolChoice?
+    /// The most rounds of tool calls one turn may make (default 8); a model that calls a tool
+    /// again after that many ends the turn with `tool_rounds_exceeded`.
+    public var maxToolRounds: Int?
+
+    /// The rounds of tool calls a turn may make when `maxToolRounds` is not given.
+    public static let defaultMaxToolRounds = 8
 
     /// Options; every nil field leaves the backend's default.
     public init(temperature: Double? = nil, maxOutputTokens: Int? = nil, topP: Double? = nil,
-                seed: Int? = nil, stop: [String]? = nil) {
+                seed: Int? = nil, stop: [String]? = nil, toolChoice: ToolChoice? = nil, maxToolRounds: Int? = nil) {
         self.temperature = temperature
         self.maxOutputTokens = maxOutputTokens
         self.topP = topP
         self.seed = seed
         self.stop = stop
+        self.toolChoice = toolChoice
+        self.maxToolRounds = maxToolRounds
     }
 
     /// These options with every unset field taken from `base`.
@@ -284,7 +309,9 @@ public struct GenerationOptions: Sendable, Codable, Equatable, Hashable {
             maxOutputTokens: maxOutputTokens ?? base.maxOutputTokens,
             topP: topP ?? base.topP,
             seed: seed ?? base.seed,
-            stop: stop ?? base.stop
+            stop: stop ?? base.stop,
+            toolChoice: toolChoice ?? base.toolChoice,
+            maxToolRounds: maxToolRounds ?? base.maxToolRounds
         )
     }
 }

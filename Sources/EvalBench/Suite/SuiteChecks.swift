@@ -32,6 +32,7 @@ enum SuiteChecks {
             if evalCase.turns.isEmpty {
                 problem("\(path).turns", "case '\(evalCase.id)' has no turns", "add a Turn(prompt:expect:)")
             }
+            for (toolPath, message, fix) in toolProblems(evalCase, path: path) { problem(toolPath, message, fix) }
             for (turnIndex, turn) in evalCase.turns.enumerated() {
                 for (assertionIndex, assertion) in turn.expect.enumerated() {
                     if let message = patternProblem(assertion.check) {
@@ -42,6 +43,31 @@ enum SuiteChecks {
             }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
+    }
+
+    /// A case's tool sets (its own and those its turns switch to): names the providers accept,
+    /// used once per set, and a `toolChoice` that names a tool of the case.
+    private static func toolProblems(_ evalCase: EvalCase, path: String) -> [(String, String, String)] {
+        var problems: [(String, String, String)] = []
+        let sets = [(path + ".tools", evalCase.tools)]
+            + evalCase.turns.enumerated().compactMap { index, turn in turn.switchTo?.tools.map { ("\(path).turns[\(index)].tools", $0) } }
+        for (setPath, tools) in sets {
+            var names: Set<String> = []
+            for (index, tool) in tools.enumerated() {
+                if !ToolSetReader.isToolName(tool.name) {
+                    problems.append(("\(setPath)[\(index)].name", "the tool name '\(tool.name)' may contain only letters, digits, '_' and '-' (1 to 64)",
+                                     "OpenAI, Anthropic and Gemini require such a name; e.g. \"get_weather\""))
+                } else if !names.insert(tool.name).inserted {
+                    problems.append(("\(setPath)[\(index)].name", "the tool name '\(tool.name)' is used twice", "give each tool of a set a unique name"))
+                }
+            }
+        }
+        let declared = Set(sets.flatMap { $0.1.map(\.name) })
+        if case let .tool(name)? = evalCase.options.toolChoice, !declared.contains(name) {
+            problems.append(("\(path).options.toolChoice", "toolChoice names the tool '\(name)', which this case does not declare",
+                             "use auto, required, none or one of the case's tools"))
+        }
+        return problems
     }
 
     /// Why a `regex` or `notRegex` pattern cannot be used, or nil.

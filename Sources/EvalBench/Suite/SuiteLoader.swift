@@ -69,16 +69,17 @@ private struct SuiteReader {
     let log: DiagnosticLog
 
     static let suiteKeys = ["$schema", "format", "suite", "description", "instructions", "options", "vars",
-                            "repeat", "reasoning", "slo", "target", "gates", "variants", "cases", "dataset"]
+                            "repeat", "reasoning", "slo", "target", "gates", "variants", "cases", "dataset", "tools"]
     static let caseKeys = ["id", "description", "prompt", "turns", "instructions", "options", "vars", "tags",
-                           "output", "expect", "threshold"]
-    static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect"]
+                           "output", "expect", "threshold", "tools"]
+    static let turnKeys = ["prompt", "instructions", "options", "reasoning", "backend", "history", "expect", "tools"]
 
     /// What a case inherits from the suite.
     struct Defaults {
         var instructions: (text: String, node: JSONNode)?
         var options = GenerationOptions()
         var vars: [String: String] = [:]
+        var tools: [CannedTool] = []
     }
 
     func read(_ top: ObjectReader, into suite: inout Suite) {
@@ -104,6 +105,7 @@ private struct SuiteReader {
         }
         if let node = top["options"] { defaults.options = readOptions(node, path: top.path.key("options")) }
         if let node = top["vars"] { defaults.vars = readVars(node, path: top.path.key("vars")) }
+        if let node = top["tools"] { defaults.tools = ToolSetReader(log: log).read(node, path: top.path.key("tools")) }
         if let node = top["variants"] { suite.variants = readVariants(node, path: top.path.key("variants"), vars: defaults.vars) }
 
         var firstUse: [String: SourceLocation] = [:]
@@ -300,9 +302,27 @@ private struct SuiteReader {
         let threshold = reader.number("threshold", must: "a number from 0 to 1", where: { (0...1).contains($0) })
         guard let id = reader["id"]?.stringValue ?? (requireID ? nil : ""), !turns.isEmpty else { return nil }
         let output = reader["output"].flatMap { readOutput($0, path: path.key("output")) }
+        let tools = reader["tools"].map { ToolSetReader(log: log).read($0, path: path.key("tools")) } ?? defaults.tools
+        checkToolChoice(options.toolChoice, tools: tools, turns: turns, at: reader)
         return EvalCase(id: id, tags: reader.strings("tags") ?? [], instructions: instructions,
                         options: options, turns: turns, description: reader.string("description"), output: output,
-                        threshold: threshold)
+                        threshold: threshold, tools: tools)
+    }
+
+    /// A `toolChoice` of `required` or a tool's name needs that tool in the case's tools (or a turn's).
+    private func checkToolChoice(_ choice: ToolChoice?, tools: [CannedTool], turns: [Turn], at reader: ObjectReader) {
+        let names = Set((tools + turns.flatMap { $0.switchTo?.tools ?? [] }).map(\.name))
+        let problem: String? = switch choice {
+        case let .tool(name)? where !names.contains(name):
+            "toolChoice names the tool '\(name)', which this case does not declare"
+        case .required? where names.isEmpty:
+            "toolChoice 'required' needs a tool, and this case declares none"
+        default: nil
+        }
+        guard let problem else { return }
+        let known = names.sorted().joined(separator: ", ")
+        log.error(problem, at: reader["options"]?.location ?? reader.node.location, path: reader.path.key("options").key("toolChoice"),
+                  fix: known.isEmpty ? "add \"tools\" to the suite or the case" : "use auto, required, none or one of: \(known)")
     }
 
     /// `output: {"schema": {...}, "name": "..."}`.
@@ -367,6 +387,7 @@ private struct SuiteReader {
             change.backend = name
             change.backendLocation = reader["backend"]?.location
         }
+        if let node = reader["tools"] { change.tools = ToolSetReader(log: log).read(node, path: reader.path.key("tools")) }
         return change == TurnSwitch() ? nil : change
     }
 
@@ -401,13 +422,20 @@ private struct SuiteReader {
 
     private func readOptions(_ node: JSONNode, path: JSONPath) -> GenerationOptions {
         guard let reader = ObjectReader(node, path: path, log: log, what: "'options'") else { return GenerationOptions() }
-        reader.rejectUnknownKeys(allowed: ["temperature", "maxOutputTokens", "topP", "seed", "stop"])
+        reader.rejectUnknownKeys(allowed: ["temperature", "maxOutputTokens", "topP", "seed", "stop", "toolChoice", "maxToolRounds"])
+        let toolChoice = reader.string("toolChoice").map(ToolChoice.init(text:))
+        if case let .tool(name)? = toolChoice, !ToolSetReader.isToolName(name), let node = reader["toolChoice"] {
+            log.error("'toolChoice' must be auto, required, none or a tool's name, found '\(name)'", at: node.location,
+                      path: path.key("toolChoice"), fix: "a tool name has only letters, digits, '_' and '-'")
+        }
         return GenerationOptions(
             temperature: reader.number("temperature", must: "a number from 0 to 2", where: { (0...2).contains($0) }),
             maxOutputTokens: reader.integer("maxOutputTokens", atLeast: 1, atMost: RunLimits.maxTokens),
             topP: reader.number("topP", must: "a number greater than 0 and at most 1", where: { $0 > 0 && $0 <= 1 }),
             seed: reader.integer("seed"),
-            stop: reader.strings("stop", orSingle: true))
+            stop: reader.strings("stop", orSingle: true),
+            toolChoice: toolChoice,
+            maxToolRounds: reader.integer("maxToolRounds", atLeast: 1))
     }
 
     /// Variables as text: strings as they are, numbers as written, booleans as `true`/`false`.

@@ -82,7 +82,12 @@ package struct AnthropicBackend: Backend {
                 continue
             }
             let isNewest = index == request.messages.count - 1
-            messages.append(["role": message.role.rawValue,
+            if var blocks = AnthropicTools.blocks(message) {
+                if isNewest, promptCache, !blocks.isEmpty { blocks[blocks.count - 1]["cache_control"] = ["type": "ephemeral"] }
+                messages.append(["role": AnthropicTools.role(message), "content": blocks])
+                continue
+            }
+            messages.append(["role": AnthropicTools.role(message),
                              "content": isNewest && promptCache ? Self.cachedBlocks(message.content) : message.content])
         }
         var body: [String: Any] = [
@@ -108,6 +113,7 @@ package struct AnthropicBackend: Backend {
         }
         if let topP = options.topP, !mapping.thinkingIsOn || topP >= 0.95 { body["top_p"] = topP }
         if let stop = options.stop, !stop.isEmpty { body["stop_sequences"] = stop }
+        AnthropicTools.add(request, to: &body)
         RequestBody.merge(extraBody, into: &body)
         if let levelBody = mapping.extraBody { RequestBody.merge(levelBody, into: &body) }
         return body

@@ -16,9 +16,11 @@ struct AnthropicEvent: Decodable {
     var usage: AnthropicUsage?
     /// `error`: an error sent after HTTP 200.
     var error: AnthropicErrorBody?
+    /// `content_block_*`: which block of the message.
+    var index: Int?
 
     enum CodingKeys: String, CodingKey {
-        case type, message, delta, usage, error
+        case type, message, delta, usage, error, index
         case contentBlock = "content_block"
     }
 
@@ -32,6 +34,11 @@ struct AnthropicEvent: Decodable {
         var type: String?
         var text: String?
         var thinking: String?
+        /// `tool_use`: the call's id and the tool's name.
+        var id: String?
+        var name: String?
+        /// `redacted_thinking`: the encrypted thinking, sent back as it came.
+        var data: String?
     }
 
     /// `text_delta`, `thinking_delta`, `signature_delta`, `input_json_delta`; or, in
@@ -42,9 +49,11 @@ struct AnthropicEvent: Decodable {
         var thinking: String?
         var partialJSON: String?
         var stopReason: String?
+        /// `signature_delta`: the thinking block's signature.
+        var signature: String?
 
         enum CodingKeys: String, CodingKey {
-            case type, text, thinking
+            case type, text, thinking, signature
             case partialJSON = "partial_json"
             case stopReason = "stop_reason"
         }

@@ -31,6 +31,11 @@ struct AnthropicStream: SSEProvider {
     private var stopReason: String?
     private var model: String?
     private var usage: AnthropicUsage?
+    /// The `tool_use` blocks so far, by block index, with their `input_json_delta` fragments joined.
+    private var toolUses: [(index: Int?, call: ToolCall)] = []
+    /// The thinking and redacted-thinking blocks, which must go back before the tool calls
+    /// they led to when thinking is on.
+    private var thinkingBlocks: [(index: Int?, block: [String: String])] = []
     /// One decoder for every event of the stream: making one per event costs more than decoding.
     private let decoder = JSONDecoder()
 
@@ -55,8 +60,25 @@ struct AnthropicStream: SSEProvider {
             if let reported = event.message?.usage { record(reported) }
         case "content_block_start":
             startBlock(event.contentBlock, at: ms, stream: &stream)
+            if event.contentBlock?.type == "thinking" {
+                thinkingBlocks.append((event.index, ["type": "thinking", "thinking": event.contentBlock?.thinking ?? "", "signature": ""]))
+            } else if event.contentBlock?.type == "redacted_thinking" {
+                thinkingBlocks.append((event.index, ["type": "redacted_thinking", "data": event.contentBlock?.data ?? ""]))
+            }
+            if event.contentBlock?.type == "tool_use" {
+                toolUses.append((event.index, ToolCall(id: event.contentBlock?.id ?? "toolu_\(toolUses.count + 1)",
+                                                      name: event.contentBlock?.name ?? "", argumentsText: "")))
+            }
         case "content_block_delta":
             apply(event.delta, at: ms, stream: &stream)
+            if event.delta?.type == "input_json_delta", let fragment = event.delta?.partialJSON,
+               let position = toolUses.lastIndex(where: { $0.index == event.index }) {
+                toolUses[position].call.argumentsText += fragment
+            }
+            if let position = thinkingBlocks.lastIndex(where: { $0.index == event.index }) {
+                if let piece = event.delta?.thinking { thinkingBlocks[position].block["thinking", default: ""] += piece }
+                if let piece = event.delta?.signature { thinkingBlocks[position].block["signature", default: ""] += piece }
+            }
         case "message_delta":
             if let reason = event.delta?.stopReason {
                 stopReason = reason
@@ -152,7 +174,13 @@ struct AnthropicStream: SSEProvider {
             let before = phase == .awaitingStart ? "before message_start" : "before a message_delta with a stop_reason"
             return .failure(stream.failure(.network, "the stream ended mid-stream (truncated), \(before)"))
         }
-        return .success(stream.response(usage: AnthropicUsageNormaliser.usage(usage), finishReason: stopReason, model: model))
+        var response = stream.response(usage: AnthropicUsageNormaliser.usage(usage), finishReason: stopReason, model: model)
+        response.toolCalls = toolUses.map(\.call)
+        if !response.toolCalls.isEmpty, !thinkingBlocks.isEmpty {
+            // Carried on the first call, as the opaque data the API wants back with it.
+            response.toolCalls[0].signature = JSONWriter.string(thinkingBlocks.map(\.block))
+        }
+        return .success(response)
     }
 }
 

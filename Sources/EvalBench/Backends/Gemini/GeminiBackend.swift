@@ -115,10 +115,15 @@ package struct GeminiBackend: Backend {
         if let instructions = request.instructions { systemTexts.append(instructions) }
         var contents: [[String: Any]] = []
         for message in request.messages {
+            if let round = GeminiTools.content(message) {
+                contents.append(round)
+                continue
+            }
             switch message.role {
             case .system: systemTexts.append(message.content)
             case .user: contents.append(["role": "user", "parts": [["text": message.content]]])
             case .assistant: contents.append(["role": "model", "parts": [["text": message.content]]])
+            case .tool: contents.append(["role": "user", "parts": [["text": message.content]]])
             }
         }
         var body: [String: Any] = ["contents": contents]
@@ -148,6 +153,7 @@ package struct GeminiBackend: Backend {
         generationConfig["thinkingConfig"] = thinkingConfig
         body["generationConfig"] = generationConfig
 
+        GeminiTools.add(request, to: &body)
         RequestBody.merge(extraBody, into: &body)
         if let levelExtra = override?.extraBody { RequestBody.merge(levelExtra, into: &body) }
         return body

@@ -27,10 +27,16 @@ struct GeminiChunk: Decodable {
         /// True for a thought summary (sent with `includeThoughts`).
         var thought: Bool?
         var functionCall: FunctionCall?
+        /// Sent back with the call it came with, as Gemini requires.
+        var thoughtSignature: String?
     }
 
-    /// Only its presence matters: a function call is streamed output for TTFT.
-    struct FunctionCall: Decodable {}
+    /// A whole function call: Gemini streams each call in one part.
+    struct FunctionCall: Decodable {
+        var id: String?
+        var name: String?
+        var args: JSONValue?
+    }
 
     /// Why the prompt itself was blocked; such a response has no candidates.
     struct PromptFeedback: Decodable {

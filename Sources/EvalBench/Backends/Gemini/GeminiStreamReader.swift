@@ -26,6 +26,7 @@ struct GeminiStream: SSEProvider {
     private var blockMessage: String?
     private var modelVersion: String?
     private var usage: GeminiUsage?
+    private var toolCalls: [ToolCall] = []
     /// One decoder for every chunk of the stream.
     private let decoder = JSONDecoder()
 
@@ -84,7 +85,12 @@ struct GeminiStream: SSEProvider {
                     stream.appendAnswer(piece, at: ms)
                 }
             }
-            if part.functionCall != nil { stream.markFirstToken(at: ms) }
+            if let call = part.functionCall {
+                stream.markFirstToken(at: ms)
+                let arguments = call.args.map { JSONWriter.string($0.foundationObject) } ?? "{}"
+                toolCalls.append(ToolCall(id: call.id ?? "\(GeminiTools.madeUpIDPrefix)\(toolCalls.count + 1)",
+                                          name: call.name ?? "", argumentsText: arguments, signature: part.thoughtSignature))
+            }
         }
         return nil
     }
@@ -119,8 +125,10 @@ struct GeminiStream: SSEProvider {
                                                                         hasAnswer: !stream.text.isEmpty) {
             return .failure(stream.failure(kind, message))
         }
-        return .success(stream.response(usage: GeminiUsageNormaliser.usage(usage), finishReason: finishReason,
-                                        model: modelVersion))
+        var response = stream.response(usage: GeminiUsageNormaliser.usage(usage), finishReason: finishReason,
+                                       model: modelVersion)
+        response.toolCalls = toolCalls
+        return .success(response)
     }
 }
 

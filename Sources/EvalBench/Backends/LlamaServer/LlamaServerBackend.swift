@@ -109,6 +109,7 @@ package final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable
                 return .unavailable("\(name): llama-server exited with status \(process.terminationStatus) while starting; its log: \(logURL.path)\n\(Self.tail(of: logURL))")
             }
             if await Self.isHealthy(baseURL) {
+                let caps = await Self.templateCapabilities(baseURL)
                 let client = OpenAIBackend(name: name, kind: kind, model: model,
                                            baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
                                            headers: Self.requestHeaders,
@@ -116,8 +117,9 @@ package final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable
                                            prefersConfiguredModelName: true,
                                            reasoningOverrides: config.reasoning ?? [:], extraBody: options.extraBody ?? [:],
                                            structuredOutput: options.structuredOutput ?? .native,
+                                           toolFormat: caps?["supports_tool_calls"] as? Bool == false ? .json : .native,
                                            transport: context.transport)
-                let takesEffort = await Self.templateTakesReasoningEffort(baseURL)
+                let takesEffort = caps?["supports_reasoning_effort"] as? Bool
                 lock.withLock {
                     self.client = client
                     self.templateTakesReasoningEffort = takesEffort
@@ -167,16 +169,16 @@ package final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable
         return (response as? HTTPURLResponse)?.statusCode == 200
     }
 
-    /// `chat_template_caps.supports_reasoning_effort` from the server's `/props`; nil when it
-    /// could not be read.
-    static func templateTakesReasoningEffort(_ baseURL: URL) async -> Bool? {
+    /// `chat_template_caps` from the server's `/props` (`supports_reasoning_effort`,
+    /// `supports_tool_calls`, …); nil when it could not be read.
+    static func templateCapabilities(_ baseURL: URL) async -> [String: Any]? {
         var request = URLRequest(url: baseURL.appendingPathComponent("props"))
         request.timeoutInterval = 5
         guard let (data, response) = try? await URLSession.shared.data(for: request),
               (response as? HTTPURLResponse)?.statusCode == 200,
               let props = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let caps = props["chat_template_caps"] as? [String: Any] else { return nil }
-        return caps["supports_reasoning_effort"] as? Bool
+        return caps
     }
 
     static func tail(of url: URL, lines: Int = 8) -> String {

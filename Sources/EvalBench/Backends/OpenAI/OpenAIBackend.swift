@@ -25,6 +25,8 @@ package struct OpenAIBackend: Backend {
     /// model, `max_tokens` otherwise.
     let maxTokensField: String?
     let structuredOutput: StructuredOutputMode
+    /// How tools are sent: natively, or in evalbench's JSON format for a template without one.
+    let toolFormat: ToolFormat
     let transport: any HTTPStreaming
 
     package init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
@@ -32,7 +34,9 @@ package struct OpenAIBackend: Backend {
                 sendReasoningNone: Bool? = nil, prefersConfiguredModelName: Bool = false,
                 reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], maxTokensField: String? = nil,
-                structuredOutput: StructuredOutputMode = .native, transport: any HTTPStreaming) {
+                structuredOutput: StructuredOutputMode = .native, toolFormat: ToolFormat = .native,
+                transport: any HTTPStreaming) {
+        self.toolFormat = toolFormat
         self.name = name
         self.kind = kind
         self.model = model
@@ -135,13 +139,14 @@ package struct OpenAIBackend: Backend {
     /// `temperature`, `top_p` or `stop` is sent; `none` sends `reasoning_effort: "none"`. Config
     /// keys `reasoningModel`, `maxTokensField`, `sendReasoningNone` and `reasoning` override this.
     func body(for request: ModelRequest) -> [String: Any] {
-        let request = structuredOutput.applying(to: request)
+        var request = structuredOutput.applying(to: request)
+        if toolFormat == .json { request = JSONToolFormat.applying(to: request) }
         var messages: [[String: Any]] = []
         if let instructions = request.instructions {
             messages.append(["role": "system", "content": instructions])
         }
         for message in request.messages {
-            messages.append(["role": message.role.rawValue, "content": message.content])
+            messages += OpenAITools.messages(message)
         }
         var body: [String: Any] = [
             "messages": messages,
@@ -163,6 +168,7 @@ package struct OpenAIBackend: Backend {
                                        "json_schema": ["name": output.name, "schema": RawJSON(output.schemaText),
                                                        "strict": true]]
         }
+        OpenAITools.add(request, to: &body)
         RequestBody.merge(extraBody, into: &body)
         if let extra = reasoningOverrides[request.reasoning.rawValue]?.extraBody {
             RequestBody.merge(extra, into: &body)
@@ -210,7 +216,7 @@ struct OpenAIConversation: Conversation {
                                                     backend: backend.name,
                                                     with: OpenAIStreamReader(backend: backend.name, stopwatch: Stopwatch()))
         return result.map { response in
-            var response = response
+            var response = backend.toolFormat == .json && !request.tools.isEmpty ? JSONToolFormat.reading(response) : response
             if backend.prefersConfiguredModelName, let model = backend.model { response.model = model }
             return response
         }

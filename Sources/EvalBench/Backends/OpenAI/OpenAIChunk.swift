@@ -38,8 +38,18 @@ struct OpenAIChunk: Decodable {
         }
     }
 
-    /// Only its presence matters: a tool call is streamed output for TTFT.
-    struct ToolCallDelta: Decodable {}
+    /// A piece of a streamed tool call: the first of a call has its `id` and name, later ones
+    /// fragments of its `arguments` text, all under the call's `index`.
+    struct ToolCallDelta: Decodable {
+        var index: Int?
+        var id: String?
+        var function: Function?
+
+        struct Function: Decodable {
+            var name: String?
+            var arguments: String?
+        }
+    }
 }
 
 /// The `usage` object of OpenAI-compatible responses.

@@ -20,6 +20,7 @@ struct OpenAIStream: SSEProvider {
     private var usage: OpenAIUsage?
     private var timings: LlamaTimings?
     private var sawDone = false
+    private var toolCalls = OpenAIToolCallAccumulator()
     /// One decoder for every chunk of the stream: making one per chunk costs more than decoding.
     private let decoder = JSONDecoder()
 
@@ -61,7 +62,10 @@ struct OpenAIStream: SSEProvider {
                 self.refusal = (self.refusal ?? "") + refusal
                 stream.markFirstToken(at: ms)
             }
-            if delta.toolCalls?.isEmpty == false { stream.markFirstToken(at: ms) }
+            if let pieces = delta.toolCalls, !pieces.isEmpty {
+                stream.markFirstToken(at: ms)
+                toolCalls.add(pieces)
+            }
         }
         return nil
     }
@@ -80,8 +84,10 @@ struct OpenAIStream: SSEProvider {
         if !sawDone && finishReason == nil {
             return .failure(stream.failure(.network, "the stream ended before a finish reason or [DONE]"))
         }
-        return .success(stream.response(usage: OpenAIUsageNormaliser.usage(usage, timings: timings),
-                                        finishReason: finishReason, model: model))
+        var response = stream.response(usage: OpenAIUsageNormaliser.usage(usage, timings: timings),
+                                       finishReason: finishReason, model: model)
+        response.toolCalls = toolCalls.toolCalls
+        return .success(response)
     }
 }
 

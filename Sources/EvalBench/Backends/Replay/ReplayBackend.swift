@@ -109,10 +109,31 @@ package struct ReplayBackend: Backend {
                                                message: "no recorded answer for \(origin.description) in \(source): \(why)"))
             }
             let timing = recorded.timing ?? RequestTiming(startedAt: Date())
-            return .success(ModelResponse(text: output, reasoningText: recorded.reasoningText, timing: timing,
-                                          usage: recorded.usage, finishReason: recorded.finishReason,
-                                          model: recorded.model, details: recorded.details,
-                                          replayedFrom: "\(source) (\(recorded.key) turn \(recorded.turn))"))
+            var response = ModelResponse(text: output, reasoningText: recorded.reasoningText, timing: timing,
+                                         usage: recorded.usage, finishReason: recorded.finishReason,
+                                         model: recorded.model, details: recorded.details,
+                                         replayedFrom: "\(source) (\(recorded.key) turn \(recorded.turn))")
+            if let rounds = recorded.rounds, rounds.count > 1 || rounds.first?.toolCalls ?? 0 > 0 {
+                Self.replayRound(request.round, of: recorded, rounds: rounds, into: &response)
+            }
+            return .success(response)
+        }
+
+        /// A turn recorded with a tool loop replays round by round: the calls of round `round`
+        /// (as recorded, so the tool loop answers them again from the current suite's canned
+        /// results), then the recorded answer; each with its own round's usage and timing.
+        private static func replayRound(_ round: Int, of recorded: RequestResult, rounds: [ToolRound], into response: inout ModelResponse) {
+            let index = min(max(round, 1), rounds.count) - 1
+            let figures = rounds[index]
+            response.usage = figures.usage
+            response.timing = RequestTiming(startedAt: response.timing.startedAt, firstTokenMs: figures.ttftMs,
+                                            firstAnswerTokenMs: figures.toolCalls > 0 ? nil : figures.ttftMs, endMs: figures.latencyMs)
+            guard figures.toolCalls > 0 else { return }
+            response.text = ""
+            response.toolCalls = (recorded.toolCalls ?? []).filter { $0.round == index + 1 }.map { call in
+                ToolCall(id: call.id, name: call.name,
+                         argumentsText: call.arguments.map { JSONWriter.string($0.foundationObject) } ?? call.argumentsText ?? "")
+            }
         }
     }
 }

@@ -1,0 +1,117 @@
+import Foundation
+
+/// One turn's tool loop, the same for every backend: each response's tool calls are answered
+/// from the canned results and sent back, until the model answers without a call. It keeps
+/// every round's figures and the calls made, and combines them into the turn's response.
+struct ToolLoop {
+    let tools: [CannedTool]
+    let maxRounds: Int
+    /// The turn's monotonic clock: each round's start is placed on it from when its response
+    /// came back minus the round's own latency, so waits between rounds are not counted twice.
+    private let clock = Stopwatch()
+    private(set) var responses: [(response: ModelResponse, startMs: Double)] = []
+    private(set) var calls: [ToolCallRecord] = []
+    private(set) var attempts = 0
+    private(set) var anyFromCache = false
+
+    init(tools: [CannedTool], maxRounds: Int?) {
+        self.tools = tools
+        self.maxRounds = maxRounds ?? GenerationOptions.defaultMaxToolRounds
+    }
+
+    /// The rounds so far that called a tool.
+    var callRounds: Int { responses.filter { !$0.response.toolCalls.isEmpty }.count }
+
+    /// Records a response that has just come back.
+    mutating func add(_ response: ModelResponse, attempts: Int, fromCache: Bool) {
+        let now = clock.ms()
+        responses.append((response, now - (response.timing.endMs ?? 0)))
+        self.attempts += attempts
+        anyFromCache = anyFromCache || fromCache
+    }
+
+    /// Answers the last response's calls: the assistant message that carries them and the
+    /// tool message with their results, to append to the history.
+    mutating func answerLastCalls() -> [ChatMessage] {
+        guard let last = responses.last?.response else { return [] }
+        let round = responses.count
+        var outputs: [ToolOutput] = []
+        for call in last.toolCalls {
+            let answer = ToolAnswering.answer(call, tools: tools)
+            outputs.append(answer.output)
+            calls.append(Self.record(call, round: round, output: answer.output, matched: answer.matched))
+        }
+        let words = outputs.map { "\($0.name) → \($0.content)" }.joined(separator: "\n")
+        return [ChatMessage(role: .assistant, content: last.text, toolCalls: last.toolCalls),
+                ChatMessage(role: .tool, content: words, toolOutputs: outputs)]
+    }
+
+    /// Records the last response's calls as not answered: the loop stopped at `maxRounds`.
+    mutating func recordUnansweredCalls() {
+        guard let last = responses.last?.response else { return }
+        let round = responses.count
+        calls += last.toolCalls.map { Self.record($0, round: round, output: nil, matched: false) }
+    }
+
+    private static func record(_ call: ToolCall, round: Int, output: ToolOutput?, matched: Bool) -> ToolCallRecord {
+        let arguments = call.arguments
+        return ToolCallRecord(round: round, id: call.id, name: call.name, arguments: arguments,
+                              argumentsText: arguments == nil ? call.argumentsText : nil,
+                              result: output?.content, isError: output?.isError ?? false, matched: matched)
+    }
+
+    /// Each round's own figures.
+    var rounds: [ToolRound] {
+        responses.enumerated().map { index, entry in
+            ToolRound(round: index + 1, latencyMs: entry.response.timing.latencyMs, ttftMs: entry.response.timing.ttftMs,
+                      usage: entry.response.usage, toolCalls: entry.response.toolCalls.count)
+        }
+    }
+
+    /// The failure that ends a turn whose model called a tool after `maxRounds` rounds.
+    var roundsExceeded: BackendFailure {
+        let names = responses.last?.response.toolCalls.map(\.name).joined(separator: ", ") ?? ""
+        return BackendFailure(kind: .toolRoundsExceeded,
+                              message: "the model called tools in \(maxRounds) rounds and then called again (\(names)); "
+                                  + "maxToolRounds is \(maxRounds)",
+                              attempts: attempts, timing: combinedTiming)
+    }
+
+    /// The turn's response: the last round's answer, the turn's timing, the rounds' usage summed.
+    var combined: ModelResponse? {
+        guard var response = responses.last?.response, let timing = combinedTiming else { return nil }
+        response.timing = timing
+        response.usage = Self.sum(responses.map(\.response.usage))
+        response.toolCalls = []
+        return response
+    }
+
+    /// From the first round's start: its first token, the first answer text of any round, the last round's end.
+    private var combinedTiming: RequestTiming? {
+        guard let first = responses.first else { return nil }
+        func offset(_ entry: (response: ModelResponse, startMs: Double), _ ms: Double?) -> Double? {
+            ms.map { max(0, entry.startMs - first.startMs) + $0 }
+        }
+        let firstToken = responses.lazy.compactMap { offset($0, $0.response.timing.firstTokenMs) }.first
+        let firstAnswer = responses.lazy.compactMap { offset($0, $0.response.timing.firstAnswerTokenMs) }.first
+        let end = responses.last.flatMap { offset($0, $0.response.timing.endMs) }
+        return RequestTiming(startedAt: first.response.timing.startedAt, firstTokenMs: firstToken,
+                             firstAnswerTokenMs: firstAnswer, endMs: end)
+    }
+
+    /// Usage summed over rounds: a figure is known only when every round reported it; the
+    /// source is the least exact of the rounds' (reported, then counted, then estimated).
+    static func sum(_ usages: [Usage]) -> Usage {
+        guard usages.count > 1 else { return usages.first ?? Usage() }
+        func total(_ figure: (Usage) -> Int?) -> Int? {
+            let figures = usages.map(figure)
+            return figures.contains { $0 == nil } ? nil : figures.reduce(0) { $0 + $1! }
+        }
+        let sources = usages.map(\.source)
+        let source: TokenSource? = sources.contains { $0 == nil } ? nil
+            : sources.contains(.estimated) ? .estimated : sources.contains(.counted) ? .counted : .reported
+        return Usage(inputTokens: total(\.inputTokens), cachedInputTokens: total(\.cachedInputTokens),
+                     cacheWriteInputTokens: total(\.cacheWriteInputTokens), outputTokens: total(\.outputTokens),
+                     reasoningTokens: total(\.reasoningTokens), source: source)
+    }
+}
