@@ -161,6 +161,7 @@ struct RecommendationTests {
     @Test("the report writer writes recommendation.csv and a Recommendation section with one sentence per tag")
     func writtenByReportWriter() throws {
         let results = cases(4, prefix: "q", tags: ["qa", "a|b"], backend: "local", latencies: [100], cost: nil)
+            + cases(4, prefix: "q", tags: ["qa", "a|b"], backend: "cloud", latencies: [200], cost: nil)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try ReportWriter.write(ReportInput(results: results, startedAt: Date(), endedAt: Date()), to: directory)
@@ -168,9 +169,15 @@ struct RecommendationTests {
         #expect(markdown.contains("## Recommendation"))
         #expect(markdown.contains("- **qa** (4 cases): no backend × level reaches"))
         #expect(markdown.contains("a\\|b"), "a tag with a pipe is escaped in the table")
+        #expect(markdown.contains("Too few cases to reach the target at 95% confidence even if every case passed: (all cases) (4 of the 16 cases a 80.0% target needs)"),
+                "\(markdown)")
+        let one = cases(4, prefix: "q", tags: ["qa"], backend: "local", latencies: [100], cost: nil)
+        let single = SummaryMarkdown.render(ReportInput(results: one, startedAt: Date(), endedAt: Date()), aggregate: RunAggregate(one))
+        #expect(single.contains("Only one backend × reasoning × variant ran (local · none · default), so there is nothing to choose between"))
+        #expect(!single.contains("none meets it"))
         let csv = try String(contentsOf: directory.appendingPathComponent("recommendation.csv"), encoding: .utf8)
         let rows = try parseCSV(csv)
-        #expect(rows.count == 4)
+        #expect(rows.count == 7, "a header and 3 tags × 2 candidates")
         #expect(rows.dropFirst().allSatisfy { $0[RecommendationCSV.columns.firstIndex(of: "cost_usd")!] == "" },
                 "an unknown cost stays empty")
     }

@@ -87,6 +87,14 @@ package enum RecommendationMarkdown {
 
     package static func render(_ recommendations: [TagRecommendation]) -> String? {
         guard !recommendations.isEmpty else { return nil }
+        let tooFew = tooFewCases(recommendations).map { "\n" + $0 + "\n" } ?? ""
+        // With one candidate there is nothing to choose between: say what a choice would need.
+        if recommendations.allSatisfy({ $0.candidates.count < 2 }) {
+            let only = recommendations.first?.candidates.first.map { " (\($0.summary.group.label))" } ?? ""
+            return "## Recommendation\n\nOnly one backend × reasoning × variant ran\(only), so there is nothing to choose "
+                + "between: run another backend or reasoning level beside it (`--backend local,gpt`, `--reasoning none,light`) "
+                + "for a recommendation per tag. recommendation.csv has its figures against the target.\n" + tooFew
+        }
         var table = MarkdownTable(header.enumerated().map { index, heading in
             (heading, [1, 2, 4, 5, 6, 7, 9].contains(index) ? .right : .left)
         })
@@ -94,7 +102,30 @@ package enum RecommendationMarkdown {
         var text = "## Recommendation\n\n" + method + "\n\n"
         text += table.text + "\n"
         text += recommendations.map { "- " + sentence($0) }.joined(separator: "\n") + "\n"
-        return text
+        return text + tooFew
+    }
+
+    /// The cases a tag needs before any candidate can reach `target` at 95% confidence: the
+    /// Wilson lower bound of n passes out of n is n / (n + z²), so n ≥ z² · target / (1 − target).
+    /// Nil for a target of 1, which no finite suite reaches.
+    static func casesNeeded(for target: Double, z: Double = 1.959964) -> Int? {
+        guard target < 1 else { return nil }
+        guard target > 0 else { return 1 }
+        return Int((z * z * target / (1 - target)).rounded(.up))
+    }
+
+    /// One sentence naming the tags too small to reach their target even if every case
+    /// passed, with the number of cases each would need; nil when none is.
+    static func tooFewCases(_ recommendations: [TagRecommendation]) -> String? {
+        let small = recommendations.compactMap { recommendation -> String? in
+            guard let needed = casesNeeded(for: recommendation.target) else {
+                return "\(recommendation.label) (a 100% target: no number of cases reaches it at 95% confidence)"
+            }
+            return recommendation.cases < needed ? "\(recommendation.label) (\(recommendation.cases) of the \(needed) cases a \(ReportFormat.percent(recommendation.target)) target needs)" : nil
+        }
+        guard !small.isEmpty else { return nil }
+        return "Too few cases to reach the target at 95% confidence even if every case passed: " + small.joined(separator: "; ")
+            + ". Add cases (repeats do not count: they are samples within a case), or lower the target."
     }
 
     /// One sentence saying what to use for the tag, and why; the tag in bold Markdown unless `markdown` is false.

@@ -270,7 +270,8 @@ struct CommandLineTests {
         row = try qaRow()
         #expect(row["target"] == "0.9" && row["target_source"] == "command line" && row["recommended"] == "false", "\(row)")
         let summary = try String(contentsOf: directory.appendingPathComponent("out/summary.md"), encoding: .utf8)
-        #expect(summary.contains("**qa** (4 cases): no backend × level reaches the 90.0% target"), "\(summary)")
+        #expect(summary.contains("Only one backend × reasoning × variant ran (fake · none · default)"), "\(summary)")
+        #expect(summary.contains("qa (4 of the 35 cases a 90.0% target needs)"), "\(summary)")
     }
 
     @Test("compare exits 1 on a significant regression and names the flipped cases, 0 with no change or within the threshold, 2 on bad arguments; run --baseline checks the baseline before sending")
