@@ -42,6 +42,8 @@ package struct RunRequest: Sendable {
     /// Whether the API keys of the backends the run uses must be set (false for `validate`
     /// without `--check-secrets` and for `plan`, which send nothing).
     package var checkSecrets = true
+    /// `--shard`: run only this part of the cases; nil runs them all.
+    package var shard: ShardRequest?
 
     package init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
                 reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, concurrency: Int? = nil,
@@ -75,6 +77,8 @@ package struct LoadedRun: Sendable {
     package var switchBackendNames: [String] = []
     /// The results of `--baseline`'s run, read and checked before anything is sent.
     package var baselineResults: [RequestResult]?
+    /// What run.json records of `--shard`; `plan` then holds only the shard's case runs.
+    package var shard: ShardRecord?
 }
 
 /// How a run ended.
@@ -136,8 +140,12 @@ package enum EvalRun {
                 diagnostics.append(diagnostic)
             }
         }
+        var shard: Shard?
+        do { shard = try request.shard?.resolve(environment: request.environment) } catch let diagnostic as Diagnostic {
+            diagnostics.append(diagnostic)
+        }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
-        let plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
+        var plan = Planner.plan(suites, PlanSelection(backends: names, reasoning: request.reasoning,
                                                       defaultReasoning: config.defaults.reasoning ?? [.none],
                                                       repeatCount: request.repeatCount,
                                                       caseIDs: request.caseIDs, tags: request.tags, variants: request.variants))
@@ -146,9 +154,11 @@ package enum EvalRun {
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
                                         fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
         }
+        let sharded = shard.map { plan.sharded($0) }
+        if let sharded { plan = sharded.plan }
         return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
                          switchBackendNames: validation.extraBackends,
-                         baselineResults: baselineResults)
+                         baselineResults: baselineResults, shard: sharded?.record)
     }
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
@@ -231,11 +241,14 @@ package enum EvalRun {
             suites: loaded.suites.map { suite in
                 RunMetadata.SuiteFile(path: suite.file, suite: suite.name,
                                       sha256: suiteDigest(suite),
-                                      target: suite.target)
+                                      target: suite.target, gates: suite.gates)
             },
             config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
             host: .current(), startedAt: started, endedAt: nil, backends: [])
         metadata.target = request.target
+        metadata.suitesSHA256 = InputDigest.suites(metadata.suites)
+        metadata.configSHA256 = InputDigest.config(loaded.config)
+        metadata.shard = loaded.shard
         return metadata
     }
 

@@ -16,6 +16,13 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package var backends: [BackendInfo]
     /// `--target`: the recommendation's pass-rate target over every suite's own; nil when not given.
     package var target: Double?
+    /// `InputDigest.suites` and `InputDigest.config`: equal in the parts `merge` accepts.
+    package var suitesSHA256: String?
+    package var configSHA256: String?
+    /// `--shard K/N`: which part of the run this is; nil for a whole run.
+    package var shard: ShardRecord?
+    /// The part directories `evalbench merge` combined into this run; nil for a run.
+    package var mergedFrom: [String]?
 
     package struct SuiteFile: Sendable, Codable, Equatable {
         package var path: String
@@ -23,12 +30,15 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         package var sha256: String
         /// The suite's `target`, for the recommendation when reports are rewritten.
         package var target: Double?
+        /// The suite's `gates`, for `merge` to apply them as the run did.
+        package var gates: SuiteGates?
 
-        package init(path: String, suite: String, sha256: String, target: Double? = nil) {
+        package init(path: String, suite: String, sha256: String, target: Double? = nil, gates: SuiteGates? = nil) {
             self.path = path
             self.suite = suite
             self.sha256 = sha256
             self.target = target
+            self.gates = gates
         }
     }
 
