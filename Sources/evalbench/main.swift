@@ -22,6 +22,7 @@ case let .command(parsed):
     case Commands.backends.name: status = await commandBackends(parsed)
     case Commands.report.name: status = commandReport(parsed)
     case Commands.compare.name: status = commandCompare(parsed)
+    case Commands.merge.name: status = commandMerge(parsed)
     case Commands.cache.name: status = await commandCache(parsed)
     default: preconditionFailure("'\(parsed.name)' is declared in Commands but has no implementation")
     }

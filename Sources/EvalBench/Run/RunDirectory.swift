@@ -87,9 +87,14 @@ package struct RunDirectory: Sendable, Equatable {
 
     /// Starts this run's `results.jsonl` with `kept` (the finished results of a resumed run), or empty.
     func startResults(keeping kept: [RequestResult]) throws -> ResultStore {
-        let encoder = ResultStore.makeEncoder()
-        let lines = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }
-        try Data(lines.joined().utf8).write(to: results, options: .atomic)
+        try writeResults(kept)
         return try ResultStore(url: results, existing: kept)
+    }
+
+    /// Writes `results.jsonl` whole: one line per result, in the order given.
+    package func writeResults(_ all: [RequestResult]) throws {
+        let encoder = ResultStore.makeEncoder()
+        let lines = try all.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }
+        try Data(lines.joined().utf8).write(to: results, options: .atomic)
     }
 }
