@@ -325,15 +325,19 @@ package enum EvalRun {
     package static func appendStepSummary(from directory: URL, file: String = RunDirectory.FileName.summaryMarkdown,
                                          environment: [String: String]) throws {
         guard let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
-        let summary = try Data(contentsOf: directory.appendingPathComponent(file))
+        let report = directory.appendingPathComponent(file)
+        let markdown = try String(decoding: Data(contentsOf: report), as: UTF8.self)
         do {
             if !FileManager.default.fileExists(atPath: path) {
                 try Data().write(to: URL(fileURLWithPath: path))
             }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: summary + Data("\n".utf8))
+            let written = Int(try handle.seekToEnd())
+            // The step's summary is the whole file: what is there already counts against the limit.
+            let summary = StepSummary.fit(markdown, budget: StepSummary.limit - written - 1, source: "in \(report.path)")
+            guard !summary.isEmpty else { return }
+            try handle.write(contentsOf: Data((summary + "\n").utf8))
         } catch {
             throw ReportWriteFailure(path: path, reason: "GITHUB_STEP_SUMMARY: \(error.localizedDescription)")
         }

@@ -22,6 +22,7 @@ package struct RunDirectory: Sendable, Equatable {
         package static let metadata = "run.json"
         package static let summaryMarkdown = "summary.md"
         package static let summaryCSV = "summary.csv"
+        package static let casesCSV = "cases.csv"
         package static let resultsCSV = "results.csv"
         package static let metricsCSV = "metrics.csv"
         package static let recommendationCSV = "recommendation.csv"
