@@ -96,7 +96,7 @@ enum Commands {
                   Options.alpha.requiring(Options.baseline), Options.shard, Options.shards.requiring(Options.shard)],
         conflicts: [(Options.cache, Options.noCache)])
     static let merge = CommandSpec(
-        name: "merge", abstract: "Merge the shards of a run (run --shard K/N) into one run's reports.",
+        name: "merge", abstract: "Merge a run's shards (run --shard) into one report.",
         discussion: "Refuses shards of different suites, configs, matrices or splits, and shards that overlap or leave cases out (naming them). Writes the reports and applies the gates (and --baseline) as one run of the same work would, with the same exit codes.",
         arguments: [ArgumentSpec("DIR", help: "A shard's directory (its --out).", repeating: true)],
         options: [Options.mergeOut, Options.allowPartial, Options.minPassRate, Options.maxErrorRate, Options.target, Options.baseline,
