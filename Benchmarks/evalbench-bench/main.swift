@@ -202,7 +202,13 @@ if selected("reports") {
     let reportClock = Stopwatch()
     try ReportWriter.write(ReportInput(results: many, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: reportDirectory)
     line("100,000 results: every report file", format(reportClock.ms() / 1000, "s"), "< 5 s")
+    let stepSummary = reportDirectory.appendingPathComponent("step-summary.md")
+    try EvalRun.appendStepSummary(from: reportDirectory, environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
+    let stepText = try String(contentsOf: stepSummary, encoding: .utf8)
+    let summarySize = (try? Data(contentsOf: reportDirectory.appendingPathComponent(RunDirectory.FileName.summaryMarkdown)).count) ?? 0
+    line("100,000 results: summary.md", format(Double(summarySize) / 1_048_576, "MiB"), "")
+    line("100,000 results: GITHUB_STEP_SUMMARY appended", format(Double(stepText.utf8.count) / 1_048_576, "MiB")
+         + (stepText.contains("This step summary leaves out") ? ", says what it left out" : ", whole"), "<= 1 MiB")
     line("resident memory high-water mark (whole bench)", residentHighWaterMB().map { String(format: "%.0f MB", $0) } ?? "n/a", "< 300 MB")
     try? FileManager.default.removeItem(at: reportDirectory)
 }
-

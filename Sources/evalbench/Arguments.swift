@@ -44,6 +44,11 @@ enum Values {
         return nil
     }
 
+    /// `K/N` with 1 ≤ K ≤ N, or `auto`.
+    static func checkShard(_ text: String) -> String? {
+        ShardRequest(text, count: nil) == nil ? "must be K/N with 1 ≤ K ≤ N (such as 2/4), or auto, got '\(text)'" : nil
+    }
+
     /// Each name of a comma-separated list is a reasoning level.
     static func checkReasoningLevels(_ text: String) -> String? {
         guard let unknown = ParsedCommand.items(text).first(where: { ReasoningLevel(rawValue: $0) == nil }) else { return nil }
@@ -70,6 +75,7 @@ extension ParsedCommand {
         request.resumeChanged = has(Options.resumeChanged)
         request.target = target()
         request.baselineDirectory = value(Options.baseline)
+        request.shard = value(Options.shard).flatMap { ShardRequest($0, count: value(Options.shards).flatMap { Int($0) }) }
         request.comparisonThresholds = comparisonThresholds()
         if has(Options.cache) {
             request.cacheDirectory = ResponseCache.defaultDirectory(environment: request.environment)

@@ -71,6 +71,16 @@ enum Options {
         default: "\(ComparisonThresholds().alpha)", check: Values.checkAlpha)
     static let compareOut = OptionSpec.value("--out", "DIR", help: "Where compare.md and compare.csv are written.",
                                              default: "CURRENT_DIR")
+    static let shard = OptionSpec.value(
+        "--shard", "K/N",
+        help: "Run only part K of N (1 ≤ K ≤ N): the cases whose hash of suite/case id falls in it, each with all its repeats, levels, variants and backends; `evalbench merge` combines the parts. auto takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) and N from --shards.",
+        default: "every case", check: Values.checkShard)
+    static let shards = OptionSpec.value(
+        "--shards", "N", help: "The number of shards, for --shard auto.", default: "none", check: Values.checkWholeNumber(minimum: 1))
+    static let mergeOut = OptionSpec.value("--out", "DIR", help: "Where the merged results.jsonl and reports are written.",
+                                           default: "merged")
+    static let allowPartial = OptionSpec.flag(
+        "--allow-partial", help: "Merge the shards given even when some are missing or unfinished, saying which cases are missing.")
     static let noStart = OptionSpec.flag("--no-start", help: "Start no managed server and check no availability.")
     static let checkSecrets = OptionSpec.flag(
         "--check-secrets",
@@ -91,8 +101,15 @@ enum Commands {
                   Options.target, Options.cache, Options.noCache, Options.watch, Options.noProgress, Options.quiet, Options.allowEmpty,
                   Options.maxRequests, Options.baseline,
                   Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),
-                  Options.alpha.requiring(Options.baseline)],
+                  Options.alpha.requiring(Options.baseline), Options.shard, Options.shards.requiring(Options.shard)],
         conflicts: [(Options.cache, Options.noCache)])
+    static let merge = CommandSpec(
+        name: "merge", abstract: "Merge a run's shards (run --shard) into one report.",
+        discussion: "Refuses shards of different suites, configs, matrices or splits, and shards that overlap or leave cases out (naming them). Writes the reports and applies the gates (and --baseline) as one run of the same work would, with the same exit codes.",
+        arguments: [ArgumentSpec("DIR", help: "A shard's directory (its --out).", repeating: true)],
+        options: [Options.mergeOut, Options.allowPartial, Options.minPassRate, Options.maxErrorRate, Options.target, Options.baseline,
+                  Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),
+                  Options.alpha.requiring(Options.baseline), Options.quiet])
     static let validate = CommandSpec(
         name: "validate", abstract: "Load and check suites and config; send nothing.",
         arguments: [suites], options: [Options.config, Options.backend, Options.checkSecrets])
@@ -124,7 +141,7 @@ enum Commands {
 
     static let tool = ToolSpec(
         name: "evalbench", abstract: "Run JSON eval suites against language-model backends and write reports.",
-        version: EvalBenchVersion.current, commands: [run, validate, plan, backends, report, compare, initialize, cache],
+        version: EvalBenchVersion.current, commands: [run, validate, plan, backends, report, compare, merge, initialize, cache],
         epilogue: "EXIT CODES:\n" + ExitStatus.allCases.map { "  \(String($0.rawValue).padding(toLength: 5, withPad: " ", startingAt: 0))\($0.meaning)" }
             .joined(separator: "\n"),
         suggest: suggestion(for:among:))

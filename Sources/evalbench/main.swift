@@ -23,6 +23,7 @@ case let .command(parsed):
     case Commands.report.name: status = commandReport(parsed)
     case Commands.compare.name: status = commandCompare(parsed)
     case Commands.initialize.name: status = commandInit(parsed)
+    case Commands.merge.name: status = commandMerge(parsed)
     case Commands.cache.name: status = await commandCache(parsed)
     default: preconditionFailure("'\(parsed.name)' is declared in Commands but has no implementation")
     }

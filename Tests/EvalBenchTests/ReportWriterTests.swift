@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EvalBench
 
-@Test("The report writer writes results.csv, summary.csv, metrics.csv, recommendation.csv, summary.md, junit.xml, the charts and report.html, and nothing else")
+@Test("The report writer writes results.csv, summary.csv, cases.csv, metrics.csv, recommendation.csv, summary.md, junit.xml, the charts and report.html, and nothing else")
 func reportWriterFiles() throws {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("evalbench-report-\(UUID().uuidString)/nested")
@@ -11,7 +11,7 @@ func reportWriterFiles() throws {
     try ReportWriter.write(ReportInput(results: results, startedAt: Date(), endedAt: Date()), to: directory)
 
     let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-    #expect(files == ["chart-latency-cdf.svg", "chart-pass-rate-vs-cost.svg", "chart-pass-rate-vs-latency.svg",
+    #expect(files == ["cases.csv", "chart-latency-cdf.svg", "chart-pass-rate-vs-cost.svg", "chart-pass-rate-vs-latency.svg",
                       "chart-ttft-cdf.svg", "junit.xml", "metrics.csv", "recommendation.csv", "report.html", "results.csv", "summary.csv",
                       "summary.md"])
     let resultsCSV = try String(contentsOf: directory.appendingPathComponent("results.csv"), encoding: .utf8)

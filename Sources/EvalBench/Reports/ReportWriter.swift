@@ -17,6 +17,7 @@ package enum ReportWriter {
         let recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
         try write(ResultsCSV.render(aggregate.caseRuns.flatMap(\.requests)), to: run.file(RunDirectory.FileName.resultsCSV))
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
+        try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
         try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))
         try write(RecommendationCSV.render(recommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
         let charts = ChartSet(aggregate, results: input.results)

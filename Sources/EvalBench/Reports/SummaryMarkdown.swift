@@ -342,7 +342,15 @@ package enum SummaryMarkdown {
         return (value < 0 && text.contains(where: { $0 != "0" && $0 != "." }) ? "-" : "+") + text
     }
 
+    /// The most case runs whose matrix summary.md shows; above it, the matrix is in cases.csv only.
+    package static let caseMatrixLimit = 200
+
     private static func cases(_ aggregate: RunAggregate) -> String {
+        guard aggregate.caseRuns.count <= caseMatrixLimit else {
+            return "## Cases\n\nThe per-case matrix of these \(aggregate.caseRuns.count) case runs (over \(caseMatrixLimit)) is in "
+                + "[\(RunDirectory.FileName.casesCSV)](\(RunDirectory.FileName.casesCSV)): one row per case, one column per "
+                + "backend · reasoning · variant; every request is in \(RunDirectory.FileName.resultsCSV).\n"
+        }
         let matrix = CaseMatrix(aggregate)
         var table = MarkdownTable([("Case", .left)] + aggregate.groups.map { ($0.group.label, .left) })
         for (label, row) in zip(matrix.rowLabels, matrix.cells) {

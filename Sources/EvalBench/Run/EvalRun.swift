@@ -47,6 +47,8 @@ package struct RunRequest: Sendable {
     /// Whether the API keys of the backends the run uses must be set (false for `validate`
     /// without `--check-secrets` and for `plan`, which send nothing).
     package var checkSecrets = true
+    /// `--shard`: run only this part of the cases; nil runs them all.
+    package var shard: ShardRequest?
 
     package init(suitePaths: [String], configPath: String? = nil, backends: [String] = [],
                 reasoning: [ReasoningLevel]? = nil, repeatCount: Int? = nil, concurrency: Int? = nil,
@@ -82,6 +84,8 @@ package struct LoadedRun: Sendable {
     package var baselineResults: [RequestResult]?
     /// With `--resume`, what changed since the resumed run (accepted with `--resume-changed`).
     package var resumeCheck: ResumeCheck?
+    /// What run.json records of `--shard`; `plan` then holds only the shard's case runs.
+    package var shard: ShardRecord?
 }
 
 /// How a run ended.
@@ -145,6 +149,10 @@ package enum EvalRun {
                 diagnostics.append(diagnostic)
             }
         }
+        var shard: Shard?
+        do { shard = try request.shard?.resolve(environment: request.environment) } catch let diagnostic as Diagnostic {
+            diagnostics.append(diagnostic)
+        }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
         let selection = PlanSelection(backends: names, reasoning: request.reasoning,
                                       defaultReasoning: config.defaults.reasoning ?? [.none], repeatCount: request.repeatCount,
@@ -155,16 +163,18 @@ package enum EvalRun {
                                         message: "the matrix would send \(requests == .max ? "more than \(Int.max)" : "\(requests)") requests (turns × variants × backends × levels × repeats), more than --max-requests \(request.maxRequests)",
                                         fix: "lower repeat, the backends or the reasoning levels, select cases with --case or --tag, or raise --max-requests")])
         }
-        let plan = Planner.plan(suites, selection)
+        var plan = Planner.plan(suites, selection)
         if plan.caseRuns.isEmpty {
             throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
                                         fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
         }
         let resumeCheck = try checkResume(request, suites: suites, config: config, backends: names)
+        let sharded = shard.map { plan.sharded($0) }
+        if let sharded { plan = sharded.plan }
         return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
                          switchBackendNames: validation.extraBackends,
-                         baselineResults: baselineResults, resumeCheck: resumeCheck)
+                         baselineResults: baselineResults, resumeCheck: resumeCheck, shard: sharded?.record)
     }
 
     /// With `--resume`, what changed since that run; a change is refused, listing the cases,
@@ -276,11 +286,15 @@ package enum EvalRun {
                 RunMetadata.SuiteFile(path: suite.file, suite: suite.name,
                                       sha256: suiteDigest(suite),
                                       target: suite.target,
-                                      cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) })
+                                      cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) },
+                                      gates: suite.gates)
             },
             config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
             host: .current(), startedAt: started, endedAt: nil, backends: [])
         metadata.target = request.target
+        metadata.suitesSHA256 = InputDigest.suites(metadata.suites)
+        metadata.configSHA256 = InputDigest.config(loaded.config)
+        metadata.shard = loaded.shard
         return metadata
     }
 
@@ -357,15 +371,19 @@ package enum EvalRun {
     package static func appendStepSummary(from directory: URL, file: String = RunDirectory.FileName.summaryMarkdown,
                                          environment: [String: String]) throws {
         guard let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty else { return }
-        let summary = try Data(contentsOf: directory.appendingPathComponent(file))
+        let report = directory.appendingPathComponent(file)
+        let markdown = try String(decoding: Data(contentsOf: report), as: UTF8.self)
         do {
             if !FileManager.default.fileExists(atPath: path) {
                 try Data().write(to: URL(fileURLWithPath: path))
             }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             defer { try? handle.close() }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: summary + Data("\n".utf8))
+            let written = Int(try handle.seekToEnd())
+            // The step's summary is the whole file: what is there already counts against the limit.
+            let summary = StepSummary.fit(markdown, budget: StepSummary.limit - written - 1, source: "in \(report.path)")
+            guard !summary.isEmpty else { return }
+            try handle.write(contentsOf: Data((summary + "\n").utf8))
         } catch {
             throw ReportWriteFailure(path: path, reason: "GITHUB_STEP_SUMMARY: \(error.localizedDescription)")
         }

@@ -22,6 +22,7 @@ package struct RunDirectory: Sendable, Equatable {
         package static let metadata = "run.json"
         package static let summaryMarkdown = "summary.md"
         package static let summaryCSV = "summary.csv"
+        package static let casesCSV = "cases.csv"
         package static let resultsCSV = "results.csv"
         package static let metricsCSV = "metrics.csv"
         package static let recommendationCSV = "recommendation.csv"
@@ -87,9 +88,14 @@ package struct RunDirectory: Sendable, Equatable {
 
     /// Starts this run's `results.jsonl` with `kept` (the finished results of a resumed run), or empty.
     func startResults(keeping kept: [RequestResult]) throws -> ResultStore {
-        let encoder = ResultStore.makeEncoder()
-        let lines = try kept.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }
-        try Data(lines.joined().utf8).write(to: results, options: .atomic)
+        try writeResults(kept)
         return try ResultStore(url: results, existing: kept)
+    }
+
+    /// Writes `results.jsonl` whole: one line per result, in the order given.
+    package func writeResults(_ all: [RequestResult]) throws {
+        let encoder = ResultStore.makeEncoder()
+        let lines = try all.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }
+        try Data(lines.joined().utf8).write(to: results, options: .atomic)
     }
 }

@@ -29,6 +29,13 @@ package struct RunMetadata: Sendable, Codable, Equatable {
             "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (finish it with --resume)"
         }
     }
+    /// `InputDigest.suites` and `InputDigest.config`: equal in the parts `merge` accepts.
+    package var suitesSHA256: String?
+    package var configSHA256: String?
+    /// `--shard K/N`: which part of the run this is; nil for a whole run.
+    package var shard: ShardRecord?
+    /// The part directories `evalbench merge` combined into this run; nil for a run.
+    package var mergedFrom: [String]?
 
     package struct SuiteFile: Sendable, Codable, Equatable {
         package var path: String
@@ -39,13 +46,17 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         /// Each case's digest by id (`ResumeCheck.digest`), so that `--resume` can tell which
         /// cases changed; nil in run.json files from before it was recorded.
         package var cases: [String: String]?
+        /// The suite's `gates`, for `merge` to apply them as the run did.
+        package var gates: SuiteGates?
 
-        package init(path: String, suite: String, sha256: String, target: Double? = nil, cases: [String: String]? = nil) {
+        package init(path: String, suite: String, sha256: String, target: Double? = nil, cases: [String: String]? = nil,
+                     gates: SuiteGates? = nil) {
             self.path = path
             self.suite = suite
             self.sha256 = sha256
             self.target = target
             self.cases = cases
+            self.gates = gates
         }
     }
 

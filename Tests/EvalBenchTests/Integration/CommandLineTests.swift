@@ -375,7 +375,7 @@ struct CommandLineHelpTests {
     static let runOptions = ["--config", "--backend", "--reasoning", "--repeat", "--concurrency", "--out", "--resume", "--resume-changed", "--case",
                              "--tag", "--variant", "--min-pass-rate", "--max-error-rate", "--target", "--cache", "--no-cache",
                              "--watch", "--no-progress", "--quiet", "--allow-empty", "--max-requests", "--baseline", "--max-pass-rate-drop",
-                             "--max-latency-increase", "--alpha"]
+                             "--max-latency-increase", "--alpha", "--shard", "--shards"]
     static let runFlags: Set = ["--cache", "--no-cache", "--watch", "--no-progress", "--quiet", "--allow-empty", "--resume-changed"]
     static let compareOptions = ["--out", "--max-pass-rate-drop", "--max-latency-increase", "--alpha", "--quiet"]
 
@@ -421,7 +421,7 @@ struct CommandLineHelpTests {
         #expect(help.status == 0)
         #expect(try runEvalbench(["--help"]).stdout == help.stdout)
         #expect(try runEvalbench(["-h"]).stdout == help.stdout)
-        for command in ["run", "validate", "plan", "backends", "report", "compare", "cache", "help"] {
+        for command in ["run", "validate", "plan", "backends", "report", "compare", "merge", "cache", "help"] {
             #expect(help.stdout.contains("\n  \(command)  "), "\(command) is listed")
         }
         #expect(help.stdout.contains("--version") && help.stdout.contains("EXIT CODES:"))
@@ -465,7 +465,7 @@ struct CommandLineHelpTests {
             (["cache"], "error: cache needs ACTION; missing ACTION", "see 'evalbench help cache'"),
             (["cache", "clean"], "error: unknown ACTION 'clean' for 'cache'; did you mean 'clear'? (cache takes clear)", "see 'evalbench help cache'"),
             (["run", "s.json", "--no-progress=yes"], "error: --no-progress takes no value; give --no-progress alone", "see 'evalbench help run'"),
-            ([], "error: no command given; the commands are run, validate, plan, backends, report, compare, init, cache, help", "see 'evalbench help'"),
+            ([], "error: no command given; the commands are run, validate, plan, backends, report, compare, merge, init, cache, help", "see 'evalbench help'"),
         ]
         for (arguments, first, last) in cases {
             let result = try runEvalbench(arguments)

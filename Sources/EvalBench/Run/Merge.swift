@@ -1,0 +1,160 @@
+import Foundation
+
+/// What `evalbench merge` is asked: the shard directories, where the merged run goes, and the
+/// gates and baseline a run would have applied.
+package struct MergeRequest: Sendable {
+    package var partDirectories: [String]
+    package var outputDirectory: String
+    /// `--allow-partial`: merge what is there and say what is missing, instead of refusing.
+    package var allowPartial = false
+    package var gate = Gate()
+    package var target: Double?
+    package var baselineDirectory: String?
+    package var comparisonThresholds = ComparisonThresholds()
+    package var arguments: [String] = []
+    package var environment: [String: String] = ProcessInfo.processInfo.environment
+
+    package init(partDirectories: [String], outputDirectory: String) {
+        self.partDirectories = partDirectories
+        self.outputDirectory = outputDirectory
+    }
+}
+
+/// How a merge ended: the merged results, the verdict as one run would have had it, and what
+/// was missing (only with `--allow-partial`).
+package struct MergeOutcome: Sendable {
+    package var outputDirectory: URL
+    package var results: [RequestResult]
+    package var verdict: Gate.Verdict
+    package var comparison: Comparison?
+    /// What `--allow-partial` let through: missing shards and cases, each said in full.
+    package var missing: [String]
+}
+
+/// `evalbench merge`: combines the shards of a run (`run --shard K/N`) into one run directory
+/// whose reports, gates and exit status are those the same work run on one machine would have.
+package enum RunMerge {
+    /// One shard as read back: its directory, run.json and results.
+    package struct Part: Sendable {
+        package var path: String
+        package var metadata: RunMetadata
+        package var results: [RequestResult]
+    }
+
+    /// Reads, checks and merges the parts, writes every report into the output directory and
+    /// decides the verdict. Throws a `LoadError` naming each problem when the parts do not
+    /// make one whole run (and nothing is written).
+    package static func execute(_ request: MergeRequest) throws -> MergeOutcome {
+        let parts = try read(request.partDirectories)
+        let coverage = MergeCheck(parts)
+        var problems = coverage.mismatches
+        if !request.allowPartial { problems += coverage.gaps.map { Diagnostic(file: $0.path, message: $0.message, fix: $0.fix) } }
+        var baseline: [RequestResult]?
+        do {
+            baseline = try request.baselineDirectory.map { try Comparison.readResults(inRun: $0, role: "baseline") }
+        } catch let diagnostic as Diagnostic {
+            problems.append(diagnostic)
+        }
+        guard problems.isEmpty else { throw LoadError(problems) }
+
+        let results = parts.flatMap(\.results).sorted(by: planOrder)
+        let directory = RunDirectory(path: request.outputDirectory)
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try directory.writeResults(results)
+        var metadata = mergedMetadata(parts, request)
+        if let target = request.target { metadata.target = target }
+        try metadata.write(to: directory.metadata)
+        try EvalRun.writeReports(results, metadata: metadata, to: directory.url)
+        try EvalRun.appendStepSummary(from: directory.url, environment: request.environment)
+
+        var comparison: Comparison?
+        if let baseline, let name = request.baselineDirectory {
+            let compared = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
+            try compared.write(to: directory.url, baselineName: name, currentName: directory.url.path)
+            try EvalRun.appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown,
+                                          environment: request.environment)
+            comparison = compared
+        }
+        var gate = request.gate
+        if comparison != nil { gate.everyCaseMustPassByDefault = false }
+        let (unavailable, unavailableHere) = availability(metadata.backends)
+        var verdict = gate.evaluate(results, unavailableBackends: unavailable, unavailableHere: unavailableHere,
+                                    suiteGates: metadata.suites.reduce(into: [:]) { $0[$1.suite] = $1.gates })
+        verdict.failOnRegression(comparison, baseline: request.baselineDirectory)
+        let missing = coverage.gaps.map(\.message)
+        verdict.notes += missing.map { "partial merge: \($0)" }
+        return MergeOutcome(outputDirectory: directory.url, results: results, verdict: verdict,
+                            comparison: comparison, missing: missing)
+    }
+
+    /// Each part's run.json and results; every unreadable part named in one `LoadError`.
+    static func read(_ paths: [String]) throws -> [Part] {
+        var parts: [Part] = []
+        var problems: [Diagnostic] = []
+        for path in paths {
+            do {
+                let directory = RunDirectory(path: path)
+                let metadata = try directory.readMetadata()
+                parts.append(Part(path: path, metadata: metadata, results: try directory.readResults(role: "shard")))
+            } catch let diagnostic as Diagnostic {
+                problems.append(diagnostic)
+            } catch {
+                problems.append(Diagnostic(file: path, message: "could not read the shard: \(error)",
+                                           fix: "pass the --out directory of an `evalbench run --shard K/N`"))
+            }
+        }
+        guard problems.isEmpty else { throw LoadError(problems) }
+        return parts
+    }
+
+    /// Results in the order one run's reports list them: plan order, then turn.
+    static func planOrder(_ lhs: RequestResult, _ rhs: RequestResult) -> Bool {
+        (lhs.planIndex ?? .max, lhs.key, lhs.turn) < (rhs.planIndex ?? .max, rhs.key, rhs.turn)
+    }
+
+    /// The first part's run.json as one run's: no shard, the earliest start and latest end,
+    /// each backend as the worst part saw it (unavailable anywhere is unavailable).
+    static func mergedMetadata(_ parts: [Part], _ request: MergeRequest) -> RunMetadata {
+        var metadata = parts[0].metadata
+        metadata.shard = nil
+        metadata.mergedFrom = parts.map(\.path)
+        metadata.arguments = request.arguments
+        metadata.startedAt = parts.map(\.metadata.startedAt).min() ?? metadata.startedAt
+        let ends = parts.compactMap(\.metadata.endedAt)
+        metadata.endedAt = ends.count == parts.count ? ends.max() : nil
+        for part in parts.dropFirst() {
+            for backend in part.metadata.backends {
+                if let at = metadata.backends.firstIndex(where: { $0.name == backend.name }) {
+                    if metadata.backends[at].availability == "available" { metadata.backends[at].availability = backend.availability }
+                } else {
+                    metadata.backends.append(backend)
+                }
+            }
+        }
+        return metadata
+    }
+
+    /// The backends run.json says were unavailable, and those that cannot run on that platform.
+    static func availability(_ backends: [RunMetadata.BackendInfo]) -> ([String], [String: String]) {
+        var unavailable: [String] = []
+        var unavailableHere: [String: String] = [:]
+        let herePrefix = "unavailable here (case runs skipped): "
+        for backend in backends {
+            if backend.availability.hasPrefix(herePrefix) {
+                unavailableHere[backend.name] = String(backend.availability.dropFirst(herePrefix.count))
+            } else if backend.availability != "available" {
+                unavailable.append(backend.name)
+            }
+        }
+        return (unavailable, unavailableHere)
+    }
+}
+
+extension Gate.Verdict {
+    /// A regression against the baseline fails the gate (exit 1) and says where to look.
+    package mutating func failOnRegression(_ comparison: Comparison?, baseline: String?) {
+        guard let comparison, comparison.isRegression else { return }
+        reasons.append("regression against the baseline \(baseline ?? ""): see \(RunDirectory.FileName.compareMarkdown)")
+        if exitStatus == .success { exitStatus = .gateFailed }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Whether the shards given to `evalbench merge` make one whole run: the same split, suites,
+/// config and matrix (else `mismatches`, always refused), no case in two parts (a mismatch
+/// too), and every case present (else `gaps`, which `--allow-partial` lets through, said).
+package struct MergeCheck: Sendable {
+    /// What is missing, with the part or shard it belongs to and how to complete it.
+    package struct Gap: Sendable, Equatable {
+        package var path: String
+        package var message: String
+        package var fix: String
+    }
+
+    package private(set) var mismatches: [Diagnostic] = []
+    package private(set) var gaps: [Gap] = []
+
+    /// The most names a message lists before saying how many more there are.
+    static let namesShown = 20
+
+    package init(_ parts: [RunMerge.Part]) {
+        guard !parts.isEmpty else {
+            mismatches = [Diagnostic(file: "merge", message: "no shard directories given",
+                                     fix: "pass the --out directory of each `evalbench run --shard K/N`")]
+            return
+        }
+        checkShards(parts)
+        if mismatches.isEmpty { checkCoverage(parts) }
+    }
+
+    /// Each part is a shard of the same split of the same suites, config and matrix, once.
+    private mutating func checkShards(_ parts: [RunMerge.Part]) {
+        var records: [(part: RunMerge.Part, record: ShardRecord)] = []
+        for part in parts {
+            guard let record = part.metadata.shard else {
+                mismatches.append(Diagnostic(file: part.path, message: "not a shard: its run.json records no --shard",
+                                             fix: "merge the --out directories of `evalbench run --shard K/N`"))
+                continue
+            }
+            records.append((part, record))
+        }
+        guard let (first, reference) = records.first else { return }
+        for (part, record) in records.dropFirst() {
+            if record.count != reference.count {
+                mismatch(part, "is shard \(record.shard) but \(first.path) is shard \(reference.shard): different splits",
+                         fix: "merge the shards of one split, all run with the same N")
+            }
+            checkInputs(part, against: first)
+            if record.planSHA256 != reference.planSHA256 {
+                mismatch(part, "planned a different matrix from \(first.path) (cases, variants, backends, levels or repeats differ)",
+                         fix: "run every shard with the same suites, --backend, --reasoning, --repeat, --case, --tag and --variant")
+            }
+        }
+        for index in Set(records.map(\.record.index)).sorted() {
+            let same = records.filter { $0.record.index == index }.map(\.part.path)
+            if same.count > 1 {
+                mismatches.append(Diagnostic(file: same[0], message: "shard \(index)/\(reference.count) is given \(same.count) times: \(same.joined(separator: ", ")); they overlap",
+                                             fix: "pass each shard's directory once"))
+            }
+        }
+    }
+
+    /// The part ran the same suites (by digest) and the same config as `first`.
+    private mutating func checkInputs(_ part: RunMerge.Part, against first: RunMerge.Part) {
+        let theirs = first.metadata.suites.reduce(into: [:]) { $0[$1.suite] = $1.sha256 }
+        let ours = part.metadata.suites.reduce(into: [:]) { $0[$1.suite] = $1.sha256 }
+        for name in Set(theirs.keys).union(ours.keys).sorted() where theirs[name] != ours[name] {
+            mismatch(part, "ran suite '\(name)' with sha256 \(ours[name] ?? "none (not run)"), but \(first.path) with \(theirs[name] ?? "none (not run)")",
+                     fix: "run every shard from the same suite files")
+        }
+        let configs = [first, part].map { $0.metadata.configSHA256 ?? InputDigest.config($0.metadata.config) }
+        if configs[0] != configs[1] {
+            mismatch(part, "ran a config with sha256 \(configs[1]), but \(first.path) one with \(configs[0])",
+                     fix: "run every shard with the same config file")
+        }
+    }
+
+    /// Every case of the plan has results in exactly one part, and each part finished.
+    private mutating func checkCoverage(_ parts: [RunMerge.Part]) {
+        guard let reference = parts.first?.metadata.shard else { return }
+        var partsOfCase: [String: [String]] = [:]
+        for part in parts {
+            for caseID in Set(part.results.map { "\($0.suite)/\($0.caseID)" }) { partsOfCase[caseID, default: []].append(part.path) }
+        }
+        let overlapping = reference.cases.filter { (partsOfCase[$0]?.count ?? 0) > 1 }
+        if !overlapping.isEmpty {
+            let named = overlapping.prefix(Self.namesShown).map { "\($0) (\(partsOfCase[$0]!.joined(separator: ", ")))" }
+            let more = overlapping.count > Self.namesShown ? " and \(overlapping.count - Self.namesShown) more" : ""
+            mismatches.append(Diagnostic(file: parts[0].path, message: "\(overlapping.count) cases have results in more than one part: "
+                                            + named.joined(separator: "; ") + more,
+                                         fix: "merge the shards of one split, each run once with --shard K/N"))
+            return
+        }
+        let present = Dictionary(parts.compactMap { part in part.metadata.shard.map { ($0.index, part) } }) { first, _ in first }
+        for index in 1...reference.count {
+            let cases = reference.cases.filter { Self.shard(of: $0, count: reference.count) == index && partsOfCase[$0] == nil }
+            let shard = Shard(index: index, count: reference.count)
+            if let part = present[index] {
+                if let record = part.metadata.shard, part.results.count < record.requests || !cases.isEmpty {
+                    gaps.append(Gap(path: part.path, message: "shard \(shard) (\(part.path)) is incomplete: \(part.results.count) of \(record.requests) requests recorded"
+                                        + (cases.isEmpty ? "" : "; no results for \(Self.names(cases))"),
+                                    fix: "finish it with `evalbench run ... --shard \(shard) --resume \(part.path)`"))
+                }
+            } else {
+                gaps.append(Gap(path: "shard \(shard)", message: "shard \(shard) is missing" + (cases.isEmpty ? " (it has no cases)" : ": no results for \(Self.names(cases))"),
+                                fix: "run `evalbench run ... --shard \(shard)` and pass its directory too, or pass --allow-partial"))
+            }
+        }
+    }
+
+    private mutating func mismatch(_ part: RunMerge.Part, _ message: String, fix: String) {
+        mismatches.append(Diagnostic(file: part.path, message: message, fix: fix))
+    }
+
+    /// The shard of `suite/case` among `count`.
+    static func shard(of caseKey: String, count: Int) -> Int {
+        let slash = caseKey.firstIndex(of: "/") ?? caseKey.endIndex
+        let caseID = slash == caseKey.endIndex ? "" : String(caseKey[caseKey.index(after: slash)...])
+        return Shard.of(suite: String(caseKey[..<slash]), caseID: caseID, count: count)
+    }
+
+    /// `a, b, c`, or the first `namesShown` and how many more.
+    static func names(_ cases: [String]) -> String {
+        let shown = cases.prefix(namesShown).joined(separator: ", ")
+        let more = cases.count - min(cases.count, namesShown)
+        return "\(cases.count) case\(cases.count == 1 ? "" : "s"): \(shown)" + (more > 0 ? " and \(more) more" : "")
+    }
+}

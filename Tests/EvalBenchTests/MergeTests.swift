@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// A run on two fake backends, unsharded and in 3 shards, and `RunMerge` over the shards.
+@Suite("evalbench merge: the shards of a run give one run's reports, gates and exit status", .serialized)
+struct MergeTests {
+    /// 12 cases, every third a 2-turn conversation; the cases of odd index fail on backend b.
+    private let suite = Suite(name: "geo", cases: (0..<12).map { index in
+        EvalCase(id: "case-\(index)", turns: (0..<(index % 3 == 0 ? 2 : 1)).map { turn in
+            Turn(prompt: "q\(index)-\(turn)", expect: [Assertion(.contains("q", ignoreCase: false))])
+        })
+    })
+
+    private func request(_ out: URL, shard: Shard? = nil) -> RunRequest {
+        var request = RunRequest(suitePaths: [], outputDirectory: out.path, gate: Gate(minPassRate: 0), environment: [:])
+        request.sources = [.suite(suite)]
+        request.configValue = Config(file: nil, backends: [])
+        request.repeatCount = 2
+        request.providedBackends = [
+            FixedAnswerBackend(name: "a"),
+            FixedAnswerBackend(name: "b") { prompt in Int(prompt.dropFirst().prefix { $0 != "-" })! % 2 == 1 ? "wrong" : prompt },
+        ]
+        request.shard = shard.map(ShardRequest.part)
+        return request
+    }
+
+    @discardableResult
+    private func run(_ request: RunRequest) async throws -> RunOutcome {
+        try await EvalRun.execute(try EvalRun.load(request), request, transport: DefaultStreamTransport())
+    }
+
+    /// An unsharded run and its 3 shards, each in `work`.
+    private func runs(in work: URL) async throws -> (whole: URL, shards: [URL]) {
+        let whole = work.appendingPathComponent("whole")
+        try await run(request(whole))
+        var shards: [URL] = []
+        for index in 1...3 {
+            let out = work.appendingPathComponent("shard-\(index)")
+            try await run(request(out, shard: Shard(index: index, count: 3)))
+            shards.append(out)
+        }
+        return (whole, shards)
+    }
+
+    private func merge(_ parts: [URL], into out: URL, _ adjust: (inout MergeRequest) -> Void = { _ in }) throws -> MergeOutcome {
+        var request = MergeRequest(partDirectories: parts.map(\.path), outputDirectory: out.path)
+        request.gate = Gate(minPassRate: 0)
+        request.environment = [:]
+        adjust(&request)
+        return try RunMerge.execute(request)
+    }
+
+    private func problems(_ body: () throws -> Void) -> [String] {
+        do {
+            try body()
+            return []
+        } catch let error as LoadError {
+            return error.diagnostics.map { "\($0.file): \($0.message) (\($0.fix ?? ""))" }
+        } catch {
+            return ["not a load error: \(error)"]
+        }
+    }
+
+    private func text(_ directory: URL, _ name: String) throws -> String {
+        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    @Test("3 shards run and merged: the case runs, counts, pass rates and intervals of summary.csv equal one unsharded run's")
+    func shardsEqualOneRun() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-equal")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (whole, shards) = try await runs(in: work)
+        let merged = try merge(shards, into: work.appendingPathComponent("merged"))
+        let single = try RunDirectory(whole).readResults()
+        #expect(merged.results.map(\.key).sorted() == single.map(\.key).sorted())
+        #expect(merged.verdict.exitStatus == .success && merged.missing.isEmpty)
+        let exact = ["backend", "reasoning", "variant", "cases", "passed", "failed", "errors", "skipped",
+                     "pass_rate", "pass_rate_low", "pass_rate_high"]
+        let table = { (directory: URL) throws -> [[String]] in
+            let rows = try parseCSV(try self.text(directory, RunDirectory.FileName.summaryCSV))
+            let columns = exact.map { rows[0].firstIndex(of: $0)! }
+            return rows.map { row in columns.map { row[$0] } }
+        }
+        let mergedTable = try table(merged.outputDirectory)
+        #expect(mergedTable == (try table(whole)))
+        #expect(mergedTable.count == 3, "a header and backends a and b: \(mergedTable)")
+        let metadata = try RunDirectory(merged.outputDirectory).readMetadata()
+        #expect(metadata.shard == nil && metadata.mergedFrom == shards.map(\.path))
+    }
+
+    @Test("merging an unsharded run's results split by shard rewrites its reports byte for byte, latency percentiles included")
+    func exactReports() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-exact")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let whole = work.appendingPathComponent("whole")
+        try await run(request(whole))
+        let results = try RunDirectory(whole).readResults()
+        let metadata = try RunDirectory(whole).readMetadata()
+        let plan = try EvalRun.load(request(whole)).plan
+        var parts: [URL] = []
+        for index in 1...3 {
+            let shard = Shard(index: index, count: 3)
+            let part = RunDirectory(work.appendingPathComponent("part-\(index)"))
+            try FileManager.default.createDirectory(at: part.url, withIntermediateDirectories: true)
+            try part.writeResults(results.filter { shard.contains(suite: $0.suite, caseID: $0.caseID) })
+            var partMetadata = metadata
+            partMetadata.shard = plan.sharded(shard).record
+            try partMetadata.write(to: part.metadata)
+            parts.append(part.url)
+        }
+        let merged = try merge(parts.reversed(), into: work.appendingPathComponent("merged"))
+        for name in [RunDirectory.FileName.summaryCSV, RunDirectory.FileName.metricsCSV, RunDirectory.FileName.resultsCSV,
+                     RunDirectory.FileName.recommendationCSV, RunDirectory.FileName.junit] {
+            #expect(try text(merged.outputDirectory, name) == (try text(whole, name)), "\(name)")
+        }
+        // The run's span is read back from run.json, which keeps whole seconds; the rest is the same.
+        let withoutSpan = { (directory: URL) throws -> [Substring] in
+            try self.text(directory, RunDirectory.FileName.summaryMarkdown).split(separator: "\n").filter { !$0.hasPrefix("Run from ") }
+        }
+        #expect(try withoutSpan(merged.outputDirectory) == (try withoutSpan(whole)))
+        let latencies = RunAggregate(merged.results).groups.map(\.latencyP95Ms)
+        #expect(latencies == RunAggregate(results).groups.map(\.latencyP95Ms) && latencies.allSatisfy { $0 != nil })
+    }
+
+    @Test("a missing shard is refused by name with its cases; --allow-partial merges the rest and says what is missing")
+    func missingShard() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-missing")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        let missing = suite.cases.map(\.id).filter { Shard.of(suite: "geo", caseID: $0, count: 3) == 2 }
+        #expect(!missing.isEmpty)
+        let refused = problems { _ = try merge([shards[0], shards[2]], into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?.contains("shard 2/3 is missing: no results for \(missing.count) cases: "
+                                        + missing.map { "geo/\($0)" }.joined(separator: ", ")) == true, "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("m").path), "nothing written")
+
+        let partial = try merge([shards[0], shards[2]], into: work.appendingPathComponent("p")) { $0.allowPartial = true }
+        #expect(partial.missing.count == 1 && partial.missing[0].hasPrefix("shard 2/3 is missing"))
+        #expect(partial.verdict.notes.contains { $0.hasPrefix("partial merge: shard 2/3 is missing") })
+        #expect(Set(partial.results.map(\.caseID)).isDisjoint(with: missing))
+    }
+
+    @Test("an unfinished shard is named with the cases it has no results for")
+    func unfinishedShard() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-unfinished")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        let part = RunDirectory(shards[0])
+        let results = try part.readResults()
+        let dropped = results[0].caseID
+        try part.writeResults(results.filter { $0.caseID != dropped })
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 1 && refused[0].contains("shard 1/3 (\(shards[0].path)) is incomplete: "), "\(refused)")
+        #expect(refused.first?.contains("no results for 1 case: geo/\(dropped)") == true, "\(refused)")
+        #expect(refused.first?.contains("--resume \(shards[0].path)") == true, "\(refused)")
+    }
+
+    @Test("parts of different suites, configs, matrices or splits, a part given twice and an unsharded run are refused, each named")
+    func mismatchedParts() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-mismatch")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (whole, shards) = try await runs(in: work)
+        let twice = problems { _ = try merge(shards + [shards[1]], into: work.appendingPathComponent("m")) }
+        #expect(twice.contains { $0.contains("shard 2/3 is given 2 times") }, "\(twice)")
+        let unsharded = problems { _ = try merge(shards + [whole], into: work.appendingPathComponent("m")) }
+        #expect(unsharded.contains { $0.hasPrefix(whole.path) && $0.contains("not a shard") }, "\(unsharded)")
+
+        let edited = RunDirectory(shards[1])
+        let original = try edited.readMetadata()
+        var changed = original
+        changed.suites[0].sha256 = String(repeating: "0", count: 64)
+        changed.configSHA256 = String(repeating: "1", count: 64)
+        changed.shard?.planSHA256 = String(repeating: "2", count: 64)
+        try changed.write(to: edited.metadata)
+        let different = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(different.count == 3, "\(different)")
+        #expect(different.contains { $0.hasPrefix(shards[1].path) && $0.contains("ran suite 'geo' with sha256 0000") })
+        #expect(different.contains { $0.contains("ran a config with sha256 1111") })
+        #expect(different.contains { $0.contains("planned a different matrix") })
+
+        changed = original
+        changed.shard?.count = 4
+        try changed.write(to: edited.metadata)
+        let split = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(split.contains { $0.contains("is shard 2/4 but \(shards[0].path) is shard 1/3") }, "\(split)")
+    }
+
+    @Test("merge applies the gates and --baseline as one run: exit 1 as the unsharded run, compare.md against the baseline")
+    func gatesAndBaseline() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-gates")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (whole, shards) = try await runs(in: work)
+        var strict = request(work.appendingPathComponent("strict"))
+        strict.gate = Gate(minPassRate: 0.9)
+        let single = try await run(strict)
+        let merged = try merge(shards, into: work.appendingPathComponent("strict-merged")) { $0.gate = Gate(minPassRate: 0.9) }
+        #expect(single.verdict.exitStatus == .gateFailed)
+        #expect(merged.verdict == single.verdict)
+
+        let compared = try merge(shards, into: work.appendingPathComponent("compared")) { $0.baselineDirectory = whole.path }
+        #expect(compared.comparison?.isRegression == false && compared.verdict.exitStatus == .success)
+        #expect(FileManager.default.fileExists(atPath: compared.outputDirectory.appendingPathComponent("compare.md").path))
+    }
+}
