@@ -21,7 +21,7 @@ struct MergeTests {
             FixedAnswerBackend(name: "a"),
             FixedAnswerBackend(name: "b") { prompt in Int(prompt.dropFirst().prefix { $0 != "-" })! % 2 == 1 ? "wrong" : prompt },
         ]
-        request.shard = shard.map(ShardRequest.part)
+        request.shard = shard.map { ShardRequest.part($0, shardsGiven: nil) }
         return request
     }
 

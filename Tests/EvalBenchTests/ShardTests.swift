@@ -34,6 +34,14 @@ struct ShardTests {
         }
     }
 
+    @Test("--shards that disagrees with --shard K/N is refused, not ignored; the same N is fine")
+    func shardsMustAgree() throws {
+        let conflicting = try #require(ShardRequest("2/3", count: 4))
+        #expect(throws: Diagnostic.self) { try conflicting.resolve(environment: [:]) }
+        #expect(try #require(ShardRequest("2/3", count: 3)).resolve(environment: [:]) == Shard(index: 2, count: 3))
+        #expect(try #require(ShardRequest("2/3", count: nil)).resolve(environment: [:]) == Shard(index: 2, count: 3))
+    }
+
     @Test("a case's shard is SHA-256 of suite/case id, the first 8 bytes big-endian, mod N, plus 1 (values fixed across versions)")
     func pinnedAssignment() {
         // Computed independently: Python's hashlib.sha256(b"quickstart/capital-france").

@@ -104,7 +104,7 @@ struct ConfigReader {
             defaults.timeoutSeconds = value
         }
         if let value = reader.integer("retries", atLeast: 0, atMost: RunLimits.maxRetries) { defaults.retries = value }
-        if let value = reader.integer("failFastAfter", atLeast: 0) { defaults.failFastAfter = value }
+        if let value = reader.integer("failFastAfter", atLeast: 0, atMost: 1_000_000) { defaults.failFastAfter = value }
         defaults.maxResponseBytes = reader.integer("maxResponseBytes", atLeast: 1024, atMost: RunLimits.maxResponseBytes)
         if let names = reader.strings("backends"), let elements = reader["backends"]?.arrayValue {
             for (index, name) in names.enumerated() where nameLocations[name] == nil {

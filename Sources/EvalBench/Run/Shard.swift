@@ -52,8 +52,8 @@ package struct Shard: Sendable, Codable, Equatable, CustomStringConvertible {
 
 /// What `--shard` asked for: a part named outright, or the one a cluster's job index names.
 package enum ShardRequest: Sendable, Equatable {
-    /// `--shard K/N`.
-    case part(Shard)
+    /// `--shard K/N`, with `--shards` when it was given too (it must then be N).
+    case part(Shard, shardsGiven: Int?)
     /// `--shard auto`: K from `JOB_COMPLETION_INDEX` (a Kubernetes Indexed Job's pod index,
     /// counting from 0), N from `--shards N`.
     case fromEnvironment(count: Int?)
@@ -63,7 +63,7 @@ package enum ShardRequest: Sendable, Equatable {
         if text == "auto" {
             self = .fromEnvironment(count: count)
         } else if let shard = Shard(text) {
-            self = .part(shard)
+            self = .part(shard, shardsGiven: count)
         } else {
             return nil
         }
@@ -72,7 +72,11 @@ package enum ShardRequest: Sendable, Equatable {
     /// The shard this process runs; a `Diagnostic` saying what to set when it cannot tell.
     package func resolve(environment: [String: String]) throws -> Shard {
         switch self {
-        case let .part(shard):
+        case let .part(shard, shardsGiven):
+            if let shardsGiven, shardsGiven != shard.count {
+                throw Diagnostic(file: "--shards", message: "--shards \(shardsGiven) disagrees with --shard \(shard.index)/\(shard.count)",
+                                 fix: "give the number of shards once: --shard K/N alone, or --shard auto --shards N")
+            }
             return shard
         case let .fromEnvironment(count):
             guard let count, count >= 1 else {
