@@ -25,13 +25,8 @@ func commandMerge(_ parsed: ParsedCommand) -> ExitStatus {
     }
     for missing in outcome.missing { printError("evalbench: --allow-partial: \(missing)") }
     if !parsed.has(Options.quiet) {
-        let compared = outcome.comparison.map { comparison in
-            "compared with \(request.baselineDirectory ?? "the baseline"): \(comparison.verdict); "
-                + "see \(RunDirectory(outcome.outputDirectory).compareMarkdown.path)"
-        }
-        let lines = TerminalSummary(color: Terminal.usesColor).run(outcome.results, verdict: outcome.verdict,
-                                                                directory: outcome.outputDirectory, comparison: compared)
-        for line in lines { print(line) }
+        printSummary(outcome.results, verdict: outcome.verdict, directory: outcome.outputDirectory,
+                     comparison: outcome.comparison, baseline: request.baselineDirectory)
     }
     return outcome.verdict.exitStatus
 }

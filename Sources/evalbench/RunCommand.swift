@@ -35,13 +35,8 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
         // An interrupted run says so first, even with --quiet: its figures cover only part of the plan.
         if let interruption = outcome.interruption { print("evalbench: \(interruption.headline)") }
         if !parsed.has(Options.quiet) {
-            let compared = outcome.comparison.map { comparison in
-                "compared with \(request.baselineDirectory ?? "the baseline"): \(comparison.verdict); "
-                    + "see \(RunDirectory(outcome.outputDirectory).compareMarkdown.path)"
-            }
-            let lines = TerminalSummary(color: Terminal.usesColor).run(outcome.results, verdict: outcome.verdict,
-                                                                    directory: outcome.outputDirectory, comparison: compared)
-            for line in lines { print(line) }
+            printSummary(outcome.results, verdict: outcome.verdict, directory: outcome.outputDirectory,
+                         comparison: outcome.comparison, baseline: request.baselineDirectory)
         }
         return interrupts.wasInterrupted ? .interrupted : outcome.verdict.exitStatus
     case let .failure(error):

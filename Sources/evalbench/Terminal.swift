@@ -17,6 +17,17 @@ enum Terminal {
     }
 }
 
+/// The end of a run (or a merge) on stdout: headline, failures, the comparison with the
+/// baseline when there is one, the verdict and the report paths.
+func printSummary(_ results: [RequestResult], verdict: Gate.Verdict, directory: URL, comparison: Comparison?,
+                  baseline: String?) {
+    let compared = comparison.map { comparison in
+        "compared with \(baseline ?? "the baseline"): \(comparison.verdict); see \(RunDirectory(directory).compareMarkdown.path)"
+    }
+    let lines = TerminalSummary(color: Terminal.usesColor).run(results, verdict: verdict, directory: directory, comparison: compared)
+    for line in lines { print(line) }
+}
+
 /// One line on stdout at once, also into a pipe (`print` buffers there until exit).
 @Sendable func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))

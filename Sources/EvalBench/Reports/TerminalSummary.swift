@@ -59,7 +59,7 @@ package struct TerminalSummary {
             rows.append([summary.group.label, ReportFormat.passRate(summary), "\(summary.passed)/\(summary.cases - summary.skipped)",
                          pair(summary.latencyP50Ms, summary.latencyP95Ms), pair(summary.ttftP50Ms, summary.ttftP95Ms),
                          ReportFormat.percent(summary.usage.cacheHitRatio),
-                         summary.costUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) } ?? "n/a"])
+                         SummaryMarkdown.cost(summary)])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.enumerated().map { index, row in

@@ -165,6 +165,17 @@ struct CaseRunExecution {
     }
 
     /// Records turn `index` as failed with the tool calls made so far; false: the case run stops.
+    /// The sum of the requests' costs; nil when any one is unknown (no pricing, or a figure
+    /// its prices need was not reported).
+    private static func total(_ costs: [(usd: Double?, unknownBecause: String?)?]) -> Double? {
+        var sum = 0.0
+        for cost in costs {
+            guard let usd = cost?.usd else { return nil }
+            sum += usd
+        }
+        return sum
+    }
+
     private func recordFailure(_ failure: BackendFailure, loop: ToolLoop, at index: Int, sent: SentTurn) async -> Bool {
         if failure.kind == .cancelled || Task.isCancelled { return false }
         var errored = RequestResult.errored(caseRun, turn: index, model: current.backend.model, failure: failure)
@@ -174,7 +185,7 @@ struct CaseRunExecution {
         let failed = current.pricing?.pricedCost(for: (failure.usage ?? Usage()).checked())
         let earlier = loop.rounds.map { current.pricing?.pricedCost(for: $0.usage.checked()) }
         let costs = [failed] + earlier
-        errored.costUSD = costs.contains { $0?.usd == nil } ? nil : costs.reduce(0) { $0 + ($1?.usd ?? 0) }
+        errored.costUSD = Self.total(costs)
         errored.backend = sent.backend
         errored.reasoning = sent.reasoning
         errored.switched = sent.switched
@@ -252,7 +263,7 @@ struct CaseRunExecution {
         // Each round is a request: a per-request price is charged per round. An unknown round's
         // cost leaves the turn's unknown, with why when the prices could not apply.
         let priced = loop.rounds.map { current.pricing?.pricedCost(for: $0.usage.checked()) }
-        recorded.costUSD = priced.contains { $0?.usd == nil } ? nil : priced.reduce(0) { $0 + ($1?.usd ?? 0) }
+        recorded.costUSD = Self.total(priced)
         let reasons = priced.compactMap { $0?.unknownBecause }
         if !reasons.isEmpty { recorded.unknownFigures = Array(Set(reasons)).sorted() }
         if let start = sessionStart, current.name == caseRun.backend {
