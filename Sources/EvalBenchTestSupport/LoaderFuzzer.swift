@@ -151,20 +151,10 @@ package struct LoaderFuzzer {
     ]
 }
 
-/// SplitMix64: a small, fast generator whose sequence depends only on its seed.
-package struct SeededRandom {
-    private var state: UInt64
+/// The fuzzer's generator: the library's SplitMix64, whose sequence depends only on its seed.
+package typealias SeededRandom = SplitMix64
 
-    package init(seed: UInt64) { state = seed }
-
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A number from 0 to `bound` − 1.
     package mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
 }
