@@ -132,6 +132,25 @@ struct ConfigLoaderTests {
         #expect(ConfigLoader.checkSelection(config, backends: ["claude"], environment: ["ANTHROPIC_API_KEY": "x"]).isEmpty)
     }
 
+    @Test("Selecting a backend whose headersFromEnv names an unset or empty variable is refused at its key, naming the variable only")
+    func headersFromEnvUnset() throws {
+        let config = try load("""
+        {"backends": [{"name": "gateway", "kind": "openai", "baseURL": "https://gw.example.com/v1",
+                       "headersFromEnv": {"X-Gateway-Token": "GATEWAY_TOKEN", "X-Team": "TEAM_ID"}},
+                      {"name": "other", "kind": "gemini", "model": "g", "headersFromEnv": {"X-Key": "OTHER_UNSET"}}]}
+        """)
+        let found = ConfigLoader.checkSelection(config, backends: ["gateway"], environment: ["TEAM_ID": "", "UNRELATED": "s3cret"])
+        #expect(found.map(\.message) == [
+            "backend 'gateway' sends the header 'X-Gateway-Token' from the environment variable GATEWAY_TOKEN, which is not set",
+            "backend 'gateway' sends the header 'X-Team' from the environment variable TEAM_ID, which is empty",
+        ])
+        #expect(found.map(\.path) == ["$.backends[0].headersFromEnv[\"X-Gateway-Token\"]", "$.backends[0].headersFromEnv[\"X-Team\"]"])
+        #expect(found[0].location?.line == 2, "the location is the headersFromEnv key of the entry")
+        #expect(found[0].fix?.hasPrefix("export GATEWAY_TOKEN=...") == true)
+        #expect(ConfigLoader.checkSelection(config, backends: ["gateway"], environment: ["GATEWAY_TOKEN": "t", "TEAM_ID": "7"]).isEmpty)
+        #expect(ConfigLoader.checkSelection(config, backends: ["gateway"], environment: [:], checkingSecrets: false).isEmpty)
+    }
+
     @Test("An unknown backend name in the selection gets a did-you-mean and the configured names")
     func unknownSelectedBackend() throws {
         let config = try load(#"{"backends": [{"name": "claude", "kind": "anthropic", "model": "m"}, {"name": "local", "kind": "apple-system"}]}"#)

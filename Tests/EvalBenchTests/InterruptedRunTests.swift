@@ -44,5 +44,25 @@ struct InterruptedRunTests {
         let junit = try String(contentsOf: run.file(RunDirectory.FileName.junit), encoding: .utf8)
         #expect(junit.contains("<error type=\"interrupted\" message=\"Interrupted: \(interruption.unfinishedRequests) of 20"))
         #expect(try run.readMetadata().interruption == interruption, "evalbench report rewrites the same banner")
+        #expect(summary.contains("## Recommendation\n\nNo recommendation: the run was interrupted"))
+        #expect(html.contains("No recommendation: the run was interrupted"))
+        let csv = try String(contentsOf: run.file(RunDirectory.FileName.recommendationCSV), encoding: .utf8)
+        let rows = csv.split(whereSeparator: \.isNewline).dropFirst()
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix(",false") }, "no candidate of an interrupted run is marked recommended")
+    }
+
+    @Test("an interrupted run with two candidates shows no pick in summary.md, though the same figures would make one")
+    func interruptedWithholdsPick() {
+        let results = (0..<10).flatMap { index in
+            ["fast", "slow"].map { backend in
+                fixtureResult(caseID: "c\(index)", backend: backend, status: .pass, latencyMs: backend == "fast" ? 100 : 900, ttftMs: 50)
+            }
+        }
+        let recommendations = Recommendation.compute(results, settings: RecommendationSettings())
+        let complete = RecommendationMarkdown.render(recommendations) ?? ""
+        let interrupted = RecommendationMarkdown.render(recommendations, interrupted: true) ?? ""
+        #expect(complete.contains("| Tag |"), "the complete run's section has the table")
+        #expect(!interrupted.contains("| Tag |"))
+        #expect(interrupted.hasPrefix("## Recommendation\n\nNo recommendation: the run was interrupted"))
     }
 }

@@ -42,6 +42,10 @@ public protocol BackendKind: Sendable, Codable, Equatable {
     /// The environment variable the config names for the API key, checked before a run.
     var apiKeyEnv: String? { get }
 
+    /// The headers sent from environment variables (header → variable), checked before a run
+    /// like `apiKeyEnv`.
+    var headersFromEnv: [String: String]? { get }
+
     /// Problems that show only beside the other backends (a fallback that names one).
     func problems(of config: BackendConfig, among backends: [BackendConfig]) -> [ConfigProblem]
 }
@@ -57,6 +61,8 @@ extension BackendKind {
     public static var example: String? { nil }
     /// Default: nil, no key to check.
     public var apiKeyEnv: String? { nil }
+    /// Default: nil, no headers from the environment.
+    public var headersFromEnv: [String: String]? { nil }
     /// Default: none.
     public func problems(of config: BackendConfig, among backends: [BackendConfig]) -> [ConfigProblem] { [] }
 

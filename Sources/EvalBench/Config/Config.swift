@@ -41,6 +41,9 @@ public struct RunDefaults: Sendable, Codable, Equatable {
     /// The most bytes one response body may have before it is cut off and recorded as
     /// `response_too_large`; nil means 16 MiB.
     public var maxResponseBytes: Int?
+    /// How long one assertion may take to grade before it is recorded as failed with the error
+    /// `grading_timeout`; nil means 10 s.
+    public var gradingTimeoutSeconds: Double?
 
     /// The fail-fast limit in effect: `failFastAfter`, else 5.
     package var failFastLimit: Int { failFastAfter ?? 5 }

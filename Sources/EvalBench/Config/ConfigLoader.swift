@@ -32,7 +32,8 @@ package enum ConfigLoader {
     }
 
     /// Problems with running the named backends here: a name that is not configured, or, when
-    /// `checkingSecrets`, an `apiKeyEnv` variable that is unset or empty in `environment`. Only
+    /// `checkingSecrets`, an `apiKeyEnv` or `headersFromEnv` variable that is unset or empty in
+    /// `environment` (named, never its value). Only
     /// the named backends are checked: another backend's missing key is no problem for a run
     /// that does not use it. An empty `backends` selects `defaults.backends`, or every
     /// configured backend when that is unset.
@@ -49,16 +50,36 @@ package enum ConfigLoader {
                                               fix: "configured backends: \(configured.joined(separator: ", "))"))
                 continue
             }
-            guard checkingSecrets, let variable = config.backends[index].options.apiKeyEnv else { continue }
-            let state = environment[variable] == nil ? "is not set" : (environment[variable]!.isEmpty ? "is empty" : nil)
-            if let state {
-                diagnostics.append(Diagnostic(
-                    file: file, location: config.backends[index].keyLocations["apiKeyEnv"], path: "$.backends[\(index)].apiKeyEnv",
-                    message: "backend '\(name)' reads its API key from the environment variable \(variable), which \(state)",
-                    fix: "export \(variable)=... before running, or select another backend with --backend"))
-            }
+            guard checkingSecrets else { continue }
+            diagnostics += missingSecrets(of: config.backends[index], at: index, file: file, environment: environment)
+        }
+        return diagnostics
+    }
+
+    /// The `apiKeyEnv` and `headersFromEnv` variables of `backend` that are unset or empty, each
+    /// at the config key that names it.
+    private static func missingSecrets(of backend: BackendConfig, at index: Int, file: String,
+                                       environment: [String: String]) -> [Diagnostic] {
+        func state(_ variable: String) -> String? {
+            guard let value = environment[variable] else { return "is not set" }
+            return value.isEmpty ? "is empty" : nil
+        }
+        var diagnostics: [Diagnostic] = []
+        let fix = { (variable: String) in "export \(variable)=... before running, or select another backend with --backend" }
+        if let variable = backend.options.apiKeyEnv, let state = state(variable) {
+            diagnostics.append(Diagnostic(
+                file: file, location: backend.keyLocations["apiKeyEnv"], path: "$.backends[\(index)].apiKeyEnv",
+                message: "backend '\(backend.name)' reads its API key from the environment variable \(variable), which \(state)",
+                fix: fix(variable)))
+        }
+        for (header, variable) in (backend.options.headersFromEnv ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let state = state(variable) else { continue }
+            diagnostics.append(Diagnostic(
+                file: file, location: backend.keyLocations["headersFromEnv"],
+                path: JSONPath.root.key("backends").index(index).key("headersFromEnv").key(header).description,
+                message: "backend '\(backend.name)' sends the header '\(header)' from the environment variable \(variable), which \(state)",
+                fix: fix(variable)))
         }
         return diagnostics
     }
 }
-

@@ -97,7 +97,7 @@ struct ConfigReader {
     private func readDefaults(_ reader: ObjectReader, known: [String],
                               nameLocations: [String: SourceLocation]) -> RunDefaults {
         reader.rejectUnknownKeys(allowed: ["concurrency", "timeoutSeconds", "retries", "backends", "reasoning", "failFastAfter",
-                                           "maxResponseBytes"])
+                                           "maxResponseBytes", "gradingTimeoutSeconds"])
         var defaults = RunDefaults()
         if let value = reader.integer("concurrency", atLeast: 1, atMost: RunLimits.maxConcurrency) { defaults.concurrency = value }
         if let value = reader.number("timeoutSeconds", must: "a number greater than 0", atMost: RunLimits.maxTimeoutSeconds, where: { $0 > 0 }) {
@@ -106,6 +106,8 @@ struct ConfigReader {
         if let value = reader.integer("retries", atLeast: 0, atMost: RunLimits.maxRetries) { defaults.retries = value }
         if let value = reader.integer("failFastAfter", atLeast: 0, atMost: 1_000_000) { defaults.failFastAfter = value }
         defaults.maxResponseBytes = reader.integer("maxResponseBytes", atLeast: 1024, atMost: RunLimits.maxResponseBytes)
+        defaults.gradingTimeoutSeconds = reader.number("gradingTimeoutSeconds", must: "a number greater than 0",
+                                                       atMost: RunLimits.maxTimeoutSeconds, where: { $0 > 0 })
         if let names = reader.strings("backends"), let elements = reader["backends"]?.arrayValue {
             for (index, name) in names.enumerated() where nameLocations[name] == nil {
                 let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""

@@ -32,6 +32,7 @@ struct OpenAIEmbeddings: Sendable {
         var status: Int?
         var responseHeaders: [String: String] = [:]
         var data = Data()
+        let limit = ResponseSizeLimit.bytes
         do {
             for try await event in transport.stream(request) {
                 switch event {
@@ -39,6 +40,9 @@ struct OpenAIEmbeddings: Sendable {
                     status = code
                     responseHeaders = fields
                 case let .bytes(bytes, _):
+                    guard data.count + bytes.count <= limit else {
+                        return .failure(BackendFailure(kind: .responseTooLarge, message: "\(backend): embeddings: the response passed \(limit) bytes and was cut off; raise defaults.maxResponseBytes if responses this long are expected"))
+                    }
                     data.append(bytes)
                 }
             }

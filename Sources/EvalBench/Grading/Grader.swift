@@ -72,10 +72,14 @@ package struct Grader: Sendable {
     package var models: [String: any Backend]
     /// The timeout of each grading call.
     package var timeoutSeconds: Double
+    /// How long one assertion may take to grade (see `GradingTimeLimit`).
+    package var timeLimitSeconds: Double
 
-    package init(models: [String: any Backend] = [:], timeoutSeconds: Double = 120) {
+    package init(models: [String: any Backend] = [:], timeoutSeconds: Double = 120,
+                 timeLimitSeconds: Double = GradingTimeLimit.defaultSeconds) {
         self.models = models
         self.timeoutSeconds = timeoutSeconds
+        self.timeLimitSeconds = timeLimitSeconds
     }
 
     /// Every assertion's verdict, in order, and the turn's weighted score.
@@ -86,11 +90,14 @@ package struct Grader: Sendable {
     }
 
     package func grade(_ assertion: Assertion, _ input: GradingInput) async -> AssertionResult {
-        let outcome = await evaluate(assertion.check, input)
+        let name = assertion.name ?? ((assertion.inverted ? "not " : "") + Self.describe(assertion.check))
+        guard let outcome = await evaluateWithinLimit(assertion.check, input) else {
+            return GradingTimeLimit.timedOut(assertion, name: name, seconds: timeLimitSeconds)
+        }
         let passed = outcome.holds != assertion.inverted
         return AssertionResult(
             type: assertion.type,
-            name: assertion.name ?? ((assertion.inverted ? "not " : "") + Self.describe(assertion.check)),
+            name: name,
             passed: passed,
             message: passed ? nil : Self.explain(outcome, inverted: assertion.inverted),
             metric: assertion.name,
@@ -104,7 +111,22 @@ package struct Grader: Sendable {
         )
     }
 
-    private func evaluate(_ check: Assertion.Check, _ input: GradingInput) async -> CheckOutcome {
+    /// The check's outcome, or nil when it passed the time limit. The model-graded checks await
+    /// a call; every other check is computed on a thread of its own.
+    private func evaluateWithinLimit(_ check: Assertion.Check, _ input: GradingInput) async -> CheckOutcome? {
+        let seconds = timeLimitSeconds
+        switch check {
+        case let .judge(grader, rubric, minScore):
+            return await GradingTimeLimit.outcome(within: seconds) { await judge(grader.backend, rubric, minScore, input) }
+        case let .similar(grader, value, threshold):
+            return await GradingTimeLimit.outcome(within: seconds) { await similar(grader.backend, value, threshold, input.output) }
+        default:
+            return await GradingTimeLimit.outcome(within: seconds) { Self.evaluate(check, input) }
+        }
+    }
+
+    /// The outcome of a check computed from the input alone (not `judge` or `similar`).
+    private static func evaluate(_ check: Assertion.Check, _ input: GradingInput) -> CheckOutcome {
         let output = input.output
         switch check {
         case let .contains(value, ignoreCase): return TextChecks.contains(value, in: output, ignoreCase)
@@ -126,8 +148,9 @@ package struct Grader: Sendable {
         case let .jsonSchema(schema): return JSONChecks.schema(schema, output)
         case let .jsonPath(query, expectation): return JSONChecks.path(query, expectation, output)
         case let .jsonPointer(pointer, expectation): return JSONChecks.pointer(pointer, expectation, output)
-        case let .judge(grader, rubric, minScore): return await judge(grader.backend, rubric, minScore, input)
-        case let .similar(grader, value, threshold): return await similar(grader.backend, value, threshold, output)
+        case .judge, .similar:
+            // Never reached: evaluateWithinLimit awaits these itself.
+            return CheckOutcome(holds: false, expected: describe(check), actual: "a model-graded check was not awaited")
         case let .toolCalled(name, arguments, times, minimum, maximum):
             return ToolChecks.called(name, arguments, times: times, min: minimum, max: maximum, input.tools)
         case let .toolNotCalled(name): return ToolChecks.notCalled(name, input.tools)

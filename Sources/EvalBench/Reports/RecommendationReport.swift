@@ -85,8 +85,17 @@ package enum RecommendationMarkdown {
         + "(instructions, the conversation so far and the answer); the on-device model's tokenizer is not available here. "
         + "recommendation.csv has every candidate."
 
-    package static func render(_ recommendations: [TagRecommendation]) -> String? {
+    /// Why an interrupted run makes no recommendation: its candidates ran different parts of
+    /// the plan, so a pick between them could turn on which requests happened to finish.
+    static let withheld = "No recommendation: the run was interrupted, so the candidates' figures cover different parts "
+        + "of the plan and a pick between them could turn on which requests happened to finish. Finish the run with "
+        + "`evalbench run … --resume DIR` (or `evalbench run` again) for a recommendation; recommendation.csv has each "
+        + "candidate's figures so far, none marked recommended."
+
+    /// The section; for an `interrupted` run, only the sentence why no recommendation is made.
+    package static func render(_ recommendations: [TagRecommendation], interrupted: Bool = false) -> String? {
         guard !recommendations.isEmpty else { return nil }
+        if interrupted { return "## Recommendation\n\n" + withheld + "\n" }
         let tooFew = tooFewCases(recommendations).map { "\n" + $0 + "\n" } ?? ""
         // With one candidate there is nothing to choose between: say what a choice would need.
         if recommendations.allSatisfy({ $0.candidates.count < 2 }) {
@@ -181,8 +190,11 @@ package enum RecommendationMarkdown {
 
 /// The recommendation as a section of report.html: the same table and sentences as summary.md.
 package enum RecommendationHTML {
-    package static func section(_ recommendations: [TagRecommendation]) -> HTMLSection? {
+    package static func section(_ recommendations: [TagRecommendation], interrupted: Bool = false) -> HTMLSection? {
         guard !recommendations.isEmpty else { return nil }
+        if interrupted {
+            return HTMLSection(title: "Recommendation", paragraphs: [RecommendationMarkdown.withheld.replacingOccurrences(of: "`", with: "")])
+        }
         return HTMLSection(
             title: "Recommendation",
             paragraphs: [RecommendationMarkdown.method.replacingOccurrences(of: "`", with: "")],

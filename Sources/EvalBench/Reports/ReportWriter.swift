@@ -14,7 +14,11 @@ package enum ReportWriter {
         }
         let run = RunDirectory(directory)
         let aggregate = RunAggregate(input.results)
-        let recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
+        var recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
+        // An interrupted run recommends nothing (see RecommendationMarkdown.withheld).
+        if input.interruption != nil {
+            for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
+        }
         try write(ResultsCSV.render(aggregate.caseRuns.flatMap(\.requests)), to: run.file(RunDirectory.FileName.resultsCSV))
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
         try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
@@ -28,7 +32,7 @@ package enum ReportWriter {
         // A chart left out this time must not survive from an earlier report of the same directory.
         for omitted in charts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
         try write(HTMLReport.render(input, aggregate: aggregate, charts: charts,
-                                    extraSections: [RecommendationHTML.section(recommendations)].compactMap { $0 }), to: run.file(RunDirectory.FileName.html))
+                                    extraSections: [RecommendationHTML.section(recommendations, interrupted: input.interruption != nil)].compactMap { $0 }), to: run.file(RunDirectory.FileName.html))
     }
 
     private static func write(_ text: String, to file: URL) throws {

@@ -57,7 +57,8 @@ struct CaseRunExecution {
         self.caseRun = caseRun
         self.runner = runner
         self.global = global
-        grader = Grader(models: runner.slots.mapValues(\.backend), timeoutSeconds: runner.timeoutSeconds)
+        grader = Grader(models: runner.slots.mapValues(\.backend), timeoutSeconds: runner.timeoutSeconds,
+                        timeLimitSeconds: runner.gradingTimeLimitSeconds)
         current = slot
         level = caseRun.reasoning
         instructions = caseRun.evalCase.instructions
@@ -250,7 +251,8 @@ struct CaseRunExecution {
         var input = GradingInput(output: response.text, latencyMs: response.timing.latencyMs,
                                  ttftMs: response.timing.ttftMs, usage: response.usage, prompt: turn.prompt)
         input.tools = ToolUse(calls: loop.calls, rounds: loop.callRounds, tools: tools)
-        let grade = await grader.grade(turn.expect, input)
+        // Judge and embeddings calls are capped like the graded request's own response.
+        let grade = await ResponseSizeLimit.$bytes.withValue(runner.maxResponseBytes) { await grader.grade(turn.expect, input) }
         caseScore.add(grade.score)
         var recorded = RequestResult.answered(caseRun, turn: index, sent: sent, response: response, attempts: loop.attempts, grade: grade)
         if usesTools {

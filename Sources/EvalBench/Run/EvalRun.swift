@@ -231,6 +231,7 @@ package enum EvalRun {
                             cache: request.cacheDirectory.map { ResponseCache(directory: $0) },
                             failFastAfter: loaded.config.defaults.failFastLimit, onEvent: onEvent)
         runner.maxResponseBytes = loaded.config.defaults.maxResponseBytes ?? ResponseSizeLimit.defaultBytes
+        runner.gradingTimeLimitSeconds = loaded.config.defaults.gradingTimeoutSeconds ?? GradingTimeLimit.defaultSeconds
         await runner.run(loaded.plan, availability: availability, finishedKeys: Set(kept.map(\.key)))
         for backend in ordered { await backend.shutdown() }
 

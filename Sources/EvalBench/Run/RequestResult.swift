@@ -207,6 +207,10 @@ public struct AssertionResult: Sendable, Codable, Equatable {
     /// A model-graded assertion's call (judge or embeddings), with its own timing and tokens:
     /// they are the grader's, never added to the graded request's figures.
     public var judge: JudgeCall?
+    /// Why grading itself failed: `grading_timeout` when the assertion passed
+    /// `defaults.gradingTimeoutSeconds` (it then counts as failed, whatever `not` says); nil
+    /// when it was graded.
+    public var error: String?
 
     /// A verdict; weight 1 and not inverted by default.
     public init(type: String, name: String, passed: Bool, message: String? = nil, metric: String? = nil,
@@ -229,7 +233,7 @@ public struct AssertionResult: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case type, name, passed, message, metric, weight
         case inverted = "not"
-        case expected, actual, pointer, note, judge
+        case expected, actual, pointer, note, judge, error
     }
 
     /// Results written before weights and explanations were recorded read as weight 1.
@@ -247,5 +251,6 @@ public struct AssertionResult: Sendable, Codable, Equatable {
         pointer = try container.decodeIfPresent(String.self, forKey: .pointer)
         note = try container.decodeIfPresent(String.self, forKey: .note)
         judge = try container.decodeIfPresent(JudgeCall.self, forKey: .judge)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
     }
 }

@@ -20,6 +20,8 @@ package struct Runner: Sendable {
     package var cache: ResponseCache?
     /// The size cap of each response body (`defaults.maxResponseBytes`).
     package var maxResponseBytes = ResponseSizeLimit.defaultBytes
+    /// How long one assertion may take to grade (`defaults.gradingTimeoutSeconds`).
+    package var gradingTimeLimitSeconds = GradingTimeLimit.defaultSeconds
     package var onEvent: @Sendable (RunEvent) -> Void
     /// One fail-fast streak per backend (config `defaults.failFastAfter`).
     let failFast: [String: FailFast]

@@ -1,0 +1,105 @@
+import EvalBenchTestSupport
+import Foundation
+import Testing
+@testable import EvalBench
+
+private let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
+
+@Suite("A grading time limit per assertion, and the size cap on grading calls")
+struct GradingTimeLimitTests {
+    @Test("work that cannot finish before the deadline gives nil; work that finishes gives its outcome")
+    func deadline() async {
+        let release = DispatchSemaphore(value: 0)
+        let blocked = await GradingTimeLimit.outcome(within: 0.05) { () -> CheckOutcome in
+            release.wait()
+            return CheckOutcome(holds: true, expected: "e", actual: "a")
+        }
+        release.signal()
+        #expect(blocked == nil, "the work waits for a signal sent only after the deadline")
+        let quick = await GradingTimeLimit.outcome(within: 60) { CheckOutcome(holds: true, expected: "e", actual: "a") }
+        #expect(quick?.holds == true)
+        let stalledCall = await GradingTimeLimit.outcome(within: 0.05) { () async -> CheckOutcome in
+            try? await Task.sleep(nanoseconds: 600_000_000_000)
+            return CheckOutcome(holds: true, expected: "e", actual: Task.isCancelled ? "cancelled" : "slept")
+        }
+        #expect(stalledCall == nil, "an awaited call (a judge) is given up on and cancelled")
+    }
+
+    @Test("an assertion over its limit fails with grading_timeout, also under not: true, and the next one is graded")
+    func timedOutAssertion() async throws {
+        // An embeddings backend that answers only when cancelled: the similarity check cannot
+        // finish before the deadline, however fast the machine.
+        let stalled = Assertion.Check.similar(ModelGrader(backend: "emb"), value: "Paris", threshold: 0.5)
+        let grader = Grader(models: ["emb": StalledEmbeddings()], timeLimitSeconds: 0.2)
+        let input = GradingInput(output: "Paris", latencyMs: 1, ttftMs: 1, usage: Usage())
+        let grade = await grader.grade([Assertion(stalled), Assertion(stalled, inverted: true), Assertion(.maxLatencyMs(10))], input)
+        #expect(grade.results.map(\.passed) == [false, false, true], "a timeout never turns into a pass by not: true")
+        #expect(grade.results.map(\.error) == [GradingTimeLimit.error, GradingTimeLimit.error, nil])
+        #expect(grade.results[0].message?.hasPrefix("grading stopped after 200 ms (defaults.gradingTimeoutSeconds)") == true)
+        #expect(!grade.passes(threshold: nil))
+        let data = try JSONEncoder().encode(grade.results[0])
+        #expect(String(decoding: data, as: UTF8.self).contains(#""error":"grading_timeout""#))
+        #expect(try JSONDecoder().decode(AssertionResult.self, from: data) == grade.results[0])
+    }
+
+    @Test("defaults.gradingTimeoutSeconds is read, and 0 or 1e300 is refused where it is written")
+    func configured() throws {
+        let good = try RunFixture("grading-limit", suite: suite, config: """
+        { "backends": [ { "name": "b", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1" } ],
+          "defaults": { "gradingTimeoutSeconds": 2.5 } }
+        """)
+        defer { good.remove() }
+        #expect(try EvalRun.load(good.request()).config.defaults.gradingTimeoutSeconds == 2.5)
+        for value in ["0", "1e300", "\"10\""] {
+            let bad = try RunFixture("grading-limit", suite: suite, config: """
+            { "backends": [ { "name": "b", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1" } ],
+              "defaults": { "gradingTimeoutSeconds": \(value) } }
+            """)
+            defer { bad.remove() }
+            do {
+                _ = try EvalRun.load(bad.request())
+                Issue.record("gradingTimeoutSeconds \(value) must be refused")
+            } catch let error as LoadError {
+                #expect(error.diagnostics.count == 1)
+                #expect(error.diagnostics.first?.location?.line == 2)
+                #expect(error.diagnostics.first?.path == "$.defaults.gradingTimeoutSeconds")
+            }
+        }
+    }
+
+    @Test("an embeddings response beyond the size cap is cut off as response_too_large, not read into memory")
+    func embeddingsCap() async throws {
+        let huge = Data(#"{"data": [{"index": 0, "embedding": ["#.utf8) + Data(repeating: UInt8(ascii: "1"), count: 300_000)
+        let server = FakeHTTPServer { _ in .stream(status: 200, pieces: [.init(huge), .init("]}]}")]) }
+        try server.start()
+        defer { server.stop() }
+        let embeddings = OpenAIEmbeddings(backend: "e", baseURL: server.baseURL.appendingPathComponent("v1"), model: nil,
+                                          apiKey: "sk-embed-secret", headers: [:], transport: URLSessionStreamTransport())
+        let result = await ResponseSizeLimit.$bytes.withValue(100_000) { await embeddings.embed(["a", "b"], timeoutSeconds: 10) }
+        guard case let .failure(failure) = result else {
+            Issue.record("an embeddings response over the cap must fail")
+            return
+        }
+        #expect(failure.kind == .responseTooLarge)
+        #expect(failure.message.contains("embeddings: the response passed 100000 bytes"))
+        #expect(!failure.description.contains("sk-embed-secret"))
+    }
+}
+
+/// A fake embeddings backend that never answers: its call ends only when it is cancelled.
+private struct StalledEmbeddings: Backend, EmbeddingBackend {
+    let name = "emb"
+
+    func startConversation() async -> any Conversation { StalledConversation() }
+
+    func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
+        while !Task.isCancelled { try? await Task.sleep(nanoseconds: 10_000_000) }
+        return .failure(BackendFailure(kind: .cancelled, message: "emb: cancelled"))
+    }
+
+    private struct StalledConversation: Conversation {
+        func respond(to request: ModelRequest) async -> Result<ModelResponse, BackendFailure> {
+            .failure(BackendFailure(kind: .unavailable, message: "emb answers no prompts"))
+        }
+    }
+}
