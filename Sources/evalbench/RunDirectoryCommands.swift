@@ -14,8 +14,17 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
         failLoading(error)
     }
     if let target = parsed.target() { metadata.target = target }
+    // The run's --baseline, when it is still there, for the baseline answers in report.html.
+    var baseline: [RequestResult]?
+    if let path = metadata.baseline {
+        do {
+            baseline = try Comparison.readResults(inRun: path, role: "baseline")
+        } catch {
+            FileHandle.standardError.write(Data("evalbench: warning: the run's baseline \(path) could not be read, so report.html shows no baseline answers: \(error)\n".utf8))
+        }
+    }
     do {
-        try EvalRun.writeReports(results, metadata: metadata, to: directory)
+        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, to: directory)
     } catch {
         fail("\(error)", status: .infrastructure)
     }

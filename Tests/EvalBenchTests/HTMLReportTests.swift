@@ -66,7 +66,13 @@ struct HTMLReportTests {
             #expect(cells.count == SummaryCSV.columns.count)
             for (cell, column) in zip(cells, SummaryCSV.columns) {
                 let expected = csvRow[column] ?? ""
-                #expect(cell.text == (expected.isEmpty ? "n/a" : expected), "\(column)")
+                if ["pass_rate", "pass_rate_low", "pass_rate_high", "cache_hit_ratio"].contains(column), let ratio = Double(expected) {
+                    // Fractions read as percentages; the cell keeps summary.csv's value.
+                    #expect(cell.text == ReportFormat.percent(ratio), "\(column)")
+                    #expect(cell.attributes["data-value"] == expected, "\(column)")
+                } else {
+                    #expect(cell.text == (expected.isEmpty ? "n/a" : expected), "\(column)")
+                }
                 compared += 1
             }
         }
@@ -148,7 +154,8 @@ struct HTMLReportTests {
         }
         let html = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
         let recommendation = RecommendationHTML.section(Recommendation.compute(results, settings: input.recommendation))
-        #expect(html == HTMLReport.render(input, aggregate: aggregate, charts: set, extraSections: [try #require(recommendation)]))
+        #expect(html == HTMLReport.render(input, aggregate: aggregate, charts: set, extraSections: [try #require(recommendation)],
+                                          grid: CaseGridCollector.grid(aggregate, baseline: nil)))
         let summary = try String(contentsOf: directory.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("## Charts"))
         for chart in set.charts { #expect(summary.contains("](\(chart.fileName)): \(chart.caption)")) }

@@ -186,6 +186,7 @@ struct RecommendationTests {
 @Test("report.html carries the recommendation: the same table rows as summary.md and a sentence per tag, escaped")
 func recommendationInReportHTML() throws {
     let results = cases(20, prefix: "q", tags: ["<qa & \"co\">"], backend: "local", latencies: [100], cost: 0)
+        + cases(20, prefix: "q", tags: ["<qa & \"co\">"], backend: "cloud", latencies: [200], cost: 0)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rec-html-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     try ReportWriter.write(ReportInput(results: results, startedAt: Date(), endedAt: Date()), to: directory)
@@ -200,6 +201,12 @@ func recommendationInReportHTML() throws {
     #expect(inside.filter { $0.name == "td" }.map(\.text) == RecommendationMarkdown.rows(recommendations).flatMap { $0 })
     #expect(inside.filter { $0.name == "li" }.map(\.text) == recommendations.map { RecommendationMarkdown.sentence($0, markdown: false) })
     #expect(inside.filter { $0.name == "li" }.last?.text.hasPrefix("<qa & \"co\"> (20 cases): use local · none · default") == true)
+
+    // With one candidate, report.html says what a choice needs, as summary.md does, and has no table.
+    let one = results.filter { $0.backend == "local" }
+    let section = try #require(RecommendationHTML.section(Recommendation.compute(one, settings: RecommendationSettings())))
+    #expect(section.table == nil)
+    #expect(section.paragraphs.first?.hasPrefix("Only one backend × reasoning × variant ran (local · none · default)") == true)
 }
 
 /// RFC 4180 records of `text` (CRLF line ends, quoted fields with doubled quotes).

@@ -4,9 +4,10 @@ import Foundation
 /// inline SVG charts). It is XHTML-compatible markup, so it parses as XML too.
 package enum HTMLReport {
     /// The page for `input`: its title and run time, the headline table with summary.csv's
-    /// columns and figures, `extraSections` in order, then `charts` inlined.
+    /// columns and figures (fractions as percentages), `extraSections` in order, the case grid
+    /// of `grid` with its filters, then `charts` inlined.
     package static func render(_ input: ReportInput, aggregate: RunAggregate, charts: ChartSet,
-                              extraSections: [HTMLSection] = []) -> String {
+                              extraSections: [HTMLSection] = [], grid: CaseGrid? = nil) -> String {
         let suites = input.suiteNames.isEmpty ? "no suites" : input.suiteNames.joined(separator: ", ")
         let title = "evalbench: " + suites
         var html = """
@@ -16,7 +17,7 @@ package enum HTMLReport {
             <meta charset="utf-8"/>
             <meta name="viewport" content="width=device-width, initial-scale=1"/>
             <title>\(escape(title))</title>
-            <style>\(style)</style>
+            <style>\(style)\(ViewerAssets.style)</style>
             </head>
             <body>
             <main>
@@ -29,10 +30,13 @@ package enum HTMLReport {
         html += "<p class=\"run-time\">" + escape(runTime(input, aggregate: aggregate)) + "</p>\n"
         html += headline(aggregate)
         for section in extraSections { html += render(section) }
+        if let grid { html += CaseGridHTML.render(grid) }
         html += chartsSection(charts)
         html += "<footer><p>Written by evalbench. Every figure in the table is also in summary.csv; "
             + "n/a means the backend did not report it. The metric definitions are in summary.md.</p></footer>\n"
-        return html + "</main>\n</body>\n</html>\n"
+        html += "</main>\n"
+        if grid != nil { html += "<script>\n" + ViewerAssets.script + "\n</script>\n" }
+        return html + "</body>\n</html>\n"
     }
 
     private static func runTime(_ input: ReportInput, aggregate: RunAggregate) -> String {
@@ -57,7 +61,9 @@ package enum HTMLReport {
             html += "<tr>"
             for (index, cell) in SummaryCSV.cells(summary).prefix(SummaryCSV.columns.count).enumerated() {
                 let numeric = index >= 4
-                if let text = cell.plainText {
+                if percentColumns.contains(SummaryCSV.columns[index]), let text = cell.plainText, let ratio = Double(text) {
+                    html += "<td class=\"number\" data-value=\"\(escape(text))\">" + escape(ReportFormat.percent(ratio)) + "</td>"
+                } else if let text = cell.plainText {
                     html += numeric ? "<td class=\"number\">" + escape(text) + "</td>" : "<td>" + escape(text) + "</td>"
                 } else {
                     html += "<td class=\"na\">n/a</td>"
@@ -67,6 +73,9 @@ package enum HTMLReport {
         }
         return html + "</tbody>\n</table>\n</div>\n</section>\n"
     }
+
+    /// summary.csv's fractions, shown as percentages (the cell keeps the CSV's value in `data-value`).
+    private static let percentColumns: Set<String> = ["pass_rate", "pass_rate_low", "pass_rate_high", "cache_hit_ratio"]
 
     private static func render(_ section: HTMLSection) -> String {
         var html = "<section class=\"extra\">\n<h2>" + escape(section.title) + "</h2>\n"
@@ -109,7 +118,7 @@ package enum HTMLReport {
         body { margin: 0; background: #f6f7f9; color: #1d1d1f;
           font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
           font-size: 15px; line-height: 1.5; }
-        main { max-width: 1100px; margin: 0 auto; padding: 24px; }
+        main { max-width: 1440px; margin: 0 auto; padding: 24px; }
         h1 { font-size: 26px; margin: 0 0 4px; }
         h2 { font-size: 19px; margin: 32px 0 12px; border-bottom: 1px solid #d9dce1; padding-bottom: 4px; }
         .run-time { color: #555; margin-top: 0; }

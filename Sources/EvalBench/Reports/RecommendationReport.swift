@@ -97,13 +97,7 @@ package enum RecommendationMarkdown {
         guard !recommendations.isEmpty else { return nil }
         if interrupted { return "## Recommendation\n\n" + withheld + "\n" }
         let tooFew = tooFewCases(recommendations).map { "\n" + $0 + "\n" } ?? ""
-        // With one candidate there is nothing to choose between: say what a choice would need.
-        if recommendations.allSatisfy({ $0.candidates.count < 2 }) {
-            let only = recommendations.first?.candidates.first.map { " (\($0.summary.group.label))" } ?? ""
-            return "## Recommendation\n\nOnly one backend × reasoning × variant ran\(only), so there is nothing to choose "
-                + "between: run another backend or reasoning level beside it (`--backend local,gpt`, `--reasoning none,light`) "
-                + "for a recommendation per tag. recommendation.csv has its figures against the target.\n" + tooFew
-        }
+        if let single = singleCandidate(recommendations) { return "## Recommendation\n\n" + single + "\n" + tooFew }
         var table = MarkdownTable(header.enumerated().map { index, heading in
             (heading, [1, 2, 4, 5, 6, 7, 9].contains(index) ? .right : .left)
         })
@@ -112,6 +106,16 @@ package enum RecommendationMarkdown {
         text += table.text + "\n"
         text += recommendations.map { "- " + sentence($0) }.joined(separator: "\n") + "\n"
         return text + tooFew
+    }
+
+    /// With one candidate there is nothing to choose between: what a choice would need; nil
+    /// when two or more candidates ran.
+    static func singleCandidate(_ recommendations: [TagRecommendation]) -> String? {
+        guard recommendations.allSatisfy({ $0.candidates.count < 2 }) else { return nil }
+        let only = recommendations.first?.candidates.first.map { " (\($0.summary.group.label))" } ?? ""
+        return "Only one backend × reasoning × variant ran\(only), so there is nothing to choose "
+            + "between: run another backend or reasoning level beside it (`--backend local,gpt`, `--reasoning none,light`) "
+            + "for a recommendation per tag. recommendation.csv has its figures against the target."
     }
 
     /// The cases a tag needs before any candidate can reach `target` at 95% confidence: the
@@ -192,8 +196,11 @@ package enum RecommendationMarkdown {
 package enum RecommendationHTML {
     package static func section(_ recommendations: [TagRecommendation], interrupted: Bool = false) -> HTMLSection? {
         guard !recommendations.isEmpty else { return nil }
-        if interrupted {
-            return HTMLSection(title: "Recommendation", paragraphs: [RecommendationMarkdown.withheld.replacingOccurrences(of: "`", with: "")])
+        func plain(_ text: String) -> String { text.replacingOccurrences(of: "`", with: "") }
+        if interrupted { return HTMLSection(title: "Recommendation", paragraphs: [plain(RecommendationMarkdown.withheld)]) }
+        if let single = RecommendationMarkdown.singleCandidate(recommendations) {
+            return HTMLSection(title: "Recommendation",
+                               paragraphs: [single, RecommendationMarkdown.tooFewCases(recommendations)].compactMap { $0 }.map(plain))
         }
         return HTMLSection(
             title: "Recommendation",

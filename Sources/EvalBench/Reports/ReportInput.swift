@@ -19,6 +19,9 @@ package struct ReportInput: Sendable {
     package var recommendation = RecommendationSettings()
     /// For an interrupted run, the sentence every report opens with; nil when it went to the end.
     package var interruption: String?
+    /// The `--baseline` run's results, for the baseline answers and flips in report.html's case
+    /// grid; nil without a baseline.
+    package var baselineResults: [RequestResult]?
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
     package init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,

@@ -32,7 +32,8 @@ package enum ReportWriter {
         // A chart left out this time must not survive from an earlier report of the same directory.
         for omitted in charts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
         try write(HTMLReport.render(input, aggregate: aggregate, charts: charts,
-                                    extraSections: [RecommendationHTML.section(recommendations, interrupted: input.interruption != nil)].compactMap { $0 }), to: run.file(RunDirectory.FileName.html))
+                                    extraSections: [RecommendationHTML.section(recommendations, interrupted: input.interruption != nil)].compactMap { $0 },
+                                    grid: CaseGridCollector.grid(aggregate, baseline: input.baselineResults)), to: run.file(RunDirectory.FileName.html))
     }
 
     private static func write(_ text: String, to file: URL) throws {

@@ -250,7 +250,7 @@ package enum EvalRun {
         metadata.endedAt = Date()
         metadata.backends = ordered.map { backendInfo($0, availability: availability[$0.name] ?? .available, plan: loaded.plan) }
         try metadata.write(to: directory.metadata)
-        try writeReports(results, metadata: metadata, to: directory.url)
+        try writeReports(results, metadata: metadata, baseline: loaded.baselineResults, to: directory.url)
         try appendStepSummary(from: directory.url, environment: request.environment)
         let comparison = try compare(results, with: loaded, request, in: directory)
         var verdict = verdict(results, loaded, request, availability: availability, ordered: ordered, comparison: comparison)
@@ -296,6 +296,7 @@ package enum EvalRun {
         metadata.suitesSHA256 = InputDigest.suites(metadata.suites)
         metadata.configSHA256 = InputDigest.config(loaded.config)
         metadata.shard = loaded.shard
+        metadata.baseline = request.baselineDirectory
         return metadata
     }
 
@@ -390,8 +391,10 @@ package enum EvalRun {
         }
     }
 
-    /// Writes results.csv, summary.csv and summary.md from results and the run's metadata.
-    package static func writeReports(_ results: [RequestResult], metadata: RunMetadata, to directory: URL) throws {
+    /// Writes results.csv, summary.csv and summary.md from results and the run's metadata;
+    /// `baseline`, the `--baseline` run's results, for report.html's case grid.
+    package static func writeReports(_ results: [RequestResult], metadata: RunMetadata, baseline: [RequestResult]? = nil,
+                                     to directory: URL) throws {
         var notes: [String: String] = [:]
         var levelsRun: [String: Set<ReasoningLevel>] = [:]
         for result in results { levelsRun[result.backend, default: []].insert(result.reasoning) }
@@ -409,6 +412,7 @@ package enum EvalRun {
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
         input.interruption = metadata.interruption?.headline
+        input.baselineResults = baseline
         input.recommendation = RecommendationSettings(
             target: metadata.target,
             suiteTargets: metadata.suites.reduce(into: [:]) { table, suite in table[suite.suite] = suite.target },

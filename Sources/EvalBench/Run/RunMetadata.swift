@@ -36,6 +36,9 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package var shard: ShardRecord?
     /// The part directories `evalbench merge` combined into this run; nil for a run.
     package var mergedFrom: [String]?
+    /// `--baseline`: the earlier run's directory as given, so that `evalbench report` shows its
+    /// answers beside this run's again; nil without one.
+    package var baseline: String?
 
     package struct SuiteFile: Sendable, Codable, Equatable {
         package var path: String

@@ -136,7 +136,8 @@ struct DecisionLocalModelIntegrationTests {
         let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
         let page = try ParsedXML(html)
         let headline = try #require(page.elements.firstIndex { $0.name == "table" && $0.attributes["class"] == "headline" })
-        let cells = page.descendants(of: headline).filter { $0.name == "td" }.map(\.text)
+        // A fraction reads as a percentage and keeps summary.csv's value in data-value.
+        let cells = page.descendants(of: headline).filter { $0.name == "td" }.map { $0.attributes["data-value"] ?? $0.text }
         let expected = summary.flatMap { row in SummaryCSV.columns.map { row[$0].flatMap { $0.isEmpty ? "n/a" : $0 } ?? "n/a" } }
         #expect(cells == expected)
         #expect(page.all("h2").map(\.text).contains("Recommendation"))

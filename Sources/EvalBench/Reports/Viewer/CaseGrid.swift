@@ -1,0 +1,198 @@
+import Foundation
+
+/// report.html's case grid: one row per case, one column per backend × reasoning × variant,
+/// each cell the case's answer there with its verdict and figures, and, for a run with a
+/// baseline, the baseline's verdict and answer beside it. Built by `CaseGridCollector`.
+package struct CaseGrid: Sendable {
+    /// One backend × reasoning × variant.
+    package struct Column: Sendable, Equatable {
+        package var group: SummaryGroupKey
+        package var label: String { group.label }
+    }
+
+    /// One turn of a cell's first repeat.
+    package struct Turn: Sendable, Equatable {
+        package var turn: Int
+        package var prompt: String
+        /// The answer, cut to `CaseGrid.answerLimit` characters; nil when there was none.
+        package var answer: String?
+        /// Characters left out of `answer`.
+        package var omittedCharacters: Int
+        package var status: RequestResult.Status
+        /// The error kind and message, or why the turn was skipped.
+        package var error: String?
+        /// The failing assertions' explanations.
+        package var failures: [String]
+        package var latencyMs: Double?
+        package var ttftMs: Double?
+        package var inputTokens: Int?
+        package var cachedInputTokens: Int?
+        package var outputTokens: Int?
+        package var cacheHitRatio: Double?
+        /// Each tool call as `name(arguments) → result`.
+        package var toolCalls: [String]
+    }
+
+    /// The baseline's verdict on the same case and column.
+    package struct Baseline: Sendable, Equatable {
+        package var status: RequestResult.Status
+        package var answer: String?
+        /// Whether the verdict changed between pass and not pass.
+        package var flipped: Bool
+    }
+
+    /// A case on one column: its repeats' verdict and the turns of its first repeat.
+    package struct Cell: Sendable, Equatable {
+        package var status: RequestResult.Status
+        package var repeats: Int
+        package var passedRepeats: Int
+        package var turns: [Turn]
+        package var baseline: Baseline?
+    }
+
+    /// A case: its cells by column index.
+    package struct Row: Sendable, Equatable {
+        package var suite: String
+        package var caseID: String
+        package var tags: [String]
+        package var cells: [Int: Cell]
+        /// The worst verdict of its cells: error, then fail, then pass, then skipped.
+        package var status: RequestResult.Status {
+            cells.values.map(\.status).max { CaseGrid.severity($0) < CaseGrid.severity($1) } ?? .skipped
+        }
+        package var flipped: Bool { cells.values.contains { $0.baseline?.flipped == true } }
+    }
+
+    package var columns: [Column]
+    /// The rows shown: failing and flipped cases first, then the rest, each in plan order.
+    package var rows: [Row]
+    /// Cases in the run, shown or not.
+    package var totalCases: Int
+    /// Whether a baseline was compared.
+    package var hasBaseline: Bool
+
+    /// The longest answer a cell shows; the rest is in results.jsonl.
+    package static let answerLimit = 2_000
+    /// Above this many cells only failing cases and a sample of the rest are shown.
+    package static let cellLimit = 2_000
+
+    static func severity(_ status: RequestResult.Status) -> Int {
+        switch status {
+        case .error: 3
+        case .fail: 2
+        case .pass: 1
+        case .skipped: 0
+        }
+    }
+
+    /// How the rows were chosen, when not every case is shown.
+    package var sampleNote: String? {
+        guard rows.count < totalCases else { return nil }
+        return "Showing \(rows.count) of \(totalCases) cases: every failing, erroring or flipped case first, then a "
+            + "sample of the rest, to keep the page usable. Every case is in cases.csv and its figures in results.csv and every answer in results.jsonl."
+    }
+}
+
+/// Collects a run's case runs, one at a time, into a `CaseGrid`; answers are cut to
+/// `CaseGrid.answerLimit`, so what it holds grows with the number of case runs only.
+package struct CaseGridCollector: Sendable {
+    private var columns: [CaseGrid.Column] = []
+    private var columnIndex: [SummaryGroupKey: Int] = [:]
+    private var rows: [CaseGrid.Row] = []
+    private var rowIndex: [String: Int] = [:]
+    private var baseline: [String: CaseGrid.Baseline] = [:]
+
+    package init() {}
+
+    /// The grid of `aggregate`'s case runs, with `baseline`'s beside them.
+    package static func grid(_ aggregate: RunAggregate, baseline: [RequestResult]?) -> CaseGrid {
+        var collector = CaseGridCollector()
+        for caseRun in aggregate.caseRuns { collector.add(caseRun) }
+        for caseRun in RunAggregate(baseline ?? []).caseRuns { collector.addBaseline(caseRun) }
+        return collector.grid()
+    }
+
+    /// Adds one case run of the run.
+    package mutating func add(_ caseRun: CaseRun) {
+        let column = columnIndex[caseRun.group] ?? {
+            columns.append(CaseGrid.Column(group: caseRun.group))
+            columnIndex[caseRun.group] = columns.count - 1
+            return columns.count - 1
+        }()
+        let rowKey = caseRun.suite + "/" + caseRun.caseID
+        let row = rowIndex[rowKey] ?? {
+            rows.append(CaseGrid.Row(suite: caseRun.suite, caseID: caseRun.caseID,
+                                     tags: caseRun.requests.first?.tags ?? [], cells: [:]))
+            rowIndex[rowKey] = rows.count - 1
+            return rows.count - 1
+        }()
+        let passed = caseRun.status == .pass ? 1 : 0
+        if var cell = rows[row].cells[column] {
+            cell.repeats += 1
+            cell.passedRepeats += passed
+            if CaseGrid.severity(caseRun.status) > CaseGrid.severity(cell.status) { cell.status = caseRun.status }
+            rows[row].cells[column] = cell
+        } else {
+            rows[row].cells[column] = CaseGrid.Cell(status: caseRun.status, repeats: 1, passedRepeats: passed,
+                                                    turns: caseRun.requests.map(Self.turn), baseline: nil)
+        }
+    }
+
+    /// Adds one case run of the baseline run (its first repeat per case and column is kept).
+    package mutating func addBaseline(_ caseRun: CaseRun) {
+        let key = Self.cellKey(caseRun.suite, caseRun.caseID, caseRun.group)
+        guard baseline[key] == nil else { return }
+        let answer = caseRun.requests.last?.output.map { String($0.prefix(CaseGrid.answerLimit)) }
+        baseline[key] = CaseGrid.Baseline(status: caseRun.status, answer: answer, flipped: false)
+    }
+
+    /// The grid; above `cellLimit` cells, failing and flipped cases and an even sample of the rest.
+    package func grid(cellLimit: Int = CaseGrid.cellLimit) -> CaseGrid {
+        var rows = self.rows
+        for index in rows.indices {
+            for (column, cell) in rows[index].cells {
+                let key = Self.cellKey(rows[index].suite, rows[index].caseID, columns[column].group)
+                guard var before = baseline[key] else { continue }
+                before.flipped = (before.status == .pass) != (cell.status == .pass)
+                rows[index].cells[column]?.baseline = before
+            }
+        }
+        let notable = rows.filter { $0.status == .fail || $0.status == .error || $0.flipped }
+        var rest = rows.filter { !($0.status == .fail || $0.status == .error || $0.flipped) }
+        let perRow = max(columns.count, 1)
+        let room = max(0, cellLimit / perRow - notable.count)
+        if rest.count > room {
+            let stride = Double(rest.count) / Double(max(room, 1))
+            rest = room == 0 ? [] : (0..<room).map { rest[Int(Double($0) * stride)] }
+        }
+        let shown = Array(notable.prefix(max(cellLimit / perRow, 1))) + rest
+        return CaseGrid(columns: columns, rows: shown, totalCases: rows.count, hasBaseline: !baseline.isEmpty)
+    }
+
+    private static func cellKey(_ suite: String, _ caseID: String, _ group: SummaryGroupKey) -> String {
+        "\(suite)/\(caseID)/\(group.backend)/\(group.reasoning.rawValue)/\(group.variant)"
+    }
+
+    private static func turn(_ request: RequestResult) -> CaseGrid.Turn {
+        let answer = request.output
+        let error = request.skipReason ?? request.errorKind.map { kind in
+            kind.rawValue + (request.errorMessage.map { ": " + $0 } ?? "")
+        }
+        return CaseGrid.Turn(
+            turn: request.turn, prompt: String(request.prompt.prefix(CaseGrid.answerLimit)),
+            answer: answer.map { String($0.prefix(CaseGrid.answerLimit)) },
+            omittedCharacters: max(0, (answer?.count ?? 0) - CaseGrid.answerLimit),
+            status: request.status, error: error,
+            failures: request.failedAssertions.map { $0.name + ": " + ($0.message ?? "failed") },
+            latencyMs: request.timing?.latencyMs, ttftMs: request.timing?.ttftMs,
+            inputTokens: request.usage.inputTokens, cachedInputTokens: request.usage.cachedInputTokens,
+            outputTokens: request.usage.outputTokens, cacheHitRatio: request.usage.cacheHitRatio,
+            toolCalls: (request.toolCalls ?? []).map(Self.describe))
+    }
+
+    private static func describe(_ call: ToolCallRecord) -> String {
+        let arguments = call.arguments?.jsonText ?? call.argumentsText ?? ""
+        let result = call.result.map { " → " + String($0.prefix(200)) } ?? ""
+        return "\(call.name)(\(arguments.prefix(200)))" + result + (call.matched ? "" : " (no canned result matched)")
+    }
+}

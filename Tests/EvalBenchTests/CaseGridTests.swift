@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+@Suite("report.html's case grid")
+struct CaseGridTests {
+    @Test("one row per case and one column per group; failing and flipped cases first; answers cut with the count of the rest")
+    func rowsAndColumns() {
+        let long = String(repeating: "a", count: CaseGrid.answerLimit + 25)
+        var results = (0..<4).flatMap { index in
+            ["local", "cloud"].map { backend in
+                var result = fixtureResult(caseID: "c\(index)", backend: backend, status: index == 2 && backend == "cloud" ? .fail : .pass,
+                                           latencyMs: 10, ttftMs: 5, failedAssertion: index == 2 && backend == "cloud" ? "contains Paris" : nil)
+                result.output = index == 3 ? long : "answer \(index)"
+                result.planIndex = index * 2 + (backend == "local" ? 0 : 1)
+                return result
+            }
+        }
+        results.append(fixtureResult(caseID: "c1", backend: "local", repeatIndex: 2, status: .fail, latencyMs: 10))
+        var baseline = results.filter { $0.repeatIndex == 1 }
+        baseline[0].status = .fail  // c0 on local passed now, failed then
+        let grid = CaseGridCollector.grid(RunAggregate(results), baseline: baseline)
+        #expect(grid.columns.map(\.label) == ["local · none · default", "cloud · none · default"])
+        #expect(grid.rows.map(\.caseID) == ["c0", "c1", "c2", "c3"].sorted { lhs, rhs in
+            ["c0", "c1", "c2"].contains(lhs) && !["c0", "c1", "c2"].contains(rhs)
+        })
+        let first = grid.rows.first { $0.caseID == "c0" }
+        #expect(first?.flipped == true)
+        #expect(first?.cells[0]?.baseline == CaseGrid.Baseline(status: .fail, answer: "answer 0", flipped: true))
+        let repeated = grid.rows.first { $0.caseID == "c1" }?.cells[0]
+        #expect(repeated?.repeats == 2 && repeated?.passedRepeats == 1 && repeated?.status == .fail)
+        let failing = grid.rows.first { $0.caseID == "c2" }?.cells[1]?.turns.first
+        #expect(failing?.failures == ["contains Paris: no"])
+        let cut = grid.rows.first { $0.caseID == "c3" }?.cells[0]?.turns.first
+        #expect(cut?.answer?.count == CaseGrid.answerLimit && cut?.omittedCharacters == 25)
+        #expect(grid.sampleNote == nil)
+        let html = CaseGridHTML.render(grid)
+        #expect(html.contains("… 25 more characters in results.jsonl"))
+        #expect(html.contains("<span class=\"flip\">flipped: was fail</span>"))
+        #expect(html.contains("data-latency-ms=\"10.00\" data-ttft-ms=\"5.00\""))
+    }
+
+    @Test("above the cell limit: every failing case, then an even sample of the rest, and the page says so")
+    func largeRunsAreSampled() {
+        let results = (0..<3_000).map { index in
+            fixtureResult(caseID: "c\(index)", status: index % 500 == 7 ? .fail : .pass, latencyMs: 1)
+        }
+        let grid = CaseGridCollector.grid(RunAggregate(results), baseline: nil)
+        #expect(grid.totalCases == 3_000)
+        #expect(grid.rows.count == CaseGrid.cellLimit)
+        #expect(grid.rows.prefix(6).map(\.caseID) == ["c7", "c507", "c1007", "c1507", "c2007", "c2507"])
+        #expect(Set(grid.rows.map(\.caseID)).count == grid.rows.count, "no case twice")
+        #expect(grid.sampleNote?.hasPrefix("Showing 2000 of 3000 cases: every failing, erroring or flipped case first") == true)
+        #expect(CaseGridHTML.render(grid).contains("class=\"grid-note sampled\""))
+    }
+
+    @Test("hostile answers are escaped in the grid")
+    func escaping() {
+        var result = fixtureResult(caseID: "x", status: .pass, latencyMs: 1)
+        result.output = "<script>alert(1)</script>&\"'"
+        let html = CaseGridHTML.render(CaseGridCollector.grid(RunAggregate([result]), baseline: nil))
+        #expect(!html.contains("<script>alert"))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&apos;"))
+    }
+}
