@@ -118,7 +118,7 @@ enum Commands {
         discussion: "The expanded matrix of case runs, how each backend sends each reasoning level, and the context-fit pre-flight: each case's largest turn against each backend's window. Sends nothing, starts no managed server and needs no API keys.",
         arguments: [suites],
         options: [Options.config, Options.backend, Options.reasoning, Options.repeatCount, Options.caseID, Options.tag,
-                  Options.variant, Options.maxRequests])
+                  Options.variant, Options.maxRequests, Options.shard, Options.shards.requiring(Options.shard)])
     static let backends = CommandSpec(
         name: "backends", abstract: "Show backends: availability, concurrency, reasoning.",
         discussion: "Each configured backend with its kind and model, whether it is available (a managed server is started to find out), its concurrency and how it sends each reasoning level. Exits 3 when one is unavailable.",

@@ -24,6 +24,9 @@ func commandPlan(_ parsed: ParsedCommand) async -> ExitStatus {
     } catch {
         failLoading(error)
     }
+    if let shard = loaded.shard {
+        print("shard \(shard.shard): \(shard.caseRuns) case runs, \(shard.requests) requests (the other shards' cases are left out)")
+    }
     for line in await Preflight.plan(loaded, environment: ProcessInfo.processInfo.environment, transport: makeTransport()) {
         print(line)
     }

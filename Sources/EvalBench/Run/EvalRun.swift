@@ -224,7 +224,8 @@ package enum EvalRun {
 
         var metadata = startMetadata(loaded, request, started: started)
         try metadata.write(to: directory.metadata)
-        let availability = await prepare(ordered)
+        // An empty shard sends nothing, so it starts no backend (no managed local model).
+        let availability = loaded.plan.caseRuns.isEmpty ? [:] : await prepare(ordered)
         var runner = Runner(slots: slots, store: store, concurrency: concurrency,
                             timeoutSeconds: loaded.config.defaults.timeoutSeconds,
                             retryPolicy: RetryPolicy(maxRetries: loaded.config.defaults.retries),
@@ -359,11 +360,17 @@ package enum EvalRun {
         }
         var gate = request.gate
         if comparison != nil { gate.everyCaseMustPassByDefault = false }
+        let emptyShard = loaded.shard.flatMap { $0.caseRuns == 0 ? $0.shard : nil }
+        // A shard with no cases is a valid part: `merge` gates the whole run.
+        if emptyShard != nil { gate.allowsEmptyRun = true }
         var verdict = gate.evaluate(results, unavailableBackends: unavailable, unavailableHere: unavailableHere,
                                     suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates })
         if let comparison, comparison.isRegression {
             verdict.reasons.append("regression against the baseline \(request.baselineDirectory ?? ""): see \(RunDirectory.FileName.compareMarkdown)")
             if verdict.exitStatus == .success { verdict.exitStatus = .gateFailed }
+        }
+        if let emptyShard {
+            verdict.notes.append("shard \(emptyShard) holds no cases: nothing ran and no backend was started; `evalbench merge` takes this part as it is")
         }
         return verdict
     }

@@ -1,0 +1,58 @@
+// Issue 20, item 6: 256 requests at concurrency 256 against a stub that answers after exactly
+// 100 ms. The wall time goes beside ⌈N/c⌉·d (budget: within 10%), and each request's TTFT
+// error (measured TTFT − the scripted 100 ms, loopback and fake costs included) goes beside
+// 5 ms at p50 and p99.
+import EvalBench
+import EvalBenchTestSupport
+import Foundation
+
+/// The figures of one c=256, 100 ms run, measured once and printed by two sections.
+struct HighConcurrencyFigures {
+    static let count = 256
+    static let concurrency = 256
+    static let delayMs = 100.0
+
+    var wallMs: Double
+    var ttftErrorsMs: [Double]
+
+    var idealMs: Double { Double((Self.count + Self.concurrency - 1) / Self.concurrency) * Self.delayMs }
+
+    /// One warm-up round, then the measured one.
+    static func measure() async throws -> HighConcurrencyFigures {
+        let delayed = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: delayMs)]) }
+        try delayed.start()
+        defer { delayed.stop() }
+        _ = try await runCases(delayed, count: concurrency, concurrency: concurrency)
+        let (wall, results) = try await runCases(delayed, count: count, concurrency: concurrency)
+        return HighConcurrencyFigures(wallMs: wall, ttftErrorsMs: results.compactMap { $0.timing?.ttftMs }.map { $0 - delayMs })
+    }
+
+    /// The value at fraction `q` of the sorted errors (nearest rank), nil when there are none.
+    func ttftError(_ q: Double) -> Double? {
+        let sorted = ttftErrorsMs.sorted()
+        guard !sorted.isEmpty else { return nil }
+        return sorted[min(sorted.count - 1, Int((q * Double(sorted.count)).rounded(.up)) - 1)]
+    }
+
+    func printScheduling() {
+        line("N=\(Self.count) c=\(Self.concurrency) d=\(Int(Self.delayMs)) ms: wall vs ideal \(Int(idealMs)) ms",
+             String(format: "%.1f ms (+%.1f%%)", wallMs, (wallMs / idealMs - 1) * 100), "within 10%")
+    }
+
+    func printTiming() {
+        let missing = Self.count - ttftErrorsMs.count
+        let figure = { (q: Double) in ttftError(q).map { format($0) } ?? "n/a" }
+        line("c=\(Self.concurrency) d=\(Int(Self.delayMs)) ms: TTFT error p50 / p99", figure(0.5) + " / " + figure(0.99),
+             "p99 under 5 ms" + (missing > 0 ? " (\(missing) without TTFT)" : ""))
+    }
+}
+
+/// Measured at most once when both `scheduling` and `timing` are selected.
+nonisolated(unsafe) var highConcurrency: HighConcurrencyFigures?
+
+func highConcurrencyFigures() async throws -> HighConcurrencyFigures {
+    if let highConcurrency { return highConcurrency }
+    let figures = try await HighConcurrencyFigures.measure()
+    highConcurrency = figures
+    return figures
+}
