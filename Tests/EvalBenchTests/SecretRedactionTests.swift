@@ -86,6 +86,37 @@ struct SecretRedactionTests {
         #expect(!failure.message.contains(key) && failure.message.contains(SecretRedactor.mark), "\(failure.message)")
     }
 
+    @Test("a malformed stream line that echoes the key is redacted in the failure")
+    func malformedLine() async throws {
+        let line = "data: {\"choices\": [{\"delta\": {\"content\": \"Authorization: Bearer \(key)\"\n\n"
+        let server = FakeHTTPServer { _ in .stream(status: 200, headers: ["Content-Type": "text/event-stream"], pieces: [.init(line)]) }
+        try server.start()
+        defer { server.stop() }
+        let backend = OpenAIBackend(name: "o", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"),
+                                    apiKey: key, concurrency: 1, transport: transport)
+        guard case let .failure(failure) = await ask(backend) else {
+            Issue.record("a malformed stream must fail")
+            return
+        }
+        #expect(!failure.description.contains(key), "\(failure.description)")
+    }
+
+    @Test("a judge whose answer echoes the key gives a verdict and a recorded call without it")
+    func judgeEcho() async throws {
+        let verdict = #"{"reason": "the request carried Bearer \#(key)", "score": 1, "pass": true}"#
+        let server = FakeOpenAIServer(replies: [.init(steps: [.content(verdict)])])
+        try server.start()
+        defer { server.stop() }
+        let judge = OpenAIBackend(name: "judge", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"),
+                                  apiKey: key, concurrency: 1, transport: transport)
+        let grader = Grader(models: ["judge": judge])
+        let result = await grader.grade(Assertion(.judge(ModelGrader(backend: "judge"), rubric: "polite", minScore: nil)),
+                                        GradingInput(output: "hello", latencyMs: 1, ttftMs: 1, usage: Usage(), prompt: "hi"))
+        let recorded = String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+        #expect(result.passed, "\(recorded)")
+        #expect(!recorded.contains(key) && recorded.contains(SecretRedactor.mark), "\(recorded)")
+    }
+
     @Test("the redactor finds the key in each provider's credential header, alone and after Bearer")
     func secretsOfARequest() {
         let url = URL(string: "http://127.0.0.1:9")!
