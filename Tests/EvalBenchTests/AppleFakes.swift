@@ -92,6 +92,7 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
         switch input {
         case let .prompt(value), let .instructions(value): text = value
         case let .schema(schema): text = String(describing: schema)
+        case let .tools(specs): text = String(describing: specs)
         }
         return Int((Double(text.count) * tokensPerCharacter).rounded(.up))
     }

@@ -17,6 +17,10 @@ public struct ToolSummary: Sendable, Equatable {
     public var rounds = 0
     /// The largest tool set any of its turns sent, in estimated tokens; nil when none said.
     public var largestToolSetTokens: Int?
+    /// The largest tool set counted by the backend's tokenizer; nil where none was counted.
+    public var largestCountedToolSetTokens: Int?
+    /// How `largestCountedToolSetTokens` was counted.
+    public var countedToolSetMethod: String?
     /// Calls no canned result matched (an unknown tool, malformed or unexpected arguments), by
     /// `name(arguments)`, with how often each was made.
     public var wrongCalls: [String: Int] = [:]
@@ -44,6 +48,10 @@ public struct ToolSummary: Sendable, Equatable {
         parsedCalls += calls.filter { $0.arguments != nil }.count
         rounds += result.toolRoundCount ?? 0
         if let tokens = result.toolDefinitionTokens { largestToolSetTokens = max(largestToolSetTokens ?? 0, tokens) }
+        if let tokens = result.toolDefinitionTokensCounted, tokens > (largestCountedToolSetTokens ?? -1) {
+            largestCountedToolSetTokens = tokens
+            countedToolSetMethod = result.toolDefinitionTokensMethod
+        }
         for call in calls where !call.matched { wrongCalls[call.summary, default: 0] += 1 }
         let graded = result.assertions.filter { Self.assertionTypes.contains($0.type) }
         if !graded.isEmpty {

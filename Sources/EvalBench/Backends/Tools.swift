@@ -137,3 +137,16 @@ package enum ToolArguments {
         return parsed.compact
     }
 }
+
+/// How many tokens a tool set takes in a backend's prompts, counted by its own tokenizer, and how.
+package struct ToolTokenCount: Sendable, Equatable {
+    package var tokens: Int
+    /// How it was counted, for `plan` and summary.md (e.g. "counted by llama-server /tokenize").
+    package var method: String
+}
+
+/// A backend that can count what a tool set costs with its own tokenizer.
+package protocol ToolTokenCounting: Sendable {
+    /// The count for `tools`; nil when this backend cannot count here (not started, no counter).
+    func countToolTokens(_ tools: [ToolDefinition]) async -> ToolTokenCount?
+}

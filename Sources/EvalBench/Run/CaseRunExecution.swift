@@ -258,7 +258,13 @@ struct CaseRunExecution {
         if usesTools {
             recorded.toolCalls = loop.calls
             recorded.rounds = loop.rounds
-            if !tools.isEmpty { recorded.toolDefinitionTokens = ToolCost.estimatedTokens(tools.map(\.definition)) }
+            if !tools.isEmpty {
+                recorded.toolDefinitionTokens = ToolCost.estimatedTokens(tools.map(\.definition))
+                if let count = await (current.backend as? any ToolTokenCounting)?.countToolTokens(tools.map(\.definition)) {
+                    recorded.toolDefinitionTokensCounted = count.tokens
+                    recorded.toolDefinitionTokensMethod = count.method
+                }
+            }
         }
         if index == evalCase.turns.count - 1 { recorded.caseScore = caseScore.value }
         recorded.usage = response.usage.checked()

@@ -31,7 +31,9 @@ package enum Preflight {
             let levels = Set(loaded.plan.caseRuns.filter { $0.backend == name }.map(\.reasoning))
             lines += ReasoningLevel.allCases.filter(levels.contains).map { "reasoning \(name)/\($0.rawValue): \(describe(backend.reasoningSupport($0)))" }
         }
-        lines += ToolCost.lines(loaded.plan)
+        lines += await ToolCost.lines(loaded.plan, counters: backends.compactMap { entry in
+            (entry.backend as? any ToolTokenCounting).map { (entry.name, $0) }
+        })
         for report in await ContextFit.check(loaded.plan, backends: backends) { lines += report.lines }
         return lines
     }

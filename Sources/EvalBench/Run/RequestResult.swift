@@ -96,6 +96,11 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// The tool definitions this turn sent, in tokens estimated at about 4 characters a token
     /// (no tokenizer is asked); nil when it sent none.
     public var toolDefinitionTokens: Int?
+    /// The same tool definitions counted by the backend's own tokenizer where it can count
+    /// (llama-server's `/tokenize`, Apple's `tokenCount(for:)`); nil where it cannot.
+    public var toolDefinitionTokensCounted: Int?
+    /// How `toolDefinitionTokensCounted` was counted; nil when it was not.
+    public var toolDefinitionTokensMethod: String?
 
     /// How many rounds of the turn called a tool; nil when the turn had no tools.
     public var toolRoundCount: Int? { rounds.map { $0.filter { $0.toolCalls > 0 }.count } }
@@ -166,6 +171,8 @@ public struct RequestResult: Sendable, Codable, Equatable {
         case toolCalls = "tool_calls"
         case rounds
         case toolDefinitionTokens = "tool_definition_tokens_estimated"
+        case toolDefinitionTokensCounted = "tool_definition_tokens_counted"
+        case toolDefinitionTokensMethod = "tool_definition_tokens_method"
     }
 
     /// Whether its timing was measured in this run: not replayed and not a fallback's.

@@ -17,8 +17,10 @@ package enum ToolCost {
     }
 
     /// One `plan` line per distinct tool set of the plan's cases (a case's own, and those its
-    /// turns switch to): its tools, how many cases send it, its tokens and its share of the window.
-    package static func lines(_ plan: RunPlan) -> [String] {
+    /// turns switch to): its tools, how many cases send it, its tokens and its share of the window,
+    /// estimated, and counted by each of `counters` that can count here (a managed server is
+    /// not started by `plan`, so it cannot; the Apple kinds can where `tokenCount(for:)` exists).
+    package static func lines(_ plan: RunPlan, counters: [(name: String, counter: any ToolTokenCounting)] = []) async -> [String] {
         var sets: [[ToolDefinition]] = []
         var cases: [[ToolDefinition]: Set<String>] = [:]
         for caseRun in plan.caseRuns {
@@ -29,13 +31,23 @@ package enum ToolCost {
                 cases[definitions, default: []].insert("\(caseRun.suite)/\(evalCase.id)")
             }
         }
-        return sets.map { tools in
+        var lines: [String] = []
+        for tools in sets {
             let tokens = estimatedTokens(tools)
-            let share = Double(tokens) / Double(onDeviceWindow) * 100
             let count = cases[tools]?.count ?? 0
-            return "tools \(tools.map(\.name).joined(separator: ", ")) (\(count) case\(count == 1 ? "" : "s")): "
+            var line = "tools \(tools.map(\.name).joined(separator: ", ")) (\(count) case\(count == 1 ? "" : "s")): "
                 + "about \(tokens) tokens per request (estimated, about 4 characters a token), "
-                + "\(DecimalText.fixed(share, places: 1) ?? "?")% of the on-device model's \(onDeviceWindow)-token window"
+                + "\(share(tokens))% of the on-device model's \(onDeviceWindow)-token window"
+            for (name, counter) in counters {
+                guard let counted = await counter.countToolTokens(tools) else { continue }
+                line += "; \(name): \(counted.tokens) tokens \(counted.method), \(share(counted.tokens))%"
+            }
+            lines.append(line)
         }
+        return lines
+    }
+
+    private static func share(_ tokens: Int) -> String {
+        DecimalText.fixed(Double(tokens) / Double(onDeviceWindow) * 100, places: 1) ?? "?"
     }
 }

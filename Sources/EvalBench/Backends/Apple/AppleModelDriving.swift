@@ -58,6 +58,8 @@ package enum AppleTokenInput: Sendable, Equatable {
     case instructions(String)
     case prompt(String)
     case schema(AppleSchema)
+    /// A tool set, through the `[any Tool]` overload (the dynamic tools built from these specs).
+    case tools([AppleToolSpec])
 }
 
 extension AppleModelDriving {

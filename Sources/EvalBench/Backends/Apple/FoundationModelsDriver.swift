@@ -71,7 +71,7 @@ struct SystemModelDriver: AppleModelDriving {
     func tokenCount(of input: AppleTokenInput) async -> Int? {
         // tokenCount(for:) first shipped in the 26.4 SDK (Swift 6.3); older compilers lack it.
         // Its overloads (26.5 interface): some PromptRepresentable, Instructions, [any Tool],
-        // GenerationSchema, transcript entries. evalbench sends no tools, so none are counted.
+        // GenerationSchema, transcript entries; a tool set through [any Tool] (the dynamic tools).
         #if compiler(>=6.3)
         if #available(macOS 26.4, iOS 26.4, visionOS 26.4, *) {
             let model = SystemLanguageModel.default
@@ -84,6 +84,10 @@ struct SystemModelDriver: AppleModelDriving {
                 guard let root = try? GenerationSchema(root: FrameworkSession.dynamicSchema(schema, name: "Output"), dependencies: [])
                 else { return nil }
                 return try? await model.tokenCount(for: root)
+            case let .tools(specs):
+                let tools: [any Tool] = specs.compactMap { try? CannedDynamicTool($0, answerer: AppleToolAnswerer(tools: [], maxRounds: nil)) }
+                guard tools.count == specs.count else { return nil }
+                return try? await model.tokenCount(for: tools)
             }
         }
         #endif

@@ -80,14 +80,19 @@ enum JSONToolFormat {
     static func applying(to request: ModelRequest) -> ModelRequest {
         guard !request.tools.isEmpty else { return request }
         var request = request
-        let listed = request.tools.map { "- \($0.name): \($0.description) Arguments: \($0.parametersText)" }.joined(separator: "\n")
-        let ask = "You can call these tools:\n\(listed)\nReply with JSON only: {\"tool_calls\": [{\"name\": \"<tool>\", \"arguments\": {...}}]} "
-            + "to call tools, or {\"response\": \"<your answer>\"} to answer. Tool results come back as {\"tool_results\": [...]}."
+        let ask = instructions(request.tools)
         request.instructions = [request.instructions, ask].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n\n")
         request.messages = request.messages.map(written)
         request.output = StructuredOutput(schema: .null, name: "tool_call_or_response", schemaText: schemaText(request))
         request.tools = []
         return request
+    }
+
+    /// What the format adds to the instructions for `tools`: the list and how to call them.
+    static func instructions(_ tools: [ToolDefinition]) -> String {
+        let listed = tools.map { "- \($0.name): \($0.description) Arguments: \($0.parametersText)" }.joined(separator: "\n")
+        return "You can call these tools:\n\(listed)\nReply with JSON only: {\"tool_calls\": [{\"name\": \"<tool>\", \"arguments\": {...}}]} "
+            + "to call tools, or {\"response\": \"<your answer>\"} to answer. Tool results come back as {\"tool_results\": [...]}."
     }
 
     /// A tool round as plain messages: the calls as the assistant's JSON, the results as a user message.
