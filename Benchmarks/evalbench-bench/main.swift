@@ -100,6 +100,15 @@ func selected(_ section: String) -> Bool { sections.isEmpty || sections.contains
 
 nonisolated(unsafe) var scriptedTTFT = 0.0
 nonisolated(unsafe) var scriptedLatency = 0.0
+// The child processes of the memory budgets (BigRuns.swift): `report-child DIR`, `run-child N`.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "report-child" {
+    try reportChild(URL(fileURLWithPath: CommandLine.arguments[2]))
+    exit(0)
+}
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "run-child", let count = Int(CommandLine.arguments[2]) {
+    try await runChild(count: count)
+    exit(0)
+}
 print("evalbench bench: \(ProcessInfo.processInfo.processorCount) cores, loopback FakeOpenAIServer\n")
 line("measure", "value", "budget")
 
@@ -213,4 +222,14 @@ if selected("reports") {
          + (stepText.contains("This step summary leaves out") ? ", says what it left out" : ", whole"), "<= 1 MiB")
     line("resident memory high-water mark (whole bench)", residentHighWaterMB().map { String(format: "%.0f MB", $0) } ?? "n/a", "< 300 MB")
     try? FileManager.default.removeItem(at: reportDirectory)
+
+    // `report` of 1,000,000 results read from results.jsonl, in a child process of its own.
+    let millionDirectory = temporaryDirectory()
+    try writeSyntheticResults(count: 1_000_000, to: millionDirectory.appendingPathComponent(RunDirectory.FileName.results))
+    printChild("1,000,000 results: report from results.jsonl", try measureChild(["report-child", millionDirectory.path]),
+               timeBudget: "< 30 s", memoryBudget: "< 300 MB")
+    try? FileManager.default.removeItem(at: millionDirectory)
+    // A 100,000-request run against an instant stub, with its reports, in a child process.
+    printChild("100,000-request run c=64 (instant stub) + reports", try measureChild(["run-child", "100000"]),
+               timeBudget: "", memoryBudget: "< 300 MB")
 }

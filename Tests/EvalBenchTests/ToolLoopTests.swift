@@ -124,7 +124,7 @@ extension LoopbackNetworkTests {
         #expect(tokens > 40 && tokens < 120, "two small tools: \(tokens)")
         let markdown = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(markdown.contains("## Tools"))
-        #expect(markdown.contains("| b · none · default | 1 | 100.0% (1/1) | 1.00 | 1.00 | 100.0% (1/1) | \(tokens) (\(ReportFormat.percentNumber(Double(tokens) / 4096))%) | — |"), "\(markdown)")
+        #expect(markdown.contains("| b · none · default | 1 | 100.0% (1/1) | 1.00 | 1.00 | 100.0% (1/1) | \(tokens) estimated (\(ReportFormat.percentNumber(Double(tokens) / 4096))%) | — |"), "\(markdown)")
         let jsonl = try String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8)
         #expect(jsonl.contains(#""tool_calls":[{"#))
         #expect(jsonl.contains(#""matched":true"#))

@@ -43,6 +43,13 @@ package struct CSVWriter: Sendable {
         text.append("\r\n")
     }
 
+    /// Hands over the text so far and starts empty, so a long document can be written to a
+    /// file in pieces instead of held whole.
+    package mutating func takeText() -> String {
+        defer { text = "" }
+        return text
+    }
+
     /// Reserves room for about `bytes` bytes of text, so large documents are not re-copied.
     package mutating func reserveCapacity(_ bytes: Int) {
         text.reserveCapacity(bytes)

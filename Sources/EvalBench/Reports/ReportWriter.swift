@@ -19,7 +19,9 @@ package enum ReportWriter {
         if input.interruption != nil {
             for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
         }
-        try write(ResultsCSV.render(aggregate.caseRuns.flatMap(\.requests)), to: run.file(RunDirectory.FileName.resultsCSV))
+        // Streamed row by row, in the same order as before (case runs in aggregate order, then
+        // their requests), without building the whole file or a flat copy of the requests.
+        try ResultsCSV.write(aggregate.caseRuns.lazy.flatMap(\.requests), to: run.file(RunDirectory.FileName.resultsCSV))
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
         try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
         try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `results.csv`: one row per request, in the order given (DESIGN.md, "Files a run writes").
 package enum ResultsCSV {
     /// The column names, in order.
@@ -16,6 +18,19 @@ package enum ResultsCSV {
             csv.append(row(result))
         }
         return csv.text
+    }
+
+    /// Writes the same text as `render` to `file` (replacing it atomically), about a
+    /// mebibyte at a time, so the whole file is never held in memory.
+    package static func write(_ results: some Sequence<RequestResult>, to file: URL) throws {
+        let sink = try ReportFileSink(file)
+        var csv = CSVWriter(header: columns)
+        for result in results {
+            csv.append(row(result))
+            if csv.text.utf8.count >= 1 << 20 { try sink.write(csv.takeText()) }
+        }
+        try sink.write(csv.takeText())
+        try sink.finish()
     }
 
     private static func row(_ result: RequestResult) -> [CSVCell] {

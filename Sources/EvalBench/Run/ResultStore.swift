@@ -63,22 +63,48 @@ package actor ResultStore {
     /// wherever it is) is skipped and reported to `skipped` with its line number: the good
     /// results around it are kept, and `--resume` sends again only what is missing.
     package static func read(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn) throws -> [RequestResult] {
-        let data = try Data(contentsOf: url)
+        var results: [RequestResult] = []
+        var strings = StringInterner()
+        try scan(url, skipped: skipped) { results.append(strings.shared($0)) }
+        return results
+    }
+
+    /// Reads a `results.jsonl` one line at a time, handing each result to `body` in file
+    /// order: memory holds one chunk of the file and one line, never the whole file. Lines
+    /// that are not results are skipped and reported as `read` does.
+    package static func scan(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn,
+                             _ body: (RequestResult) throws -> Void) throws {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        var results: [RequestResult] = []
-        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        for (index, line) in lines.enumerated() where !line.isEmpty {
+        var pending = Data()
+        var lineNumber = 0
+        func decode(_ line: Data, last: Bool) throws {
+            lineNumber += 1
+            guard !line.isEmpty else { return }
+            let result: RequestResult
             do {
-                results.append(try decoder.decode(RequestResult.self, from: Data(line)))
+                result = try decoder.decode(RequestResult.self, from: line)
             } catch {
-                let torn = index == lines.count - 1 ? "a torn last line" : "not a result line"
-                skipped(Diagnostic(file: url.path, location: SourceLocation(line: index + 1, column: 1),
+                let torn = last ? "a torn last line" : "not a result line"
+                skipped(Diagnostic(file: url.path, location: SourceLocation(line: lineNumber, column: 1),
                                    message: "\(torn), skipped (\(line.count) bytes): \(Self.describe(error))",
                                    fix: "nothing to do: a resumed run sends that request again; remove the line to silence this"))
+                return
             }
+            try body(result)
         }
-        return results
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            pending.append(chunk)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                try decode(Data(pending[start..<newline]), last: false)
+                start = newline + 1
+            }
+            pending = Data(pending[start...])
+        }
+        try decode(pending, last: true)
     }
 
     /// Prints a skipped line's warning on standard error.
@@ -126,6 +152,42 @@ package actor ResultStore {
             }
             return nsError.localizedDescription
         }
+    }
+}
+
+/// Makes equal strings of the results read share one buffer: a prompt, an instruction or an
+/// assertion's name repeated over backends, levels and repeats is held once, not once per
+/// result. The values are unchanged, so every figure is too.
+struct StringInterner {
+    private var seen: [String: String] = [:]
+
+    mutating func shared(_ text: String) -> String {
+        // Up to 15 UTF-8 bytes a String holds its text inline: nothing to share.
+        guard text.utf8.count > 15 else { return text }
+        if let existing = seen[text] { return existing }
+        seen[text] = text
+        return text
+    }
+
+    mutating func shared(_ text: String?) -> String? { text.map { shared($0) } }
+
+    mutating func shared(_ result: RequestResult) -> RequestResult {
+        var result = result
+        result.suite = shared(result.suite)
+        result.caseID = shared(result.caseID)
+        result.variant = shared(result.variant)
+        result.backend = shared(result.backend)
+        result.model = shared(result.model)
+        result.instructions = shared(result.instructions)
+        result.prompt = shared(result.prompt)
+        result.errorMessage = shared(result.errorMessage)
+        result.tags = result.tags.map { shared($0) }
+        for index in result.assertions.indices {
+            result.assertions[index].type = shared(result.assertions[index].type)
+            result.assertions[index].name = shared(result.assertions[index].name)
+            result.assertions[index].expected = shared(result.assertions[index].expected)
+        }
+        return result
     }
 }
 

@@ -1,0 +1,98 @@
+// The memory budgets of issue 20, each measured in a child process of this benchmark so
+// its peak resident memory (VmHWM) is its own: `report` of 1,000,000 synthetic results read
+// from results.jsonl, and a 100,000-request run against an instant stub with its reports.
+import EvalBench
+import EvalBenchTestSupport
+import Foundation
+
+/// Writes `count` synthetic results to `url` as results.jsonl, a batch at a time: 10,000
+/// cases × 5 backends × 4 levels × 5 repeats for a million, with fails, errors and unknown usage.
+func writeSyntheticResults(count: Int, to url: URL) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: url)
+    defer { try? handle.close() }
+    let template = RequestResult(key: "", suite: "bench", caseID: "", turn: 1, turns: 1, variant: "default", backend: "b0", model: "m",
+                                 reasoning: .none, repeatIndex: 1, tags: [], status: .pass, instructions: nil, prompt: "What is the capital of France?",
+                                 output: "Paris", timing: RequestTiming(startedAt: Date(), firstTokenMs: 40, firstAnswerTokenMs: 40, endMs: 90),
+                                 usage: Usage(inputTokens: 120, cachedInputTokens: 100, outputTokens: 4, source: .reported), attempts: 1,
+                                 assertions: [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: true)])
+    let levels = ReasoningLevel.allCases
+    var batch = Data()
+    for index in 0..<count {
+        var result = template
+        let caseIndex = index / 100
+        result.caseID = "case-\(caseIndex)"
+        result.backend = "b\(index % 5)"
+        result.reasoning = levels[index / 5 % 4]
+        result.repeatIndex = index / 20 % 5 + 1
+        result.planIndex = index
+        result.key = "bench/\(result.caseID)/default/\(result.backend)/\(result.reasoning.rawValue)/\(result.repeatIndex)"
+        result.tags = ["feature-\(caseIndex % 4)", caseIndex % 3 == 0 ? "long" : "short"]
+        result.timing?.firstTokenMs = Double(20 + index % 97)
+        result.timing?.endMs = Double(50 + index % 200) + Double(index % 13) / 8
+        if index % 7 == 0 {
+            result.status = .fail
+            result.assertions[0].passed = false
+            result.output = "Lyon, answer \(index)"
+        }
+        if index % 101 == 0 {
+            result.status = .error
+            result.errorKind = .timeout
+            result.errorMessage = "timed out after 60 s"
+            result.timing = nil
+        }
+        if index % 11 == 0 { result.usage.outputTokens = nil; result.usage.source = .estimated }
+        batch.append(try encoder.encode(result))
+        batch.append(0x0A)
+        if batch.count >= 1 << 22 { try handle.write(contentsOf: batch); batch.removeAll(keepingCapacity: true) }
+    }
+    try handle.write(contentsOf: batch)
+}
+
+/// In the child: reads DIR/results.jsonl and writes every report there, then prints the
+/// wall seconds and the peak resident MB on one line.
+func reportChild(_ directory: URL) throws {
+    let clock = Stopwatch()
+    let results = try RunDirectory(directory).readResults()
+    try ReportWriter.write(ReportInput(results: results, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: directory)
+    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+}
+
+/// In the child: runs `count` single-turn cases against an instant stub at c=64 and writes
+/// their reports, then prints the wall seconds and the peak resident MB on one line.
+func runChild(count: Int) async throws {
+    let instant = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
+    try instant.start()
+    let clock = Stopwatch()
+    let (_, results) = try await runCases(instant, count: count, concurrency: 64)
+    let directory = temporaryDirectory()
+    try ReportWriter.write(ReportInput(results: results, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: directory)
+    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+    try? FileManager.default.removeItem(at: directory)
+    instant.stop()
+}
+
+/// Runs this benchmark again with `arguments` and reads the child's "seconds MB" line.
+func measureChild(_ arguments: [String]) throws -> (seconds: Double, megabytes: Double)? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    guard process.terminationStatus == 0, fields.count >= 2 else { return nil }
+    return (fields[fields.count - 2], fields[fields.count - 1])
+}
+
+/// Prints a child's two figures beside their budgets, or that it failed.
+func printChild(_ name: String, _ figures: (seconds: Double, megabytes: Double)?, timeBudget: String, memoryBudget: String) {
+    guard let figures else { return line(name, "child failed", timeBudget) }
+    line("\(name): wall", format(figures.seconds, "s"), timeBudget)
+    line("\(name): peak resident memory", String(format: "%.0f MB", figures.megabytes), memoryBudget)
+}

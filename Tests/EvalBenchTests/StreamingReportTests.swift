@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// The streamed paths (results.jsonl read a chunk at a time, results.csv written a piece at a
+/// time) give exactly what the whole-file paths gave.
+@Suite("Streaming reads and writes give the same results and files")
+struct StreamingReportTests {
+    /// Results with repeats, errors, unknown usage and several groups, some with outputs long
+    /// enough that lines straddle the reader's 1 MiB chunks.
+    static func results() -> [RequestResult] {
+        var results: [RequestResult] = []
+        for index in 0..<40 {
+            var result = fixtureResult(caseID: "case-\(index % 7)", backend: index % 2 == 0 ? "local" : "remote",
+                                       reasoning: index % 3 == 0 ? .light : .none, repeatIndex: index / 14 + 1,
+                                       status: index % 5 == 0 ? .error : (index % 4 == 0 ? .fail : .pass),
+                                       errorKind: index % 5 == 0 ? .timeout : nil,
+                                       latencyMs: index % 5 == 0 ? nil : Double(100 + index * 7) + 0.25,
+                                       ttftMs: index % 5 == 0 ? nil : Double(10 + index),
+                                       usage: index % 3 == 0 ? Usage() : Usage(inputTokens: 10 + index, outputTokens: index),
+                                       failedAssertion: index % 4 == 0 ? "says, \"Paris\"" : nil)
+            result.output = String(repeating: "x", count: index % 6 == 0 ? 300_000 + index : 5)
+            results.append(result)
+        }
+        return results
+    }
+
+    @Test("results.jsonl read in chunks: every result in order, bad lines reported with their line numbers")
+    func chunkedRead() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let results = Self.results()
+        let encoder = ResultStore.makeEncoder()
+        var data = Data()
+        for (index, result) in results.enumerated() {
+            data.append(try encoder.encode(result.withFiniteFigures()))
+            data.append(0x0A)
+            if index == 20 { data.append(Data("{\"not\": a result}\n\n".utf8)) }
+        }
+        data.append(Data("{\"key\":\"torn".utf8))
+        try data.write(to: url)
+        #expect(data.count > 2 << 20, "the file spans three 1 MiB chunks")
+        var skipped: [Diagnostic] = []
+        let read = try ResultStore.read(url) { skipped.append($0) }
+        #expect(read == results.map { $0.withFiniteFigures() })
+        #expect(skipped.map(\.location?.line) == [22, 43])
+        #expect(skipped.first?.description.contains("not a result line") == true)
+        #expect(skipped.last?.description.contains("a torn last line") == true)
+        var streamed: [RequestResult] = []
+        try ResultStore.scan(url, skipped: { _ in }) { streamed.append($0) }
+        #expect(streamed == read)
+    }
+
+    @Test("results.csv written in pieces is byte for byte the rendered file, in the same row order")
+    func streamedResultsCSV() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let results = Self.results()
+        try ReportWriter.write(ReportInput(results: results, startedAt: Date(), endedAt: Date()), to: directory)
+        let written = try String(contentsOf: directory.appendingPathComponent(RunDirectory.FileName.resultsCSV), encoding: .utf8)
+        #expect(written == ResultsCSV.render(RunAggregate(results).caseRuns.flatMap(\.requests)))
+        let file = directory.appendingPathComponent("direct.csv")
+        try ResultsCSV.write(results, to: file)
+        #expect(try String(contentsOf: file, encoding: .utf8) == ResultsCSV.render(results))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty, "no temporary file is left behind")
+    }
+}
