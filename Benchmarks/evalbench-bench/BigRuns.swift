@@ -94,5 +94,5 @@ func measureChild(_ arguments: [String]) throws -> (seconds: Double, megabytes: 
 func printChild(_ name: String, _ figures: (seconds: Double, megabytes: Double)?, timeBudget: String, memoryBudget: String) {
     guard let figures else { return line(name, "child failed", timeBudget) }
     line("\(name): wall", format(figures.seconds, "s"), timeBudget)
-    line("\(name): peak resident memory", String(format: "%.0f MB", figures.megabytes), memoryBudget)
+    line("\(name): peak RSS", String(format: "%.0f MB", figures.megabytes), memoryBudget)
 }

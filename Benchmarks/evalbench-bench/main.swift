@@ -226,10 +226,10 @@ if selected("reports") {
     // `report` of 1,000,000 results read from results.jsonl, in a child process of its own.
     let millionDirectory = temporaryDirectory()
     try writeSyntheticResults(count: 1_000_000, to: millionDirectory.appendingPathComponent(RunDirectory.FileName.results))
-    printChild("1,000,000 results: report from results.jsonl", try measureChild(["report-child", millionDirectory.path]),
+    printChild("1,000,000-result report (from jsonl)", try measureChild(["report-child", millionDirectory.path]),
                timeBudget: "< 30 s", memoryBudget: "< 300 MB")
     try? FileManager.default.removeItem(at: millionDirectory)
     // A 100,000-request run against an instant stub, with its reports, in a child process.
-    printChild("100,000-request run c=64 (instant stub) + reports", try measureChild(["run-child", "100000"]),
+    printChild("100,000-request run c=64 + reports", try measureChild(["run-child", "100000"]),
                timeBudget: "", memoryBudget: "< 300 MB")
 }
