@@ -30,12 +30,13 @@ struct GradingTimeLimitTests {
         // An embeddings backend that answers only when cancelled: the similarity check cannot
         // finish before the deadline, however fast the machine.
         let stalled = Assertion.Check.similar(ModelGrader(backend: "emb"), value: "Paris", threshold: 0.5)
-        let grader = Grader(models: ["emb": StalledEmbeddings()], timeLimitSeconds: 0.2)
+        // A model-graded check may take the limit plus its call's timeout: 0.2 + 0.1 s here.
+        let grader = Grader(models: ["emb": StalledEmbeddings()], timeoutSeconds: 0.1, timeLimitSeconds: 0.2)
         let input = GradingInput(output: "Paris", latencyMs: 1, ttftMs: 1, usage: Usage())
         let grade = await grader.grade([Assertion(stalled), Assertion(stalled, inverted: true), Assertion(.maxLatencyMs(10))], input)
         #expect(grade.results.map(\.passed) == [false, false, true], "a timeout never turns into a pass by not: true")
         #expect(grade.results.map(\.error) == [GradingTimeLimit.error, GradingTimeLimit.error, nil])
-        #expect(grade.results[0].message?.hasPrefix("grading stopped after 200 ms (defaults.gradingTimeoutSeconds)") == true)
+        #expect(grade.results[0].message?.hasPrefix("grading stopped after 300 ms (defaults.gradingTimeoutSeconds)") == true)
         #expect(!grade.passes(threshold: nil))
         let data = try JSONEncoder().encode(grade.results[0])
         #expect(String(decoding: data, as: UTF8.self).contains(#""error":"grading_timeout""#))

@@ -92,7 +92,7 @@ package struct Grader: Sendable {
     package func grade(_ assertion: Assertion, _ input: GradingInput) async -> AssertionResult {
         let name = assertion.name ?? ((assertion.inverted ? "not " : "") + Self.describe(assertion.check))
         guard let outcome = await evaluateWithinLimit(assertion.check, input) else {
-            return GradingTimeLimit.timedOut(assertion, name: name, seconds: timeLimitSeconds)
+            return GradingTimeLimit.timedOut(assertion, name: name, seconds: limit(for: assertion.check))
         }
         let passed = outcome.holds != assertion.inverted
         return AssertionResult(
@@ -112,9 +112,10 @@ package struct Grader: Sendable {
     }
 
     /// The check's outcome, or nil when it passed the time limit. The model-graded checks await
-    /// a call; every other check is computed on a thread of its own.
+    /// a call, whose own timeout is added to the limit (a judge may think for a minute); every
+    /// other check is computed on a thread of its own.
     private func evaluateWithinLimit(_ check: Assertion.Check, _ input: GradingInput) async -> CheckOutcome? {
-        let seconds = timeLimitSeconds
+        let seconds = limit(for: check)
         switch check {
         case let .judge(grader, rubric, minScore):
             return await GradingTimeLimit.outcome(within: seconds) { await judge(grader.backend, rubric, minScore, input) }
@@ -122,6 +123,14 @@ package struct Grader: Sendable {
             return await GradingTimeLimit.outcome(within: seconds) { await similar(grader.backend, value, threshold, input.output) }
         default:
             return await GradingTimeLimit.outcome(within: seconds) { Self.evaluate(check, input) }
+        }
+    }
+
+    /// The time `check` may take: `timeLimitSeconds`, plus the call's timeout for a model-graded check.
+    private func limit(for check: Assertion.Check) -> Double {
+        switch check {
+        case .judge, .similar: timeLimitSeconds + timeoutSeconds
+        default: timeLimitSeconds
         }
     }
 
