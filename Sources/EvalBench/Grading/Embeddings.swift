@@ -41,7 +41,7 @@ struct OpenAIEmbeddings: Sendable {
                     responseHeaders = fields
                 case let .bytes(bytes, _):
                     guard data.count + bytes.count <= limit else {
-                        return .failure(BackendFailure(kind: .responseTooLarge, message: "\(backend): embeddings: the response passed \(limit) bytes and was cut off; raise defaults.maxResponseBytes if responses this long are expected"))
+                        return .failure(ResponseSizeLimit.exceeded(limit, by: "\(backend): embeddings"))
                     }
                     data.append(bytes)
                 }

@@ -17,6 +17,12 @@ protocol StreamReading {
 package enum ResponseSizeLimit {
     package static let defaultBytes = 16 * 1024 * 1024
     @TaskLocal package static var bytes = defaultBytes
+
+    /// The failure of a response from `what` that passed `limit` bytes.
+    static func exceeded(_ limit: Int, by what: String) -> BackendFailure {
+        BackendFailure(kind: .responseTooLarge,
+                       message: "\(what): the response passed \(limit) bytes and was cut off; raise defaults.maxResponseBytes if responses this long are expected")
+    }
 }
 
 /// The one loop every HTTP provider's request goes through.
@@ -47,9 +53,7 @@ enum StreamedResponse {
                 if case let .bytes(data, _) = event {
                     received += data.count
                     if received > limit {
-                        return .failure(reader.failing(BackendFailure(
-                            kind: .responseTooLarge,
-                            message: "\(backend): the response passed \(limit) bytes and was cut off; raise defaults.maxResponseBytes if answers this long are expected")))
+                        return .failure(reader.failing(ResponseSizeLimit.exceeded(limit, by: backend)))
                     }
                 }
                 if let failure = reader.consume(event) { return .failure(failure) }
