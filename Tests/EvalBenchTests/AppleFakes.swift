@@ -20,6 +20,10 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
         var hangs = false
         /// Every snapshot but the last carries an all-zero usage, as OS 27 reports early on.
         var zeroUsageEarly = false
+        /// Tool rounds the fake model makes before its snapshots, each a list of (tool, arguments
+        /// JSON): the session calls its tools as the framework does, its transcript gaining a
+        /// `toolCalls` entry per round. A tool's error ends the request with it.
+        var toolRounds: [[(name: String, arguments: String)]] = []
 
         init(_ snapshots: [(String, Double)] = [], usage: AppleUsage? = nil, error: AppleModelError? = nil,
              thrown: (any Error & Sendable)? = nil, hangs: Bool = false, zeroUsageEarly: Bool = false) {
@@ -42,6 +46,8 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
         var options: AppleGenerationRequest
         /// The prompts of the turns the session's transcript held when this request came.
         var transcript: [String] = []
+        /// The names of the tools the session was made with.
+        var tools: [String] = []
     }
 
     let model: AppleModel
@@ -97,9 +103,9 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
         return Int((Double(text.count) * tokensPerCharacter).rounded(.up))
     }
 
-    func makeSession(instructions: String?) async -> any AppleSessionDriving {
+    func makeSession(instructions: String?, tools: AppleSessionTools?) async -> any AppleSessionDriving {
         let index = lock.withLock { sessionCount += 1; return sessionCount }
-        return Session(driver: self, index: index, instructions: instructions, state: SessionState())
+        return Session(driver: self, index: index, instructions: instructions, tools: tools, state: SessionState())
     }
 
     fileprivate func reply(to request: Received) -> Reply {
@@ -116,9 +122,14 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
         // @unchecked: every field is only touched under `lock`.
         private let lock = NSLock()
         private var prompts: [String] = []
+        private var calls: [[String]] = []
         private var total = AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0)
 
         var transcript: [String] { lock.withLock { prompts } }
+        /// The current request's `toolCalls` entries.
+        var toolCalls: [[String]] { lock.withLock { calls } }
+        func startRequest() { lock.withLock { calls = [] } }
+        func called(_ names: [String]) { lock.withLock { calls.append(names) } }
         var usage: AppleUsage { lock.withLock { total } }
 
         func keep(_ prompt: String, usage: AppleUsage?) {
@@ -137,18 +148,34 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
         let driver: FakeAppleDriver
         let index: Int
         let instructions: String?
+        let tools: AppleSessionTools?
         let state: SessionState
 
         func prewarm() { driver.prewarmed() }
+
+        func toolCallEntries() -> [[String]]? { state.toolCalls }
 
         func usage() async -> AppleUsage? { driver.sessionUsage ? state.usage : nil }
 
         func streamResponse(to prompt: String, options: AppleGenerationRequest) -> AsyncThrowingStream<AppleSnapshot, any Error> {
             let reply = driver.reply(to: Received(session: index, instructions: instructions, prompt: prompt, options: options,
-                                                  transcript: state.transcript))
+                                                  transcript: state.transcript, tools: tools?.specs.map(\.name) ?? []))
             let state = state
+            let tools = tools
+            state.startRequest()
             return AsyncThrowingStream { continuation in
                 let task = Task {
+                    for round in reply.toolRounds {
+                        // Like the framework: a tool the session was not made with is never called.
+                        guard let tools, round.allSatisfy({ call in tools.specs.contains { $0.name == call.name } }) else { break }
+                        state.called(round.map(\.name))
+                        do {
+                            for call in round { _ = try tools.answerer.answer(name: call.name, argumentsJSON: call.arguments) }
+                        } catch {
+                            continuation.finish(throwing: FakeToolCallError(underlying: error))
+                            return
+                        }
+                    }
                     for (offset, snapshot) in reply.snapshots.enumerated() {
                         try? await Task.sleep(nanoseconds: UInt64(snapshot.afterMs * 1_000_000))
                         if Task.isCancelled { return }
@@ -170,6 +197,11 @@ final class FakeAppleDriver: AppleModelDriving, @unchecked Sendable {
             }
         }
     }
+}
+
+/// What the framework throws when a tool's `call` throws (`LanguageModelSession.ToolCallError`).
+struct FakeToolCallError: Error, Sendable {
+    var underlying: any Error & Sendable
 }
 
 /// An entitlement checker that answers as told and counts its calls.

@@ -37,8 +37,8 @@ struct AppleEntitlementTests {
             #expect(await driver.availability() == .available)
             #expect(await driver.contextSize() == 32768)
             _ = await driver.quota()
-            _ = await driver.makeSession(instructions: nil)
-            _ = await driver.makeSession(instructions: nil)
+            _ = await driver.makeSession(instructions: nil, tools: nil)
+            _ = await driver.makeSession(instructions: nil, tools: nil)
             #expect(made.value == 1)
             #expect(inner.sessions == 2)
         }

@@ -166,15 +166,21 @@ public struct ModelRequest: Sendable, Equatable {
     /// Counts from 1: which request of the turn's tool loop this is (round 2 carries round 1's
     /// calls and their results at the end of `messages`).
     public var round: Int
+    /// The tools of `tools` with their canned results, for a backend that runs the tool loop
+    /// itself (Foundation Models calls a session's tools inside one `respond`): it answers the
+    /// calls from these (`CannedTool`) and reports them in `ModelResponse.handledToolCalls`.
+    /// Every other backend returns the calls and leaves the loop to the runner.
+    public var cannedTools: [CannedTool]
 
     /// A request; by default at level `none`, with a 120 s timeout, no output schema, no origin
     /// and no tools.
     public init(instructions: String?, messages: [ChatMessage], options: GenerationOptions,
                 reasoning: ReasoningLevel = .none, timeoutSeconds: Double = 120, output: StructuredOutput? = nil,
-                origin: RequestOrigin? = nil, tools: [ToolDefinition] = [], round: Int = 1) {
+                origin: RequestOrigin? = nil, tools: [ToolDefinition] = [], round: Int = 1, cannedTools: [CannedTool] = []) {
         self.origin = origin
         self.tools = tools
         self.round = round
+        self.cannedTools = cannedTools
         self.instructions = instructions
         self.messages = messages
         self.options = options
@@ -207,12 +213,17 @@ public struct ModelResponse: Sendable, Equatable {
     /// The tools the model called, in the order it called them; empty when it answered without
     /// one. The runner answers them and asks again (the tool loop).
     public var toolCalls: [ToolCall]
+    /// Calls the backend answered itself within this one request, with their rounds from 1 and
+    /// what was sent back (a backend that runs the tool loop itself, as Foundation Models does).
+    /// The runner records and grades them as its own loop's calls and answers none of them.
+    public var handledToolCalls: [ToolCallRecord]
 
     /// A response; only the text, timing and usage are required.
     public init(text: String, reasoningText: String? = nil, timing: RequestTiming, usage: Usage,
                 finishReason: String? = nil, model: String? = nil, details: RequestDetails? = nil,
-                replayedFrom: String? = nil, toolCalls: [ToolCall] = []) {
+                replayedFrom: String? = nil, toolCalls: [ToolCall] = [], handledToolCalls: [ToolCallRecord] = []) {
         self.toolCalls = toolCalls
+        self.handledToolCalls = handledToolCalls
         self.replayedFrom = replayedFrom
         self.text = text
         self.reasoningText = reasoningText

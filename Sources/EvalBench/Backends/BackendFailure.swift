@@ -50,6 +50,9 @@ public struct BackendFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// event, a stream cut short): billed tokens that the result and its cost keep. Nil when
     /// nothing was reported.
     public var usage: Usage?
+    /// Calls the backend answered itself before the failure (see `ModelResponse.handledToolCalls`),
+    /// kept in the result like the runner's own loop's calls.
+    public var handledToolCalls: [ToolCallRecord] = []
 
     /// A failure of `kind`; by default one attempt, with no status, retry hint, timing or details.
     public init(kind: ErrorKind, message: String, httpStatus: Int? = nil,

@@ -160,6 +160,7 @@ struct CaseRunExecution {
                 // `required` or a named tool would force a call in every round and never let the model answer.
                 if request.options.toolChoice != ToolChoice.none { request.options.toolChoice = nil }
             case let .failure(failure):
+                loop.addHandled(failure.handledToolCalls)
                 return await recordFailure(failure, loop: loop, at: index, sent: sent)
             }
         }
@@ -190,7 +191,7 @@ struct CaseRunExecution {
         errored.backend = sent.backend
         errored.reasoning = sent.reasoning
         errored.switched = sent.switched
-        if !loop.responses.isEmpty {
+        if !loop.responses.isEmpty || !loop.calls.isEmpty {
             errored.toolCalls = loop.calls
             errored.rounds = loop.rounds
         }
@@ -210,7 +211,7 @@ struct CaseRunExecution {
                             timeoutSeconds: current.timeoutSeconds ?? runner.timeoutSeconds, output: evalCase.output,
                             origin: RequestOrigin(suite: caseRun.suite, caseID: evalCase.id, variant: caseRun.variant,
                                                   reasoning: level, repeatIndex: caseRun.repeatIndex, turn: index + 1),
-                            tools: tools.map(\.definition))
+                            tools: tools.map(\.definition), cannedTools: tools)
     }
 
     /// `sent 2 of 4 earlier messages` when the turn's `history` transform left some out.

@@ -102,8 +102,12 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// How `toolDefinitionTokensCounted` was counted; nil when it was not.
     public var toolDefinitionTokensMethod: String?
 
-    /// How many rounds of the turn called a tool; nil when the turn had no tools.
-    public var toolRoundCount: Int? { rounds.map { $0.filter { $0.toolCalls > 0 }.count } }
+    /// How many rounds of the turn called a tool; nil when the turn had no tools. Rounds a
+    /// backend ran inside one request (Foundation Models) count by the calls' rounds.
+    public var toolRoundCount: Int? {
+        guard let rounds else { return nil }
+        return max(rounds.filter { $0.toolCalls > 0 }.count, Set((toolCalls ?? []).map(\.round)).count)
+    }
 
     /// `pass`: answered and graded passing; `fail`: answered, but its assertions (or threshold)
     /// failed; `error`: no answer, see `errorKind`; `skipped`: not sent, see `skipReason`.

@@ -14,6 +14,7 @@ package actor ResponseCache {
         var finishReason: String?
         var model: String?
         var toolCalls: [ToolCall]?
+        var handledToolCalls: [ToolCallRecord]?
     }
 
     package nonisolated let directory: URL
@@ -56,6 +57,13 @@ package actor ResponseCache {
         if !request.tools.isEmpty {
             parts["tools"] = request.tools.map { ["name": $0.name, "description": $0.description, "parameters": RawJSON($0.parametersText)] }
             parts["toolChoice"] = request.options.toolChoice?.text ?? "auto"
+            // A backend that answers calls itself (Foundation Models) answers from these: a
+            // changed canned result is a different request.
+            if !request.cannedTools.isEmpty {
+                parts["toolResults"] = request.cannedTools.map { tool in
+                    tool.results.map { ["when": $0.when?.jsonText ?? "default", "content": $0.content, "error": $0.isError] as [String: Any] }
+                }
+            }
         }
         return SHA256.hex(JSONWriter.data(parts))
     }
@@ -84,13 +92,15 @@ package actor ResponseCache {
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
         updateIndex { $0.record(key, size: data.count, lastUse: now) }
         return ModelResponse(text: entry.text, reasoningText: entry.reasoningText, timing: entry.timing, usage: entry.usage,
-                             finishReason: entry.finishReason, model: entry.model, toolCalls: entry.toolCalls ?? [])
+                             finishReason: entry.finishReason, model: entry.model, toolCalls: entry.toolCalls ?? [],
+                             handledToolCalls: entry.handledToolCalls ?? [])
     }
 
     func store(_ response: ModelResponse, key: String) {
         let entry = Entry(text: response.text, reasoningText: response.reasoningText, timing: response.timing,
                           usage: response.usage, finishReason: response.finishReason, model: response.model,
-                          toolCalls: response.toolCalls.isEmpty ? nil : response.toolCalls)
+                          toolCalls: response.toolCalls.isEmpty ? nil : response.toolCalls,
+                          handledToolCalls: response.handledToolCalls.isEmpty ? nil : response.handledToolCalls)
         guard let data = try? JSONEncoder().encode(entry) else { return }
         let url = file(key)
         let folder = String(key.prefix(2))

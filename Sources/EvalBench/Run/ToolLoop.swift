@@ -19,22 +19,38 @@ struct ToolLoop {
         self.maxRounds = maxRounds ?? GenerationOptions.defaultMaxToolRounds
     }
 
-    /// The rounds so far that called a tool.
-    var callRounds: Int { responses.filter { !$0.response.toolCalls.isEmpty }.count }
+    /// Rounds the backend ran itself (`ModelResponse.handledToolCalls`), counted once.
+    private var handledRounds = 0
 
-    /// Records a response that has just come back.
+    /// The rounds so far that called a tool, the backend's own included.
+    var callRounds: Int { responses.filter { !$0.response.toolCalls.isEmpty }.count + handledRounds }
+
+    /// Records a response that has just come back, with the calls its backend answered itself.
     mutating func add(_ response: ModelResponse, attempts: Int, fromCache: Bool) {
         let now = clock.ms()
+        addHandled(response.handledToolCalls)
         responses.append((response, now - (response.timing.endMs ?? 0)))
         self.attempts += attempts
         anyFromCache = anyFromCache || fromCache
+    }
+
+    /// Keeps calls a backend answered itself, their rounds placed after the rounds so far.
+    mutating func addHandled(_ handled: [ToolCallRecord]) {
+        guard !handled.isEmpty else { return }
+        let before = callRounds
+        calls += handled.map { record in
+            var placed = record
+            placed.round = before + max(1, record.round)
+            return placed
+        }
+        handledRounds += Set(handled.map(\.round)).count
     }
 
     /// Answers the last response's calls: the assistant message that carries them and the
     /// tool message with their results, to append to the history.
     mutating func answerLastCalls() -> [ChatMessage] {
         guard let last = responses.last?.response else { return [] }
-        let round = responses.count
+        let round = callRounds
         var outputs: [ToolOutput] = []
         for call in last.toolCalls {
             let answer = ToolAnswering.answer(call, tools: tools)
@@ -48,8 +64,8 @@ struct ToolLoop {
 
     /// Records the last response's calls as not answered: the loop stopped at `maxRounds`.
     mutating func recordUnansweredCalls() {
-        guard let last = responses.last?.response else { return }
-        let round = responses.count
+        guard let last = responses.last?.response, !last.toolCalls.isEmpty else { return }
+        let round = callRounds
         calls += last.toolCalls.map { Self.record($0, round: round, output: nil, matched: false) }
     }
 
@@ -64,7 +80,8 @@ struct ToolLoop {
     var rounds: [ToolRound] {
         responses.enumerated().map { index, entry in
             ToolRound(round: index + 1, latencyMs: entry.response.timing.latencyMs, ttftMs: entry.response.timing.ttftMs,
-                      usage: entry.response.usage, toolCalls: entry.response.toolCalls.count)
+                      usage: entry.response.usage,
+                      toolCalls: entry.response.toolCalls.count + entry.response.handledToolCalls.count)
         }
     }
 
@@ -83,6 +100,7 @@ struct ToolLoop {
         response.timing = timing
         response.usage = Self.sum(responses.map(\.response.usage))
         response.toolCalls = []
+        response.handledToolCalls = []
         return response
     }
 
@@ -105,7 +123,15 @@ struct ToolLoop {
         guard usages.count > 1 else { return usages.first ?? Usage() }
         func total(_ figure: (Usage) -> Int?) -> Int? {
             let figures = usages.map(figure)
-            return figures.contains { $0 == nil } ? nil : figures.reduce(0) { $0 + $1! }
+            var sum = 0
+            for figure in figures {
+                // Unknown, and a sum past Int.max (absurd figures a server sent) is unknown too.
+                guard let figure else { return nil }
+                let (added, overflow) = sum.addingReportingOverflow(figure)
+                if overflow { return nil }
+                sum = added
+            }
+            return sum
         }
         let sources = usages.map(\.source)
         let source: TokenSource? = sources.contains { $0 == nil } ? nil

@@ -86,6 +86,10 @@ package struct AppleBackend: Backend {
 actor AppleConversation: Conversation {
     let backend: AppleBackend
     private var session: (any AppleSessionDriving)?
+    /// The tools `session` was made with: the framework fixes them when a session is made.
+    private var sessionTools: [AppleToolSpec] = []
+    /// Answers every session's tool calls, one request at a time.
+    private let answerer = AppleToolAnswerer()
     private var fallback: (conversation: any Conversation, backend: String, reason: String)?
 
     init(backend: AppleBackend) {
@@ -137,7 +141,15 @@ actor AppleConversation: Conversation {
                 return (.failure(BackendFailure(kind: .badRequest, message: "\(name): \(error)", attempts: 1)), nil)
             }
         }
-        let (current, start) = await currentSession(for: request)
+        let tools: [AppleToolSpec]
+        do {
+            tools = try AppleToolSpec.make(request.tools, choice: request.options.toolChoice)
+        } catch {
+            return (.failure(BackendFailure(kind: .badRequest, message: "\(name): \(error.message)", attempts: 1)), nil)
+        }
+        let (current, start) = await currentSession(for: request, tools: tools)
+        answerer.begin(tools: request.cannedTools, maxRounds: request.options.maxToolRounds,
+                       transcript: { current.toolCallEntries() })
         let options = AppleGenerationRequest(request.options, reasoningLevel: backend.contextReasoningLevel(request.reasoning),
                                              schema: schema)
         let usageBefore = await current.usage()
@@ -146,36 +158,49 @@ actor AppleConversation: Conversation {
                                       stopwatch: stopwatch, stopSequences: request.options.stop ?? [],
                                       timeoutSeconds: request.timeoutSeconds)
         let quota = backend.driver.model == .privateCloudCompute ? await backend.driver.quota() : nil
+        let calls = answerer.records
         switch outcome {
         case let .finished(reader):
             backend.rateLimits.served()
             let reported = AppleTokenAccounting.Reported(sessionBefore: usageBefore, sessionAfter: await current.usage(),
                                                          snapshot: reader.usage)
-            let usage = await AppleTokenAccounting.usage(reported, request: request, schema: schema, output: reader.text,
-                                                         counter: backend.driver)
+            let usage = await AppleTokenAccounting.usage(reported, request: request, schema: schema, tools: tools,
+                                                         calls: calls, output: reader.text, counter: backend.driver)
             return (.success(ModelResponse(text: reader.text, timing: reader.timing(), usage: usage,
                                            finishReason: reader.stopped ? "stop" : nil, model: backend.model,
-                                           details: RequestDetails(quota: quota, session: start))), nil)
+                                           details: RequestDetails(quota: quota, session: start), handledToolCalls: calls)), nil)
         case let .failed(error, reader):
             let streak = backend.rateLimits.record(error)
             var failure = error.failure(backend: name, model: backend.driver.model, quota: quota, rateLimitsInARow: streak)
+            if let refused = answerer.refusedCalls.first {
+                // The framework wraps the tool's error (ToolCallError); the answerer knows what it was.
+                failure = BackendFailure(kind: .toolRoundsExceeded,
+                                         message: "\(name): " + AppleToolRoundsExceeded(maxRounds: answerer.maxRounds, name: refused).description)
+            }
             failure.timing = reader.timing()
             failure.details = RequestDetails(quota: failure.details?.quota, session: start)
+            failure.handledToolCalls = calls
             return (.failure(failure), error)
         case let .timedOut(elapsedMs):
             let timing = RequestTiming(startedAt: stopwatch.startedAt, endMs: elapsedMs)
-            return (.failure(BackendFailure(kind: .timeout, message: "\(name): no complete answer within \(request.timeoutSeconds) s",
-                                            timing: timing, details: RequestDetails(quota: quota, session: start))), nil)
+            var failure = BackendFailure(kind: .timeout, message: "\(name): no complete answer within \(request.timeoutSeconds) s",
+                                         timing: timing, details: RequestDetails(quota: quota, session: start))
+            failure.handledToolCalls = calls
+            return (.failure(failure), nil)
         case .cancelled:
             return (.failure(BackendFailure(kind: .cancelled, message: "\(name): cancelled")), nil)
         }
     }
 
-    /// This conversation's session, made (and prewarmed) on the first turn.
-    private func currentSession(for request: ModelRequest) async -> (any AppleSessionDriving, RequestDetails.SessionStart) {
-        if let session { return (session, .reused) }
-        let made = await backend.driver.makeSession(instructions: Self.sessionInstructions(for: request))
+    /// This conversation's session, made (and prewarmed) on the first turn, and made again when
+    /// a turn switches the tool set: the framework fixes a session's tools when it is made, so
+    /// the new session gets the conversation so far in its instructions (and starts cold).
+    private func currentSession(for request: ModelRequest, tools: [AppleToolSpec]) async -> (any AppleSessionDriving, RequestDetails.SessionStart) {
+        if let session, tools == sessionTools { return (session, .reused) }
+        let made = await backend.driver.makeSession(instructions: Self.sessionInstructions(for: request),
+                                                    tools: tools.isEmpty ? nil : AppleSessionTools(specs: tools, answerer: answerer))
         session = made
+        sessionTools = tools
         guard backend.prewarm else { return (made, .cold) }
         made.prewarm()
         // Not timed: the request's stopwatch starts after the lead time.

@@ -99,8 +99,8 @@ package final class EntitledPCCDriver: AppleModelDriving, @unchecked Sendable {
     package func tokenCount(of input: AppleTokenInput) async -> Int? { await driver?.tokenCount(of: input) }
     package func quota() async -> AppleQuotaReading? { await driver?.quota() }
 
-    package func makeSession(instructions: String?) async -> any AppleSessionDriving {
-        if let driver { return await driver.makeSession(instructions: instructions) }
+    package func makeSession(instructions: String?, tools: AppleSessionTools?) async -> any AppleSessionDriving {
+        if let driver { return await driver.makeSession(instructions: instructions, tools: tools) }
         return UnavailableAppleDriver(model: model, reason: .missingEntitlement).unavailableSession
     }
 }

@@ -143,7 +143,7 @@ struct UnavailableAppleDriver: AppleModelDriving {
     func contextSize() async -> Int? { nil }
     func tokenCount(of input: AppleTokenInput) async -> Int? { nil }
     func quota() async -> AppleQuotaReading? { nil }
-    func makeSession(instructions: String?) async -> any AppleSessionDriving {
+    func makeSession(instructions: String?, tools: AppleSessionTools?) async -> any AppleSessionDriving {
         unavailableSession
     }
 

@@ -30,8 +30,22 @@ package protocol AppleModelDriving: Sendable {
     func tokenCount(of input: AppleTokenInput) async -> Int?
     /// The PCC quota as the framework reports it now; nil for the on-device model.
     func quota() async -> AppleQuotaReading?
-    /// A new session holding `instructions`; the turns of one conversation share it.
-    func makeSession(instructions: String?) async -> any AppleSessionDriving
+    /// A new session holding `instructions` and, when `tools` is given, the dynamic tools built
+    /// from its specs, answered by its answerer (the framework fixes a session's tools when it is
+    /// made); the turns of one conversation share it.
+    func makeSession(instructions: String?, tools: AppleSessionTools?) async -> any AppleSessionDriving
+}
+
+/// The tools a session is made with: the specs its dynamic tools are built from, and the
+/// answerer their `call(arguments:)` asks.
+package struct AppleSessionTools: Sendable {
+    package var specs: [AppleToolSpec]
+    package var answerer: AppleToolAnswerer
+
+    package init(specs: [AppleToolSpec], answerer: AppleToolAnswerer) {
+        self.specs = specs
+        self.answerer = answerer
+    }
 }
 
 /// One `LanguageModelSession`: one request at a time, its transcript (and the on-device KV
@@ -46,10 +60,14 @@ package protocol AppleSessionDriving: Sendable {
     /// `session.usage` (OS 27): the session's usage so far, summed over its requests; nil
     /// before OS 27. A request's usage is the change across it.
     func usage() async -> AppleUsage?
+    /// The tool names of each `toolCalls` entry the transcript holds after its last prompt, now
+    /// (one entry a round); nil when the transcript cannot be read.
+    func toolCallEntries() -> [[String]]?
 }
 
 extension AppleSessionDriving {
     package func usage() async -> AppleUsage? { nil }
+    package func toolCallEntries() -> [[String]]? { nil }
 }
 
 /// What `tokenCount(for:)` is asked to count: each has its own overload, as the framework

@@ -3,8 +3,11 @@ import Foundation
 /// Token figures for one Apple request from the best source there is, the source recorded
 /// with them: the usage the framework reports (OS 27: the change in the session's usage across
 /// the request, else the last snapshot's), then the model's own `tokenCount(for:)` (26.4) of
-/// the instructions, every message, the schema and the answer, then `TokenEstimate`. A usage
-/// whose figures are all 0 is what OS 27 reports before counting: unknown, not `reported`.
+/// the instructions, the tool set, every message, the schema and the answer, then `TokenEstimate`.
+/// A usage whose figures are all 0 is what OS 27 reports before counting: unknown, not `reported`.
+/// When the framework ran tool rounds inside the request, a count or estimate adds each call's
+/// arguments to the output and each call's arguments and result to the input, once: the
+/// session keeps its context from round to round, so the model reads each of them once.
 enum AppleTokenAccounting {
     /// The text the model reads for a request: the instructions and every message so far.
     static func inputText(instructions: String?, messages: [ChatMessage]) -> String {
@@ -29,28 +32,44 @@ enum AppleTokenAccounting {
         }
     }
 
-    static func usage(_ reported: Reported, request: ModelRequest, schema: AppleSchema?, output: String,
-                      counter: any AppleModelDriving) async -> Usage {
+    static func usage(_ reported: Reported, request: ModelRequest, schema: AppleSchema?, tools: [AppleToolSpec] = [],
+                      calls: [ToolCallRecord] = [], output: String, counter: any AppleModelDriving) async -> Usage {
         if let usage = reported.best {
             return Usage(inputTokens: usage.inputTokens, cachedInputTokens: usage.cachedInputTokens,
                          outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens, source: .reported)
         }
-        if let input = await countedInput(request, schema: schema, counter: counter),
-           let outputTokens = await counter.tokenCount(of: .prompt(output)) {
+        let written = calls.map(Self.argumentsText)
+        let read = calls.flatMap { [Self.argumentsText($0), $0.result].compactMap { $0 } }
+        if let input = await counted(inputParts(request, schema: schema, tools: tools) + read.map { .prompt($0) }, counter: counter),
+           let outputTokens = await counted([.prompt(output)] + written.map { .prompt($0) }, counter: counter) {
             // A counter sees text, not the KV cache: cached tokens stay unknown, not 0.
             return Usage(inputTokens: input, outputTokens: outputTokens, source: .counted)
         }
         var input = TokenEstimate.tokens(in: inputText(instructions: request.instructions, messages: request.messages))
         if let schemaText = request.output?.schemaText { input += TokenEstimate.tokens(in: schemaText) }
-        return Usage(inputTokens: input, outputTokens: TokenEstimate.tokens(in: output), source: .estimated)
+        if !tools.isEmpty { input += ToolCost.estimatedTokens(request.tools) }
+        input += read.reduce(0) { $0 + TokenEstimate.tokens(in: $1) }
+        let outputTokens = ([output] + written).reduce(0) { $0 + TokenEstimate.tokens(in: $1) }
+        return Usage(inputTokens: input, outputTokens: outputTokens, source: .estimated)
     }
 
-    /// The model's count of everything the request puts before the model; nil when any part
-    /// cannot be counted.
-    private static func countedInput(_ request: ModelRequest, schema: AppleSchema?, counter: any AppleModelDriving) async -> Int? {
+    /// A call's arguments as the model wrote them.
+    private static func argumentsText(_ call: ToolCallRecord) -> String {
+        call.argumentsText ?? call.arguments?.jsonText ?? ""
+    }
+
+    /// Everything the request puts before the model: instructions, the session's tools, every
+    /// message, the schema.
+    private static func inputParts(_ request: ModelRequest, schema: AppleSchema?, tools: [AppleToolSpec]) -> [AppleTokenInput] {
         var parts: [AppleTokenInput] = request.instructions.map { [.instructions($0)] } ?? []
+        if !tools.isEmpty { parts.append(.tools(tools)) }
         parts += request.messages.map { .prompt($0.content) }
         if let schema { parts.append(.schema(schema)) }
+        return parts
+    }
+
+    /// The model's count of `parts` together; nil when any part cannot be counted.
+    private static func counted(_ parts: [AppleTokenInput], counter: any AppleModelDriving) async -> Int? {
         var total = 0
         for part in parts {
             guard let count = await counter.tokenCount(of: part) else { return nil }

@@ -6,8 +6,8 @@ import Foundation
 /// `DynamicGenerationSchema` its `parameters` are built from, (2) maps `toolChoice` (the
 /// framework has no equivalent of `required` or a named tool), (3) answers each call from the
 /// canned results with the same `ToolAnswering` the runner's tool loop uses, stopping after
-/// `maxToolRounds`, and (4) reads the calls back from the session's transcript
-/// (`Transcript.Entry.toolCalls` / `.toolOutput`) as `ToolCallRecord`s with their rounds.
+/// `maxToolRounds`, and (4) records each call as a `ToolCallRecord` with its round, which the
+/// response carries as `handledToolCalls`: the runner records and grades them and answers none.
 package struct AppleToolSpec: Sendable, Equatable {
     package var name: String
     package var description: String
@@ -51,23 +51,46 @@ package struct AppleToolRefusal: Error, Sendable, Equatable, CustomStringConvert
     package var description: String { message }
 }
 
-/// Answers the framework's calls of the dynamic tools from the canned results. The framework
-/// calls `call(arguments:)` itself, possibly several at once for parallel calls of one round, so
-/// a round here is a batch of calls that overlap in time: a call that starts when none is in
-/// flight opens a new round. After `maxRounds` rounds the next call throws, which ends the
-/// `respond` with that error (mapped to `tool_rounds_exceeded`). The transcript stays the record.
+/// Answers the framework's calls of a session's dynamic tools from the request's canned
+/// results, and keeps the record of every call. The framework calls `call(arguments:)` itself,
+/// so the round of a call comes from the session's transcript (its `toolCalls` entries since the
+/// last prompt), read when the call comes. Where the transcript cannot be read, a round is a
+/// batch of calls that overlap in time: a call that starts when none is in flight opens one. After
+/// `maxRounds` rounds the next call throws, which ends the `respond` with that error (the turn
+/// fails with `tool_rounds_exceeded`). One answerer serves every session of a conversation, one
+/// request at a time: `begin` starts each request.
 package final class AppleToolAnswerer: @unchecked Sendable {
-    private let tools: [CannedTool]
-    package let maxRounds: Int
+    // @unchecked: every mutable field is only touched under `lock`.
     private let lock = NSLock()
+    private var tools: [CannedTool]
+    private var limit: Int
     private var inFlight = 0
     private var rounds = 0
+    private var log: [ToolCallRecord] = []
     private var exceeded: [String] = []
+    private var transcriptRounds: (@Sendable () -> [[String]]?)?
 
-    package init(tools: [CannedTool], maxRounds: Int?) {
+    package init(tools: [CannedTool] = [], maxRounds: Int? = nil) {
         self.tools = tools
-        self.maxRounds = maxRounds ?? GenerationOptions.defaultMaxToolRounds
+        limit = maxRounds ?? GenerationOptions.defaultMaxToolRounds
     }
+
+    /// Starts a request: its canned tools and round limit, and the session's `toolCallEntries`
+    /// that give each call its round; the last request's calls are forgotten.
+    package func begin(tools: [CannedTool], maxRounds: Int?, transcript: (@Sendable () -> [[String]]?)? = nil) {
+        lock.withLock {
+            transcriptRounds = transcript
+            self.tools = tools
+            limit = maxRounds ?? GenerationOptions.defaultMaxToolRounds
+            inFlight = 0
+            rounds = 0
+            log = []
+            exceeded = []
+        }
+    }
+
+    /// The round limit of the current request.
+    package var maxRounds: Int { lock.withLock { limit } }
 
     /// The rounds begun so far.
     package var roundsBegun: Int { lock.withLock { rounds } }
@@ -75,22 +98,57 @@ package final class AppleToolAnswerer: @unchecked Sendable {
     /// The calls refused for exceeding `maxRounds`, by tool name.
     package var refusedCalls: [String] { lock.withLock { exceeded } }
 
+    /// Every call of the current request in the order it came, answered or refused.
+    package var records: [ToolCallRecord] { lock.withLock { log } }
+
     /// The text sent back for a call of `name` with `argumentsJSON` (`GeneratedContent.jsonString`),
     /// or `AppleToolRoundsExceeded` once `maxRounds` rounds have been made. A canned `error` is
     /// returned as text (the model sees the failure), as the other backends send it.
     package func answer(name: String, argumentsJSON: String) throws(AppleToolRoundsExceeded) -> String {
-        let refused: Bool = lock.withLock {
+        // Read outside the lock: the transcript is the framework's. The entry of the call's own
+        // round may or may not be there yet when the call comes: it is when the last entry names
+        // the tool and has calls of that name not answered yet.
+        let entries = lock.withLock { transcriptRounds }?()
+        let (round, index, refused): (Int, Int, Bool) = lock.withLock {
+            if let entries {
+                let answered = log.filter { $0.round == entries.count && $0.name == name }.count
+                let inLast = entries.last?.filter { $0 == name }.count ?? 0
+                let fromTranscript = answered < inLast ? entries.count : entries.count + 1
+                rounds = max(rounds, fromTranscript)
+                if fromTranscript > limit {
+                    exceeded.append(name)
+                    return (fromTranscript, log.count, true)
+                }
+                inFlight += 1
+                return (fromTranscript, log.count, false)
+            }
             if inFlight == 0 {
-                if rounds >= maxRounds { exceeded.append(name); return true }
+                if rounds >= limit {
+                    exceeded.append(name)
+                    return (rounds + 1, log.count, true)
+                }
                 rounds += 1
             }
             inFlight += 1
-            return false
+            return (rounds, log.count, false)
         }
-        if refused { throw AppleToolRoundsExceeded(maxRounds: maxRounds, name: name) }
-        defer { lock.withLock { inFlight -= 1 } }
-        let call = ToolCall(id: "apple-\(name)", name: name, argumentsText: argumentsJSON)
-        return ToolAnswering.answer(call, tools: tools).output.content
+        let call = ToolCall(id: "apple-\(round)-\(index + 1)", name: name, argumentsText: argumentsJSON)
+        let arguments = call.arguments
+        func record(_ answer: ToolAnswering.Answer?) -> ToolCallRecord {
+            ToolCallRecord(round: round, id: call.id, name: name, arguments: arguments,
+                           argumentsText: arguments == nil ? argumentsJSON : nil, result: answer?.output.content,
+                           isError: answer?.output.isError ?? false, matched: answer?.matched ?? false)
+        }
+        if refused {
+            lock.withLock { log.append(record(nil)) }
+            throw AppleToolRoundsExceeded(maxRounds: limit, name: name)
+        }
+        let answer = ToolAnswering.answer(call, tools: lock.withLock { tools })
+        lock.withLock {
+            log.append(record(answer))
+            inFlight -= 1
+        }
+        return answer.output.content
     }
 }
 
@@ -100,62 +158,6 @@ package struct AppleToolRoundsExceeded: Error, Sendable, Equatable, CustomString
     package var name: String
     package var description: String {
         "the model called tools in \(maxRounds) rounds and then called again (\(name)); maxToolRounds is \(maxRounds)"
-    }
-}
-
-/// A session transcript entry as evalbench reads it (`Transcript.Entry`): the framework's
-/// `toolCalls` entry (one round: `Transcript.ToolCall` has `id`, `toolName`, `arguments`)
-/// and `toolOutput` entry (`id`, `toolName`, text segments); other entries only separate turns.
-package enum AppleTranscriptEntry: Sendable, Equatable {
-    case prompt
-    case toolCalls([AppleTranscriptCall])
-    case toolOutput(id: String, name: String, text: String)
-    case response
-}
-
-/// One `Transcript.ToolCall`: its `id`, `toolName` and `arguments.jsonString`.
-package struct AppleTranscriptCall: Sendable, Equatable {
-    package var id: String
-    package var name: String
-    package var argumentsJSON: String
-
-    package init(_ id: String, _ name: String, _ argumentsJSON: String) {
-        self.id = id
-        self.name = name
-        self.argumentsJSON = argumentsJSON
-    }
-}
-
-/// The last turn's tool calls read back from a transcript.
-package enum AppleToolTranscript {
-    /// The calls after the last prompt, each `toolCalls` entry a round from 1, with the output
-    /// the framework sent back (nil when none followed: the round limit stopped it) and
-    /// whether a canned result matched, decided by the same `ToolAnswering` that answered it.
-    package static func records(_ entries: [AppleTranscriptEntry], tools: [CannedTool]) -> [ToolCallRecord] {
-        let turn = entries.lastIndex(of: .prompt).map { Array(entries[($0 + 1)...]) } ?? entries
-        var outputs: [String: String] = [:]
-        for case let .toolOutput(id, _, text) in turn { outputs[id] = text }
-        var records: [ToolCallRecord] = []
-        var round = 0
-        for case let .toolCalls(calls) in turn {
-            round += 1
-            for call in calls {
-                let toolCall = ToolCall(id: call.id, name: call.name, argumentsText: call.argumentsJSON)
-                let answer = ToolAnswering.answer(toolCall, tools: tools)
-                let result = outputs[call.id]
-                records.append(ToolCallRecord(round: round, id: call.id, name: call.name, arguments: toolCall.arguments,
-                                              argumentsText: toolCall.arguments == nil ? call.argumentsJSON : nil,
-                                              result: result, isError: result == nil ? false : answer.output.isError,
-                                              matched: result == nil ? false : answer.matched))
-            }
-        }
-        return records
-    }
-
-    /// The rounds that called a tool in the last turn.
-    package static func rounds(_ entries: [AppleTranscriptEntry]) -> Int {
-        let turn = entries.lastIndex(of: .prompt).map { Array(entries[($0 + 1)...]) } ?? entries
-        return turn.filter { if case .toolCalls = $0 { true } else { false } }.count
     }
 }
 

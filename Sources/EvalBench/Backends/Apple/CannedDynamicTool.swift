@@ -5,7 +5,7 @@ import FoundationModels
 /// `GeneratedContent`, whose `parameters` are the `GenerationSchema` built from the tool's JSON
 /// Schema (`AppleToolSpec`), and whose `call` answers from the canned results through
 /// `AppleToolAnswerer`, the same `ToolAnswering` the runner's tool loop uses. The framework runs
-/// the loop inside one `respond`; the calls are read back from the transcript afterwards.
+/// the loop inside one `respond`; the answerer keeps the record of the calls.
 /// Written to the `Tool` protocol of the 26.x SDK (not in the reference notes; compile-check on a Mac).
 @available(macOS 26.0, iOS 26.0, visionOS 26.0, *)
 struct CannedDynamicTool: Tool {
@@ -29,24 +29,4 @@ struct CannedDynamicTool: Tool {
     }
 }
 
-@available(macOS 26.0, iOS 26.0, visionOS 26.0, *)
-extension AppleTranscriptEntry {
-    /// The evalbench view of one `Transcript.Entry`; instructions and other entries read as nil.
-    init?(_ entry: Transcript.Entry) {
-        switch entry {
-        case .prompt: self = .prompt
-        case .response: self = .response
-        case let .toolCalls(calls):
-            self = .toolCalls(calls.map { AppleTranscriptCall($0.id, $0.toolName, $0.arguments.jsonString) })
-        case let .toolOutput(output):
-            let text = output.segments.compactMap { segment -> String? in
-                if case let .text(text) = segment { return text.content }
-                if case let .structure(structured) = segment { return structured.content.jsonString }
-                return nil
-            }.joined()
-            self = .toolOutput(id: output.id, name: output.toolName, text: text)
-        default: return nil
-        }
-    }
-}
 #endif

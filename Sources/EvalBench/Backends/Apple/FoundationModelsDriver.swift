@@ -96,8 +96,9 @@ struct SystemModelDriver: AppleModelDriving {
 
     func quota() async -> AppleQuotaReading? { nil }
 
-    func makeSession(instructions: String?) async -> any AppleSessionDriving {
-        FrameworkSession(LanguageModelSession(model: SystemLanguageModel.default, tools: [], instructions: instructions))
+    func makeSession(instructions: String?, tools: AppleSessionTools?) async -> any AppleSessionDriving {
+        FrameworkSession(LanguageModelSession(model: SystemLanguageModel.default, tools: FrameworkSession.dynamicTools(tools),
+                                              instructions: instructions))
     }
 }
 
@@ -160,8 +161,8 @@ final class PrivateCloudComputeDriver: AppleModelDriving, @unchecked Sendable {
     /// Takes `Date` or `Date?` alike.
     private static func date(_ value: Date?) -> Date? { value }
 
-    func makeSession(instructions: String?) async -> any AppleSessionDriving {
-        FrameworkSession(LanguageModelSession(model: pcc, tools: [], instructions: instructions))
+    func makeSession(instructions: String?, tools: AppleSessionTools?) async -> any AppleSessionDriving {
+        FrameworkSession(LanguageModelSession(model: pcc, tools: FrameworkSession.dynamicTools(tools), instructions: instructions))
     }
 }
 #endif
@@ -175,6 +176,25 @@ final class FrameworkSession: AppleSessionDriving, @unchecked Sendable {
 
     init(_ session: LanguageModelSession) {
         self.session = session
+    }
+
+    /// The tool names of each `toolCalls` entry after the transcript's last prompt (`Transcript`
+    /// is a collection of `Transcript.Entry`; `Transcript.ToolCall` has `toolName`).
+    func toolCallEntries() -> [[String]]? {
+        let entries = Array(session.transcript)
+        let lastPrompt = entries.lastIndex { if case .prompt = $0 { true } else { false } }
+        let turn = lastPrompt.map { entries[($0 + 1)...] } ?? entries[...]
+        return turn.compactMap { entry -> [String]? in
+            if case let .toolCalls(calls) = entry { return calls.map(\.toolName) }
+            return nil
+        }
+    }
+
+    /// The session's dynamic tools; a spec whose schema the framework refuses is left out (the
+    /// backend converted every spec before, so this does not happen with the supported subset).
+    static func dynamicTools(_ tools: AppleSessionTools?) -> [any Tool] {
+        guard let tools else { return [] }
+        return tools.specs.compactMap { try? CannedDynamicTool($0, answerer: tools.answerer) }
     }
 
     func prewarm() {
