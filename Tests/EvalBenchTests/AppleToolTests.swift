@@ -147,6 +147,30 @@ struct AppleToolTests {
         #expect(required.errorKind == .badRequest && required.errorMessage?.contains("no Foundation Models equivalent") == true)
     }
 
+    @Test("replay: a turn whose rounds the framework ran inside one request replays as one, its calls answered again and graded as before")
+    func replayHandledCalls() async throws {
+        let fixture = try RunFixture("apple-tools-replay", suite: Self.suite,
+                                     config: #"{"backends": [{"name": "srv", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1"}]}"#)
+        defer { fixture.remove() }
+        let cases = try EvalRun.load(fixture.request()).suites[0].cases.filter { $0.id == "two-rounds" }
+        let driver = FakeAppleDriver(.onDevice) { _ in
+            var reply = FakeAppleDriver.Reply.text("It is 18 °C.")
+            reply.toolRounds = [[("get_weather", #"{"city":"Paris"}"#)], [("get_weather", #"{"city":"Atlantis"}"#)]]
+            return reply
+        }
+        let recorded = try await runApple(["device": appleBackend("device", driver)], cases: cases)
+        #expect(recorded.first?.rounds?.first?.answeredByBackend == true)
+        let store = try ResultStore(url: RunDirectory(fixture.directory).results)
+        for result in recorded { try await store.append(result) }
+        try await store.close()
+        let replay = ReplayBackend(name: "again", model: nil, directory: fixture.directory, concurrency: 1)
+        let replayed = try #require(try await runApple(["again": replay], cases: cases).first)
+        #expect(replayed.status == .pass, "\(replayed.errorMessage ?? "") \(replayed.failedAssertions.map { $0.message ?? "" })")
+        #expect(replayed.toolCalls == recorded.first?.toolCalls)
+        #expect(replayed.toolRoundCount == 2)
+        #expect(replayed.rounds?.count == 1, "one request, as recorded; not a loop the runner answers")
+    }
+
     @Test("The on-device model counts a tool set with tokenCount(for:) on the dynamic tools; plan shows it beside the estimate")
     func countedToolTokens() async throws {
         let driver = FakeAppleDriver(.onDevice, tokensPerCharacter: 0.5)

@@ -81,7 +81,8 @@ struct ToolLoop {
         responses.enumerated().map { index, entry in
             ToolRound(round: index + 1, latencyMs: entry.response.timing.latencyMs, ttftMs: entry.response.timing.ttftMs,
                       usage: entry.response.usage,
-                      toolCalls: entry.response.toolCalls.count + entry.response.handledToolCalls.count)
+                      toolCalls: entry.response.toolCalls.count + entry.response.handledToolCalls.count,
+                      answeredByBackend: entry.response.handledToolCalls.isEmpty ? nil : true)
         }
     }
 

@@ -13,9 +13,13 @@ public struct ToolRound: Sendable, Codable, Equatable {
     public var usage: Usage
     /// How many tools the model called in this request; 0 for the final answer.
     public var toolCalls: Int
+    /// True when the backend answered this request's calls itself, in rounds of its own inside
+    /// the one request (Foundation Models); nil otherwise.
+    public var answeredByBackend: Bool?
 
     /// One request's figures.
-    public init(round: Int, latencyMs: Double?, ttftMs: Double?, usage: Usage, toolCalls: Int) {
+    public init(round: Int, latencyMs: Double?, ttftMs: Double?, usage: Usage, toolCalls: Int, answeredByBackend: Bool? = nil) {
+        self.answeredByBackend = answeredByBackend
         self.round = round
         self.latencyMs = latencyMs
         self.ttftMs = ttftMs
@@ -29,5 +33,6 @@ public struct ToolRound: Sendable, Codable, Equatable {
         case ttftMs = "ttft_ms"
         case usage
         case toolCalls = "tool_calls"
+        case answeredByBackend = "answered_by_backend"
     }
 }

@@ -114,7 +114,7 @@ package struct ReplayBackend: Backend {
                                          model: recorded.model, details: recorded.details,
                                          replayedFrom: "\(source) (\(recorded.key) turn \(recorded.turn))")
             if let rounds = recorded.rounds, rounds.count > 1 || rounds.first?.toolCalls ?? 0 > 0 {
-                Self.replayRound(request.round, of: recorded, rounds: rounds, into: &response)
+                Self.replayRound(request.round, of: recorded, rounds: rounds, cannedTools: request.cannedTools, into: &response)
             }
             return .success(response)
         }
@@ -122,18 +122,37 @@ package struct ReplayBackend: Backend {
         /// A turn recorded with a tool loop replays round by round: the calls of round `round`
         /// (as recorded, so the tool loop answers them again from the current suite's canned
         /// results), then the recorded answer; each with its own round's usage and timing.
-        private static func replayRound(_ round: Int, of recorded: RequestResult, rounds: [ToolRound], into response: inout ModelResponse) {
+        private static func replayRound(_ round: Int, of recorded: RequestResult, rounds: [ToolRound], cannedTools: [CannedTool],
+                                        into response: inout ModelResponse) {
             let index = min(max(round, 1), rounds.count) - 1
             let figures = rounds[index]
             response.usage = figures.usage
             response.timing = RequestTiming(startedAt: response.timing.startedAt, firstTokenMs: figures.ttftMs,
                                             firstAnswerTokenMs: figures.toolCalls > 0 ? nil : figures.ttftMs, endMs: figures.latencyMs)
             guard figures.toolCalls > 0 else { return }
+            if figures.answeredByBackend == true {
+                // Recorded from a backend that ran the rounds inside one request: replayed as
+                // such, each call answered again from the current suite's canned results.
+                response.handledToolCalls = (recorded.toolCalls ?? []).map { call in
+                    var again = call
+                    let answer = ToolAnswering.answer(ToolCall(id: call.id, name: call.name, argumentsText: Self.argumentsText(call)),
+                                                      tools: cannedTools)
+                    again.result = call.result == nil ? nil : answer.output.content
+                    again.isError = call.result == nil ? false : answer.output.isError
+                    again.matched = call.result == nil ? false : answer.matched
+                    return again
+                }
+                return
+            }
             response.text = ""
             response.toolCalls = (recorded.toolCalls ?? []).filter { $0.round == index + 1 }.map { call in
-                ToolCall(id: call.id, name: call.name,
-                         argumentsText: call.arguments.map { JSONWriter.string($0.foundationObject) } ?? call.argumentsText ?? "")
+                ToolCall(id: call.id, name: call.name, argumentsText: Self.argumentsText(call))
             }
+        }
+
+        /// A recorded call's arguments as the model wrote them.
+        private static func argumentsText(_ call: ToolCallRecord) -> String {
+            call.arguments.map { JSONWriter.string($0.foundationObject) } ?? call.argumentsText ?? ""
         }
     }
 }
