@@ -22,9 +22,15 @@ func temporaryDirectory() -> URL {
 func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int,
               transport: any HTTPStreaming = DefaultStreamTransport(),
               cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: [RequestResult]) {
+    try await runCases(baseURL: server.baseURL, count: count, concurrency: concurrency, transport: transport, cache: cache)
+}
+
+/// `runCases` against any OpenAI-compatible server at `baseURL` (its API under `/v1`).
+func runCases(baseURL: URL, count: Int, concurrency: Int, transport: any HTTPStreaming = DefaultStreamTransport(),
+              cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: [RequestResult]) {
     let out = temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: out) }
-    let backend = OpenAIBackend(name: "stub", model: "stub", baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: nil,
+    let backend = OpenAIBackend(name: "stub", model: "stub", baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
                                 concurrency: concurrency, transport: transport)
     let store = try ResultStore(url: out.appendingPathComponent("results.jsonl"))
     var runner = Runner(backends: ["stub": backend], store: store, concurrency: concurrency, timeoutSeconds: 60,

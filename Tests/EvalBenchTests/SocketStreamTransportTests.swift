@@ -126,6 +126,59 @@ extension LoopbackNetworkTests {
     }
 }
 
+extension LoopbackNetworkTests {
+    @Suite("The benchmark's one-thread fake server")
+    struct FakeEventLoopServerTests {
+        @Test("many concurrent requests each get their body, its delayed piece no earlier than scripted from arrival, and the request is recorded")
+        func concurrentDelayed() async throws {
+            let server = FakeEventLoopServer { request in
+                .stream(pieces: [.init("head;"), .init(afterMs: 30, "path=\(request.path)")])
+            }
+            try server.start()
+            defer { server.stop() }
+            let bodies = try await withThrowingTaskGroup(of: (String, Double?).self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let started = DispatchTime.now().uptimeNanoseconds
+                        var text = ""
+                        var delayedAt: Double?
+                        let request = HTTPStreamRequest(url: server.baseURL.appendingPathComponent("r\(index)"), timeoutSeconds: 20)
+                        for try await event in SocketStreamTransport().stream(request) {
+                            guard case let .bytes(bytes, at) = event else { continue }
+                            text += String(decoding: bytes, as: UTF8.self)
+                            if text.contains("path=") { delayedAt = Double(at - started) / 1e6 }
+                        }
+                        return (text, delayedAt)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(bodies.count == 40)
+            #expect(Set(bodies.map(\.0)) == Set((0..<40).map { "head;path=/r\($0)" }))
+            #expect(bodies.allSatisfy { ($0.1 ?? 0) >= 30 }, "a piece scripted 30 ms after arrival came sooner")
+            #expect(server.requests.count == 40)
+        }
+
+        @Test("a full response arrives with its status and Content-Length body; after stop(), twice, nothing answers")
+        func fullAndStop() async throws {
+            let server = FakeEventLoopServer { _ in .full(status: 200, body: Data("ok".utf8)) }
+            try server.start()
+            let request = HTTPStreamRequest(url: server.baseURL, headers: ["Connection": "keep-alive"], timeoutSeconds: 10)
+            var status: Int?
+            var body = Data()
+            for try await event in SocketStreamTransport().stream(request) {
+                if case let .response(code, _) = event { status = code }
+                if case let .bytes(bytes, _) = event { body += bytes }
+            }
+            #expect(status == 200 && body == Data("ok".utf8))
+            server.stop()
+            server.stop()
+            let after = HTTPStreamRequest(url: server.baseURL, timeoutSeconds: 2)
+            await #expect(throws: BackendFailure.self) { for try await _ in SocketStreamTransport().stream(after) {} }
+        }
+    }
+}
+
 @Test("plain http to a loopback host goes over sockets; https and other hosts through URLSession")
 func transportRouting() throws {
     for text in ["http://127.0.0.1:8080/v1", "http://localhost:11434/api", "http://[::1]:9000/", "http://127.0.1.1/"] {

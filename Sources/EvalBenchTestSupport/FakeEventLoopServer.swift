@@ -1,0 +1,327 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// A fake HTTP/1.1 server like `FakeHTTPServer`, but on one thread: a `poll` loop over the
+/// listener and every connection, with each response's pieces written at their due times
+/// from a timer. At concurrency 256 a thread per connection (and the accept loop that starts
+/// them one by one) spreads the requests' start over tens of milliseconds on 2 cores, which
+/// the client's TTFT would then show; this server answers them all on time, so the benchmark
+/// measures the client. `.full` and `.stream` responses with keep-alive as `FakeHTTPServer`
+/// sends them; `streamThenReset` closes (FIN, not RST) and `stall` sends nothing more: fault
+/// tests use `FakeHTTPServer`. For benchmarks and tests only.
+public final class FakeEventLoopServer: @unchecked Sendable {
+    // @unchecked: every mutable field is touched only under `lock`, or only by the loop thread
+    // (`connections`, which `stop()` never reads).
+    private let respond: @Sendable (FakeHTTPRequest) -> FakeHTTPResponse
+    private let lock = NSLock()
+    private var listener: Int32 = -1
+    private var boundPort = 0
+    private var isStopped = false
+    private var received: [FakeHTTPRequest] = []
+    private var wake: (read: Int32, write: Int32) = (-1, -1)
+    private let loopEnded = DispatchSemaphore(value: 0)
+    private var connections: [Int32: Connection] = [:]
+
+    /// A server that answers every request with `respond(request)`, called on the loop thread.
+    public init(respond: @escaping @Sendable (FakeHTTPRequest) -> FakeHTTPResponse) {
+        self.respond = respond
+    }
+
+    /// The port it listens on; 0 before `start()`.
+    public var port: Int { lock.withLock { boundPort } }
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// Every request received so far, in order of arrival.
+    public var requests: [FakeHTTPRequest] { lock.withLock { received } }
+
+    /// Binds 127.0.0.1 on a free port and starts the loop.
+    public func start() throws {
+        let (fd, port) = try FakeSockets.listen()
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            close(fd)
+            throw FakeHTTPServerError(description: "FakeEventLoopServer: pipe failed")
+        }
+        FakeSockets.nonBlocking(fd)
+        FakeSockets.nonBlocking(pipeEnds[0])
+        lock.withLock {
+            listener = fd
+            boundPort = port
+            wake = (pipeEnds[0], pipeEnds[1])
+        }
+        let wakeEnd = pipeEnds[0]
+        let thread = Thread { [self] in loop(listener: fd, wake: wakeEnd) }
+        thread.start()
+    }
+
+    /// Stops the loop and closes every socket. Safe to call more than once.
+    public func stop() {
+        let ends: (Int32, Int32)? = lock.withLock {
+            guard !isStopped, listener >= 0 else { return nil }
+            isStopped = true
+            return wake
+        }
+        guard let ends else { return }
+        var byte: UInt8 = 1
+        _ = write(ends.1, &byte, 1)
+        loopEnded.wait()
+        close(ends.0)
+        close(ends.1)
+    }
+
+    // MARK: - The loop
+
+    /// One client connection: bytes read and not yet parsed, and what is due to be written.
+    private final class Connection {
+        let fd: Int32
+        var input: [UInt8] = []
+        /// Pieces not yet due, in order: (due uptime ns, bytes); `nil` bytes close the connection.
+        var scheduled: [(due: UInt64, bytes: Data?)] = []
+        var output = Data()
+        var closing = false
+
+        init(fd: Int32) { self.fd = fd }
+    }
+
+    private func loop(listener: Int32, wake: Int32) {
+        defer {
+            for fd in connections.keys { close(fd) }
+            connections = [:]
+            close(listener)
+            loopEnded.signal()
+        }
+        while !lock.withLock({ isStopped }) {
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            for connection in connections.values {
+                let events = Int16(POLLIN) | (connection.output.isEmpty ? 0 : Int16(POLLOUT))
+                fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+            }
+            FakeSockets.poll(&fds, until: connections.values.compactMap { $0.scheduled.first?.due }.min())
+            if fds[0].revents != 0 { acceptAll(listener) }
+            for entry in fds.dropFirst(2) where entry.revents != 0 {
+                guard let connection = connections[entry.fd] else { continue }
+                if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            for connection in Array(connections.values) { flush(connection, now: now) }
+        }
+    }
+
+    private func acceptAll(_ listener: Int32) {
+        while true {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }
+            FakeSockets.nonBlocking(fd)
+            FakeSockets.noDelay(fd)
+            connections[fd] = Connection(fd: fd)
+        }
+    }
+
+    /// Reads what is there and schedules the answer of every complete request.
+    private func read(_ connection: Connection) {
+        // The scripted delays run from when the request arrived, not from when `respond` (run
+        // for one request after another on this thread) returned.
+        let arrived = DispatchTime.now().uptimeNanoseconds
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(connection.fd, &chunk, chunk.count, 0)
+            if count > 0 {
+                connection.input.append(contentsOf: chunk[..<count])
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) { connection.closing = true }
+            break
+        }
+        while let (request, consumed) = FakeRequestParser.parse(connection.input) {
+            connection.input.removeFirst(consumed)
+            lock.withLock { received.append(request) }
+            schedule(respond(request), on: connection, arrived: arrived,
+                     close: request.headers["connection"]?.lowercased() == "close")
+        }
+        if connection.closing, connection.scheduled.isEmpty, connection.output.isEmpty { drop(connection) }
+    }
+
+    private func schedule(_ response: FakeHTTPResponse, on connection: Connection, arrived: UInt64, close: Bool) {
+        var due = max(arrived, connection.scheduled.last?.due ?? 0)
+        switch response {
+        case let .full(status, headers, body):
+            var framed = headers
+            framed["Content-Length"] = String(body.count)
+            connection.scheduled.append((due, FakeSockets.head(status, framed) + body))
+        case let .stream(status, headers, pieces), let .streamThenReset(status, headers, pieces), let .stall(status, headers, pieces):
+            var framed = headers
+            framed["Transfer-Encoding"] = "chunked"
+            connection.scheduled.append((due, FakeSockets.head(status, framed)))
+            for piece in pieces {
+                due += UInt64(max(0, piece.delayMs) * 1_000_000)
+                // An empty chunk would end the body, so an empty piece is only a delay.
+                if piece.bytes.isEmpty { continue }
+                connection.scheduled.append((due, Data(String(piece.bytes.count, radix: 16).utf8) + Data("\r\n".utf8) + piece.bytes + Data("\r\n".utf8)))
+            }
+            switch response {
+            case .stream: connection.scheduled.append((due, Data("0\r\n\r\n".utf8)))
+            case .streamThenReset: connection.scheduled.append((due, nil))
+            default: break
+            }
+        }
+        if close { connection.scheduled.append((due, nil)) }
+    }
+
+    /// Moves what is due into the output and writes as much as the socket takes.
+    private func flush(_ connection: Connection, now: UInt64) {
+        while let first = connection.scheduled.first, first.due <= now {
+            connection.scheduled.removeFirst()
+            guard let bytes = first.bytes else {
+                connection.closing = true
+                connection.scheduled = []
+                break
+            }
+            connection.output.append(bytes)
+        }
+        while !connection.output.isEmpty {
+            let sent = connection.output.withUnsafeBytes { FakeSockets.send(connection.fd, $0) }
+            if sent > 0 {
+                connection.output.removeFirst(sent)
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                return
+            } else {
+                drop(connection)
+                return
+            }
+        }
+        if connection.closing, connection.scheduled.isEmpty { drop(connection) }
+    }
+
+    private func drop(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.fd) != nil else { return }
+        close(connection.fd)
+    }
+}
+
+/// Socket calls the fake servers share.
+enum FakeSockets {
+    #if canImport(Glibc)
+    static let streamSocketType = Int32(SOCK_STREAM.rawValue)
+    #else
+    static let streamSocketType = SOCK_STREAM
+    #endif
+
+    /// A socket listening on 127.0.0.1 at a free port, and the port.
+    static func listen() throws -> (Int32, Int) {
+        let fd = socket(AF_INET, streamSocketType, 0)
+        guard fd >= 0 else { throw FakeHTTPServerError(description: "fake server: socket failed") }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        #if canImport(Glibc)
+        let listening = bound && Glibc.listen(fd, 4096) == 0
+        #else
+        let listening = bound && Darwin.listen(fd, 4096) == 0
+        #endif
+        guard listening else {
+            close(fd)
+            throw FakeHTTPServerError(description: "fake server: bind/listen on 127.0.0.1 failed")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    static func nonBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    static func noDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        #if canImport(Darwin)
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// Waits for `fds`, at most until `deadline` (uptime ns; nil waits for events only): whole
+    /// milliseconds in `poll`, the last fraction slept exactly, so a piece is never late by
+    /// poll's rounding.
+    static func poll(_ fds: inout [pollfd], until deadline: UInt64?) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard let deadline else {
+            _ = pollSockets(&fds, -1)
+            return
+        }
+        let wait = deadline > now ? deadline - now : 0
+        if wait >= 1_000_000 {
+            _ = pollSockets(&fds, Int32(min(wait / 1_000_000, 1_000)))
+            return
+        }
+        if wait > 0 {
+            var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
+            nanosleep(&pause, nil)
+        }
+        _ = pollSockets(&fds, 0)
+    }
+
+    private static func pollSockets(_ fds: inout [pollfd], _ timeout: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.poll(&fds, nfds_t(fds.count), timeout)
+        #else
+        Darwin.poll(&fds, nfds_t(fds.count), timeout)
+        #endif
+    }
+
+    /// One nonblocking `send`, never raising SIGPIPE.
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        #if canImport(Glibc)
+        Glibc.send(fd, bytes.baseAddress!, bytes.count, Int32(MSG_NOSIGNAL))
+        #else
+        Darwin.send(fd, bytes.baseAddress!, bytes.count, 0)
+        #endif
+    }
+
+    static func head(_ status: Int, _ headers: [String: String]) -> Data {
+        var text = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Status \(status)")\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+}
+
+/// Parses one HTTP/1.1 request off the front of a buffer.
+enum FakeRequestParser {
+    private static let headEnd: [UInt8] = Array("\r\n\r\n".utf8)
+
+    /// The request at the start of `buffer` and how many bytes it took; nil until it is complete.
+    static func parse(_ buffer: [UInt8]) -> (FakeHTTPRequest, Int)? {
+        guard buffer.count >= headEnd.count,
+              let end = (0...(buffer.count - headEnd.count)).first(where: { buffer[$0..<($0 + 4)].elementsEqual(headEnd) }) else {
+            return nil
+        }
+        let head = String(decoding: buffer[..<end], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        let bodyStart = end + headEnd.count
+        let bodyLength = max(0, Int(headers["content-length"] ?? "0") ?? 0)
+        guard buffer.count >= bodyStart + bodyLength else { return nil }
+        let body = Data(buffer[bodyStart..<(bodyStart + bodyLength)])
+        return (FakeHTTPRequest(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body),
+                bodyStart + bodyLength)
+    }
+}
