@@ -257,3 +257,30 @@ func suiteTargetLoads() throws {
         #expect(text.contains("greater than 0 and at most 1"), "\(text)")
     }
 }
+
+@Test("A tag's recommendation, made from the case runs that carry the tag, equals one aggregated from its results")
+func tagRecommendationFromCaseRuns() throws {
+    var results: [RequestResult] = []
+    for index in 0..<60 {
+        var result = fixtureResult(caseID: "case-\(index % 10)", backend: index % 3 == 0 ? "a" : (index % 3 == 1 ? "b" : "c"),
+                                   repeatIndex: index / 30 + 1, status: index % 7 == 0 ? .fail : (index % 11 == 0 ? .error : .pass),
+                                   errorKind: index % 11 == 0 && index % 7 != 0 ? .timeout : nil,
+                                   latencyMs: Double(80 + index * 3), ttftMs: Double(10 + index), costUSD: Double(index) / 1000)
+        result.tags = index % 10 < 4 ? ["short", "geo"] : ["long"]
+        result.planIndex = index
+        results.append(result)
+    }
+    let settings = RecommendationSettings()
+    let computed = Recommendation.compute(results, settings: settings)
+    #expect(computed.map(\.tag) == [nil, "short", "geo", "long"])
+    for recommendation in computed.dropFirst() {
+        let tag = try #require(recommendation.tag)
+        let tagged = results.filter { $0.tags.contains(tag) }
+        // The all-cases row of a run of only the tagged results, named after the tag.
+        var expected = try #require(Recommendation.compute(tagged, settings: settings).first)
+        expected.tag = tag
+        #expect(recommendation == expected, "tag \(tag)")
+        #expect(RunAggregate(caseRuns: RunAggregate(results).caseRuns.filter { $0.requests[0].tags.contains(tag) }).groups
+                == RunAggregate(tagged).groups)
+    }
+}

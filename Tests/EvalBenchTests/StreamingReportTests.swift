@@ -66,4 +66,23 @@ struct StreamingReportTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty, "no temporary file is left behind")
     }
+
+    @Test("junit.xml written in pieces is byte for byte the rendered document, with and without an interruption")
+    func streamedJUnit() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let results = Self.results()
+        var input = ReportInput(results: results, startedAt: Date(), endedAt: Date())
+        try ReportWriter.write(input, to: directory)
+        let file = directory.appendingPathComponent(RunDirectory.FileName.junit)
+        let aggregate = RunAggregate(results)
+        #expect(try String(contentsOf: file, encoding: .utf8) == JUnitXML.render(aggregate))
+        #expect(JUnitXML.render(aggregate).contains("<testcase"))
+        input.interruption = "Interrupted after 3 of 40 requests."
+        try ReportWriter.write(input, to: directory)
+        let interrupted = try String(contentsOf: file, encoding: .utf8)
+        #expect(interrupted == JUnitXML.render(aggregate, interruption: input.interruption))
+        #expect(interrupted.contains("name=\"run complete\""))
+    }
 }

@@ -38,12 +38,41 @@ package struct RunAggregate: Sendable {
             }
             accumulators[groupIndex].add(result)
         }
+        finish(groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators)
+    }
+
+    /// The aggregate of `caseRuns` (a subset of another aggregate's, such as a tag's), in the
+    /// order given, each case run's requests in turn order. The case runs are shared, not
+    /// copied: their requests are the same arrays.
+    package init(caseRuns subset: [CaseRun]) {
+        var groupIndexByKey: [SummaryGroupKey: Int] = [:]
+        var groupIndexOfCaseRun: [Int] = []
+        var accumulators: [GroupAccumulator] = []
+        for caseRun in subset {
+            let groupIndex: Int
+            if let index = groupIndexByKey[caseRun.group] {
+                groupIndex = index
+            } else {
+                groupIndex = accumulators.count
+                groupIndexByKey[caseRun.group] = groupIndex
+                accumulators.append(GroupAccumulator(group: caseRun.group))
+            }
+            groupIndexOfCaseRun.append(groupIndex)
+            for request in caseRun.requests { accumulators[groupIndex].add(request) }
+        }
+        caseRuns = subset
+        finish(groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators)
+    }
+
+    /// Counts each case run in its group, folds the repeats of each case, and finishes the groups.
+    private mutating func finish(groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator]) {
+        var accumulators = accumulators
         for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
             accumulators[groupIndex].count(caseRun.status)
         }
-        var repeatIndexByKey: [String: Int] = [:]
+        var repeatIndexByKey: [CaseGroupKey: Int] = [:]
         for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
-            let key = [caseRun.suite, caseRun.caseID, caseRun.group.label].joined(separator: "\u{1F}")
+            let key = CaseGroupKey(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group)
             let index: Int
             if let existing = repeatIndexByKey[key] {
                 index = existing
@@ -63,16 +92,24 @@ package struct RunAggregate: Sendable {
         groups = accumulators.map { $0.finished() }
     }
 
-    /// `results` by plan index, then turn; results without a plan index after, as given.
-    static func planOrder<Results: Sequence<RequestResult>>(_ results: Results) -> [RequestResult] {
-        results.enumerated()
-            .sorted { lhs, rhs in
-                let left = (lhs.element.planIndex ?? .max, lhs.element.planIndex == nil ? lhs.offset : lhs.element.turn)
-                let right = (rhs.element.planIndex ?? .max, rhs.element.planIndex == nil ? rhs.offset : rhs.element.turn)
-                return left != right ? left < right : lhs.offset < rhs.offset
-            }
-            .map(\.element)
+    /// `results` by plan index, then turn; results without a plan index after, as given. Only
+    /// the order is sorted (indices, not results), so a million results are not copied once more.
+    static func planOrder<Results: Sequence<RequestResult>>(_ results: Results) -> LazyMapSequence<[Int], RequestResult> {
+        let all = results as? [RequestResult] ?? Array(results)
+        let order = all.indices.sorted { lhs, rhs in
+            let left = (all[lhs].planIndex ?? .max, all[lhs].planIndex == nil ? lhs : all[lhs].turn)
+            let right = (all[rhs].planIndex ?? .max, all[rhs].planIndex == nil ? rhs : all[rhs].turn)
+            return left != right ? left < right : lhs < rhs
+        }
+        return order.lazy.map { all[$0] }
     }
+}
+
+/// A case within one backend × reasoning × variant: its repeats fold together.
+private struct CaseGroupKey: Hashable {
+    var suite: String
+    var caseID: String
+    var group: SummaryGroupKey
 }
 
 /// The running sums of one group while the results stream past.

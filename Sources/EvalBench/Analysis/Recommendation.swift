@@ -105,8 +105,9 @@ package enum Recommendation {
 
     /// One recommendation over all cases, then one per tag in first-seen order.
     /// `aggregate`, when given, is `RunAggregate(results)` already computed (the report
-    /// writer's), reused for the all-cases row; each tag is aggregated from a lazy filter, so
-    /// no copy of the results is made.
+    /// writer's), reused for the all-cases row; each tag's is made from the case runs of the
+    /// cases with that tag (a case's requests share its tags), which shares their requests
+    /// instead of copying them once per tag.
     package static func compute(_ results: [RequestResult], aggregate: RunAggregate? = nil,
                                settings: RecommendationSettings) -> [TagRecommendation] {
         guard !results.isEmpty else { return [] }
@@ -115,21 +116,29 @@ package enum Recommendation {
         for result in results {
             for tag in result.tags where seen.insert(tag).inserted { tags.append(tag) }
         }
-        var recommendations = [recommend(nil, results, aggregate: aggregate ?? RunAggregate(results), settings: settings)]
+        let all = aggregate ?? RunAggregate(results)
+        // Each case run's token estimate once, for every row that includes it.
+        let fits = all.caseRuns.map { CaseRunFit($0, settings: settings) }
+        var recommendations = [recommend(nil, all, fits: fits, settings: settings)]
         for tag in tags {
-            let tagged = results.lazy.filter { $0.tags.contains(tag) }
-            recommendations.append(recommend(tag, tagged, aggregate: RunAggregate(tagged), settings: settings))
+            let tagged = all.caseRuns.indices.filter { all.caseRuns[$0].requests.contains { $0.tags.contains(tag) } }
+            recommendations.append(recommend(tag, RunAggregate(caseRuns: tagged.map { all.caseRuns[$0] }),
+                                             fits: tagged.map { fits[$0] }, settings: settings))
         }
         return recommendations
     }
 
-    static func recommend<Results: Sequence<RequestResult>>(_ tag: String?, _ results: Results, aggregate: RunAggregate,
-                                                             settings: RecommendationSettings) -> TagRecommendation {
+    /// The recommendation for `aggregate`'s case runs (`fits` theirs, in the same order).
+    static func recommend(_ tag: String?, _ aggregate: RunAggregate, fits: [CaseRunFit],
+                          settings: RecommendationSettings) -> TagRecommendation {
         var suites: Set<String> = []
         var slo: ServiceLevel?
-        for result in results {
-            suites.insert(result.suite)
-            if slo == nil { slo = result.slo }
+        var distinctCases: Set<CaseKey> = []
+        for caseRun in aggregate.caseRuns {
+            // A case run's requests share its suite and its service level.
+            suites.insert(caseRun.suite)
+            if slo == nil { slo = caseRun.requests.lazy.compactMap(\.slo).first }
+            distinctCases.insert(CaseKey(suite: caseRun.suite, caseID: caseRun.caseID))
         }
         let (target, source): (Double, String) = {
             if let target = settings.target { return (target, "command line") }
@@ -152,13 +161,42 @@ package enum Recommendation {
             let x = a.latencyP50Ms ?? .infinity, y = b.latencyP50Ms ?? .infinity
             return x != y ? x < y : left < right
         }
-        let distinctCases = Set(aggregate.caseRuns.map { "\($0.suite)/\($0.caseID)" })
+        let statuses = aggregate.caseRuns.map(\.status)
         return TagRecommendation(
             tag: tag, cases: distinctCases.count, target: target, targetSource: source, slo: slo,
             candidates: candidates, recommendedIndex: ranked.first,
-            onDevice: onDeviceFit(aggregate.caseRuns, settings: settings),
-            pccRequestsPerTask: pccPlanned(aggregate.caseRuns),
-            pccMeasuredRequestsPerTask: pccMeasured(aggregate.caseRuns, placements: settings.placements))
+            onDevice: onDeviceFit(aggregate.caseRuns, fits: fits, settings: settings),
+            pccRequestsPerTask: pccPlanned(aggregate.caseRuns, statuses: statuses),
+            pccMeasuredRequestsPerTask: pccMeasured(aggregate.caseRuns, statuses: statuses, placements: settings.placements))
+    }
+
+    /// A suite and case id, without building a string of them.
+    private struct CaseKey: Hashable {
+        var suite: String
+        var caseID: String
+    }
+
+    /// One case run's largest request with its answer, estimated, and whether the on-device
+    /// model refused one of its requests for the context size.
+    struct CaseRunFit {
+        var largest: Int
+        var overflowedOnDevice: Bool
+
+        init(_ caseRun: CaseRun, settings: RecommendationSettings) {
+            var history = 0
+            largest = 0
+            overflowedOnDevice = false
+            for request in caseRun.requests where request.status != .skipped {
+                let instructions = TokenEstimate.tokens(in: request.instructions ?? "")
+                let prompt = TokenEstimate.tokens(in: request.prompt)
+                let answer = TokenEstimate.tokens(in: request.output ?? "")
+                largest = max(largest, instructions + history + prompt + answer)
+                history += prompt + answer
+                if request.errorKind == .contextOverflow, settings.placements[request.backend] == .onDevice {
+                    overflowedOnDevice = true
+                }
+            }
+        }
     }
 
     /// p95 latency and p95 TTFT within each declared target; a missing figure does not meet it.
@@ -169,28 +207,18 @@ package enum Recommendation {
     }
 
     /// Each case's largest request with its answer, estimated from the recorded text by
-    /// `TokenEstimate`'s rule: instructions, every prompt so far, the earlier answers and this answer. The largest over every case run of the case.
-    static func onDeviceFit(_ caseRuns: [CaseRun], settings: RecommendationSettings) -> OnDeviceFit {
+    /// `TokenEstimate`'s rule: instructions, every prompt so far, the earlier answers and this
+    /// answer. The largest over every case run of the case.
+    static func onDeviceFit(_ caseRuns: [CaseRun], fits: [CaseRunFit], settings: RecommendationSettings) -> OnDeviceFit {
         var largestByCase: [String: Int] = [:]
         var order: [String] = []
         var measured: [String] = []
-        for caseRun in caseRuns {
-            var history = 0
-            var largest = 0
-            for request in caseRun.requests where request.status != .skipped {
-                let instructions = TokenEstimate.tokens(in: request.instructions ?? "")
-                let prompt = TokenEstimate.tokens(in: request.prompt)
-                let answer = TokenEstimate.tokens(in: request.output ?? "")
-                largest = max(largest, instructions + history + prompt + answer)
-                history += prompt + answer
-                if request.errorKind == .contextOverflow, settings.placements[request.backend] == .onDevice,
-                   !measured.contains(caseRun.caseID) {
-                    measured.append(caseRun.caseID)
-                }
-            }
-            guard largest > 0 else { continue }
+        var measuredSet: Set<String> = []
+        for (caseRun, fit) in zip(caseRuns, fits) {
+            if fit.overflowedOnDevice, measuredSet.insert(caseRun.caseID).inserted { measured.append(caseRun.caseID) }
+            guard fit.largest > 0 else { continue }
             if largestByCase[caseRun.caseID] == nil { order.append(caseRun.caseID) }
-            largestByCase[caseRun.caseID] = max(largestByCase[caseRun.caseID] ?? 0, largest)
+            largestByCase[caseRun.caseID] = max(largestByCase[caseRun.caseID] ?? 0, fit.largest)
         }
         let largest = order.max { largestByCase[$0, default: 0] < largestByCase[$1, default: 0] }
         return OnDeviceFit(window: settings.onDeviceWindow, largestTokens: largest.flatMap { largestByCase[$0] },
@@ -200,16 +228,17 @@ package enum Recommendation {
     }
 
     /// One Private Cloud Compute request per turn: the mean turns of the case runs that ran.
-    static func pccPlanned(_ caseRuns: [CaseRun]) -> Double? {
-        let ran = caseRuns.filter { $0.status != .skipped }
+    static func pccPlanned(_ caseRuns: [CaseRun], statuses: [RequestResult.Status]) -> Double? {
+        let ran = zip(caseRuns, statuses).filter { $0.1 != .skipped }.map(\.0)
         guard !ran.isEmpty else { return nil }
         return Double(ran.map { max($0.turns, 1) }.reduce(0, +)) / Double(ran.count)
     }
 
     /// Σ attempts on Private Cloud Compute backends / their case runs that ran (an answer from
     /// evalbench's response cache made no attempt and spent nothing).
-    static func pccMeasured(_ caseRuns: [CaseRun], placements: [String: BackendPlacement]) -> Double? {
-        let ran = caseRuns.filter { placements[$0.group.backend] == .privateCloudCompute && $0.status != .skipped }
+    static func pccMeasured(_ caseRuns: [CaseRun], statuses: [RequestResult.Status],
+                            placements: [String: BackendPlacement]) -> Double? {
+        let ran = zip(caseRuns, statuses).filter { placements[$0.0.group.backend] == .privateCloudCompute && $0.1 != .skipped }.map(\.0)
         guard !ran.isEmpty else { return nil }
         let attempts = ran.flatMap(\.requests).filter { $0.status != .skipped }.map(\.attempts).reduce(0, +)
         return Double(attempts) / Double(ran.count)

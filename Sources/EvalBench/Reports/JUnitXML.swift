@@ -7,6 +7,30 @@ package enum JUnitXML {
     /// The whole document for the case runs of `aggregate`, suites in first-seen order. An
     /// `interruption` is one more testcase, in error, so CI never reads the run as complete.
     package static func render(_ aggregate: RunAggregate, interruption: String? = nil) -> String {
+        var document = ""
+        emit(aggregate, interruption: interruption) { document += $0 }
+        return document
+    }
+
+    /// Writes the same text as `render` to `file` (replacing it atomically) a mebibyte at a
+    /// time, so a run of a million case runs never holds the document whole.
+    package static func write(_ aggregate: RunAggregate, interruption: String? = nil, to file: URL) throws {
+        let sink = try ReportFileSink(file)
+        var pending = ""
+        try emit(aggregate, interruption: interruption) { text in
+            pending += text
+            if pending.utf8.count >= 1 << 20 {
+                try sink.write(pending)
+                pending = ""
+            }
+        }
+        try sink.write(pending)
+        try sink.finish()
+    }
+
+    /// The document in pieces, in order. The counts every `<testsuite>` opens with are summed
+    /// first; each testcase's XML is made when it is written.
+    private static func emit(_ aggregate: RunAggregate, interruption: String?, _ output: (String) throws -> Void) rethrows {
         var suiteOrder: [String] = []
         var cases: [String: [[CaseRun]]] = [:]
         var caseIndex: [String: Int] = [:]
@@ -20,28 +44,31 @@ package enum JUnitXML {
                 cases[caseRun.suite, default: []].append([caseRun])
             }
         }
+        caseIndex = [:]
         var totals = Counts()
-        var body = ""
+        var suiteCounts: [String: Counts] = [:]
         for suite in suiteOrder {
             var counts = Counts()
-            var testcases = ""
-            for runs in cases[suite] ?? [] {
-                let testcase = TestCase(runs)
-                counts.add(testcase)
-                testcases += testcase.xml
-            }
+            for runs in cases[suite] ?? [] { counts.add(TestCase(runs)) }
+            suiteCounts[suite] = counts
             totals.merge(counts)
-            body += "  <testsuite name=\"\(escape(suite))\" \(counts.attributes)>\n" + testcases + "  </testsuite>\n"
         }
-        if let interruption {
+        if interruption != nil {
             totals.tests += 1
             totals.errors += 1
-            body = "  <testsuite name=\"evalbench\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
-                + "    <testcase classname=\"evalbench\" name=\"run complete\" time=\"0\">\n"
-                + "      <error type=\"interrupted\" message=\"\(escape(interruption))\"/>\n    </testcase>\n  </testsuite>\n" + body
         }
-        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            + "<testsuites name=\"evalbench\" \(totals.attributes)>\n" + body + "</testsuites>\n"
+        try output("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"evalbench\" \(totals.attributes)>\n")
+        if let interruption {
+            try output("  <testsuite name=\"evalbench\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
+                + "    <testcase classname=\"evalbench\" name=\"run complete\" time=\"0\">\n"
+                + "      <error type=\"interrupted\" message=\"\(escape(interruption))\"/>\n    </testcase>\n  </testsuite>\n")
+        }
+        for suite in suiteOrder {
+            try output("  <testsuite name=\"\(escape(suite))\" \((suiteCounts[suite] ?? Counts()).attributes)>\n")
+            for runs in cases[suite] ?? [] { try output(TestCase(runs).xml) }
+            try output("  </testsuite>\n")
+        }
+        try output("</testsuites>\n")
     }
 
     /// Text safe in XML content and in double-quoted attributes: the five markup characters as

@@ -29,7 +29,7 @@ package enum ReportWriter {
         let charts = ChartSet(aggregate, results: input.results)
         try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations, charts: charts),
                   to: run.file(RunDirectory.FileName.summaryMarkdown))
-        try write(JUnitXML.render(aggregate, interruption: input.interruption), to: run.file(RunDirectory.FileName.junit))
+        try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit))
         for chart in charts.charts { try write(chart.svg, to: run.file(chart.fileName)) }
         // A chart left out this time must not survive from an earlier report of the same directory.
         for omitted in charts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
