@@ -214,7 +214,7 @@ enum FakeSockets {
     /// A socket listening on 127.0.0.1 at a free port, and the port.
     static func listen() throws -> (Int32, Int) {
         let fd = socket(AF_INET, streamSocketType, 0)
-        guard fd >= 0 else { throw FakeHTTPServerError(description: "fake server: socket failed") }
+        guard fd >= 0 else { throw failure("socket") }
         var reuse: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -233,10 +233,15 @@ enum FakeSockets {
         let listening = bound && Darwin.listen(fd, 4096) == 0
         #endif
         guard listening else {
+            let error = failure("bind/listen on 127.0.0.1")
             close(fd)
-            throw FakeHTTPServerError(description: "fake server: bind/listen on 127.0.0.1 failed")
+            throw error
         }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    private static func failure(_ step: String) -> FakeHTTPServerError {
+        FakeHTTPServerError(description: "fake server: \(step) failed: \(String(cString: strerror(errno)))")
     }
 
     static func nonBlocking(_ fd: Int32) {

@@ -94,29 +94,10 @@ public final class FakeHTTPServer: @unchecked Sendable {
 
     /// Binds 127.0.0.1 on a free port and starts accepting connections.
     public func start() throws {
-        let fd = socket(AF_INET, Self.streamSocketType, 0)
-        guard fd >= 0 else { throw Self.failure("socket") }
-        var reuse: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound, listen(fd, 1024) == 0 else {
-            let error = Self.failure("bind/listen on 127.0.0.1")
-            close(fd)
-            throw error
-        }
+        let (fd, port) = try FakeSockets.listen()
         lock.withLock {
             listener = fd
-            boundPort = Int(UInt16(bigEndian: address.sin_port))
+            boundPort = port
         }
         Thread { [self] in acceptLoop(fd) }.start()
     }
@@ -293,15 +274,6 @@ public final class FakeHTTPServer: @unchecked Sendable {
         }
     }
 
-    private static func failure(_ step: String) -> FakeHTTPServerError {
-        FakeHTTPServerError(description: "FakeHTTPServer: \(step) failed: \(String(cString: strerror(errno)))")
-    }
-
-    #if canImport(Glibc)
-    private static let streamSocketType = Int32(SOCK_STREAM.rawValue)
-    #else
-    private static let streamSocketType = SOCK_STREAM
-    #endif
 }
 
 /// Reads HTTP/1.1 requests off one connection, keeping bytes that arrive early for the next.
@@ -314,39 +286,27 @@ private struct RequestReader {
 
     /// The next request, or nil when the connection closed or sent something unparseable.
     mutating func next() -> FakeHTTPRequest? {
-        var searchFrom = 0
-        var headLength: Int?
-        while headLength == nil {
-            if let end = Self.find(Self.headEnd, in: buffer, from: searchFrom) {
-                headLength = end + Self.headEnd.count
-            } else {
-                searchFrom = max(0, buffer.count - Self.headEnd.count + 1)
-                guard receive() else { return nil }
+        var continued = false
+        while true {
+            if let (request, consumed) = FakeRequestParser.parse(buffer) {
+                buffer.removeFirst(consumed)
+                return request
             }
-        }
-        guard let headLength else { return nil }
-        let head = String(decoding: buffer[..<(headLength - Self.headEnd.count)], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ")
-        guard requestLine.count >= 2 else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-        }
-        let bodyLength = Int(headers["content-length"] ?? "0") ?? 0
-        if headers["expect"]?.lowercased() == "100-continue", buffer.count < headLength + bodyLength {
-            _ = send(fd, Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-        }
-        while buffer.count < headLength + bodyLength {
+            if let end = Self.find(Self.headEnd, in: buffer, from: 0) {
+                let lines = String(decoding: buffer[..<end], as: UTF8.self).lowercased().components(separatedBy: "\r\n")
+                // Something that is not a request line: nothing more can be read off this connection.
+                guard (lines.first?.split(separator: " ").count ?? 0) >= 2 else { return nil }
+                // A client that waits for 100 Continue before its body gets it once its head is in.
+                let expects = lines.dropFirst().contains { line in
+                    line.hasPrefix("expect:") && line.dropFirst(7).trimmingCharacters(in: .whitespaces) == "100-continue"
+                }
+                if expects, !continued {
+                    continued = true
+                    _ = send(fd, Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                }
+            }
             guard receive() else { return nil }
         }
-        let body = Data(buffer[headLength..<(headLength + bodyLength)])
-        buffer.removeFirst(headLength + bodyLength)
-        return FakeHTTPRequest(method: String(requestLine[0]), path: String(requestLine[1]),
-                               headers: headers, body: body)
     }
 
     private mutating func receive() -> Bool {

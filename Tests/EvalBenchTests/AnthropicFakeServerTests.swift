@@ -150,7 +150,9 @@ extension LoopbackNetworkTests {
             let ttft = try #require(timing.ttftMs)
             let ttfa = try #require(timing.ttfaMs)
             #expect(ttft >= 20)
-            #expect(ttfa - ttft >= 75, "the answer came 80 ms after the thinking")
+            // Lower bounds only: a server late with the thinking under load shortens the gap, never the sum.
+            #expect(ttfa >= 100, "the answer was scripted 100 ms after the headers")
+            #expect(ttfa > ttft, "the thinking came first")
         }
 
         // MARK: The request the server received
