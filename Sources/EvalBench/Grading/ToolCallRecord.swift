@@ -44,8 +44,26 @@ public struct ToolCallRecord: Sendable, Codable, Equatable {
 
     /// `get_weather({"city":"Paris"})`, for explanations.
     public var summary: String {
-        let text = arguments.map { JSONWriter.string($0.foundationObject) } ?? (argumentsText ?? "")
+        let text = writtenArguments
         return "\(name)(\(text.count > 80 ? String(text.prefix(80)) + "…" : text))"
+    }
+
+    /// The record of `call`, made in `round` and answered with `answer` (nil: not answered).
+    package init(_ call: ToolCall, round: Int, answer: ToolAnswering.Answer?) {
+        let arguments = call.arguments
+        self.init(round: round, id: call.id, name: call.name, arguments: arguments,
+                  argumentsText: arguments == nil ? call.argumentsText : nil, result: answer?.output.content,
+                  isError: answer?.output.isError ?? false, matched: answer?.matched ?? false)
+    }
+
+    /// The arguments as JSON text, or as the model wrote them when they did not parse.
+    package var writtenArguments: String {
+        arguments.map { JSONWriter.string($0.foundationObject) } ?? argumentsText ?? ""
+    }
+
+    /// The call again, as a backend would return it, to be answered anew.
+    package var call: ToolCall {
+        ToolCall(id: id, name: name, argumentsText: writtenArguments)
     }
 }
 

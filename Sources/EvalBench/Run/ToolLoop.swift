@@ -55,7 +55,7 @@ struct ToolLoop {
         for call in last.toolCalls {
             let answer = ToolAnswering.answer(call, tools: tools)
             outputs.append(answer.output)
-            calls.append(Self.record(call, round: round, output: answer.output, matched: answer.matched))
+            calls.append(ToolCallRecord(call, round: round, answer: answer))
         }
         let words = outputs.map { "\($0.name) → \($0.content)" }.joined(separator: "\n")
         return [ChatMessage(role: .assistant, content: last.text, toolCalls: last.toolCalls),
@@ -66,14 +66,7 @@ struct ToolLoop {
     mutating func recordUnansweredCalls() {
         guard let last = responses.last?.response, !last.toolCalls.isEmpty else { return }
         let round = callRounds
-        calls += last.toolCalls.map { Self.record($0, round: round, output: nil, matched: false) }
-    }
-
-    private static func record(_ call: ToolCall, round: Int, output: ToolOutput?, matched: Bool) -> ToolCallRecord {
-        let arguments = call.arguments
-        return ToolCallRecord(round: round, id: call.id, name: call.name, arguments: arguments,
-                              argumentsText: arguments == nil ? call.argumentsText : nil,
-                              result: output?.content, isError: output?.isError ?? false, matched: matched)
+        calls += last.toolCalls.map { ToolCallRecord($0, round: round, answer: nil) }
     }
 
     /// Each round's own figures.

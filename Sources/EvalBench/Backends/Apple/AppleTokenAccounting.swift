@@ -38,8 +38,8 @@ enum AppleTokenAccounting {
             return Usage(inputTokens: usage.inputTokens, cachedInputTokens: usage.cachedInputTokens,
                          outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens, source: .reported)
         }
-        let written = calls.map(Self.argumentsText)
-        let read = calls.flatMap { [Self.argumentsText($0), $0.result].compactMap { $0 } }
+        let written = calls.map(\.writtenArguments)
+        let read = calls.flatMap { [$0.writtenArguments, $0.result].compactMap { $0 } }
         if let input = await counted(inputParts(request, schema: schema, tools: tools) + read.map { .prompt($0) }, counter: counter),
            let outputTokens = await counted([.prompt(output)] + written.map { .prompt($0) }, counter: counter) {
             // A counter sees text, not the KV cache: cached tokens stay unknown, not 0.
@@ -51,11 +51,6 @@ enum AppleTokenAccounting {
         input += read.reduce(0) { $0 + TokenEstimate.tokens(in: $1) }
         let outputTokens = ([output] + written).reduce(0) { $0 + TokenEstimate.tokens(in: $1) }
         return Usage(inputTokens: input, outputTokens: outputTokens, source: .estimated)
-    }
-
-    /// A call's arguments as the model wrote them.
-    private static func argumentsText(_ call: ToolCallRecord) -> String {
-        call.argumentsText ?? call.arguments?.jsonText ?? ""
     }
 
     /// Everything the request puts before the model: instructions, the session's tools, every

@@ -133,19 +133,13 @@ package final class AppleToolAnswerer: @unchecked Sendable {
             return (rounds, log.count, false)
         }
         let call = ToolCall(id: "apple-\(round)-\(index + 1)", name: name, argumentsText: argumentsJSON)
-        let arguments = call.arguments
-        func record(_ answer: ToolAnswering.Answer?) -> ToolCallRecord {
-            ToolCallRecord(round: round, id: call.id, name: name, arguments: arguments,
-                           argumentsText: arguments == nil ? argumentsJSON : nil, result: answer?.output.content,
-                           isError: answer?.output.isError ?? false, matched: answer?.matched ?? false)
-        }
         if refused {
-            lock.withLock { log.append(record(nil)) }
+            lock.withLock { log.append(ToolCallRecord(call, round: round, answer: nil)) }
             throw AppleToolRoundsExceeded(maxRounds: limit, name: name)
         }
         let answer = ToolAnswering.answer(call, tools: lock.withLock { tools })
         lock.withLock {
-            log.append(record(answer))
+            log.append(ToolCallRecord(call, round: round, answer: answer))
             inFlight -= 1
         }
         return answer.output.content

@@ -133,26 +133,15 @@ package struct ReplayBackend: Backend {
             if figures.answeredByBackend == true {
                 // Recorded from a backend that ran the rounds inside one request: replayed as
                 // such, each call answered again from the current suite's canned results.
-                response.handledToolCalls = (recorded.toolCalls ?? []).map { call in
-                    var again = call
-                    let answer = ToolAnswering.answer(ToolCall(id: call.id, name: call.name, argumentsText: Self.argumentsText(call)),
-                                                      tools: cannedTools)
-                    again.result = call.result == nil ? nil : answer.output.content
-                    again.isError = call.result == nil ? false : answer.output.isError
-                    again.matched = call.result == nil ? false : answer.matched
-                    return again
+                response.handledToolCalls = (recorded.toolCalls ?? []).map { record in
+                    // A call the limit refused was not answered then and is not now.
+                    let answer = record.result == nil ? nil : ToolAnswering.answer(record.call, tools: cannedTools)
+                    return ToolCallRecord(record.call, round: record.round, answer: answer)
                 }
                 return
             }
             response.text = ""
-            response.toolCalls = (recorded.toolCalls ?? []).filter { $0.round == index + 1 }.map { call in
-                ToolCall(id: call.id, name: call.name, argumentsText: Self.argumentsText(call))
-            }
-        }
-
-        /// A recorded call's arguments as the model wrote them.
-        private static func argumentsText(_ call: ToolCallRecord) -> String {
-            call.arguments.map { JSONWriter.string($0.foundationObject) } ?? call.argumentsText ?? ""
+            response.toolCalls = (recorded.toolCalls ?? []).filter { $0.round == index + 1 }.map(\.call)
         }
     }
 }
