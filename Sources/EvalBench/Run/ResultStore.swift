@@ -78,6 +78,7 @@ package actor ResultStore {
         defer { try? handle.close() }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
+        let fast = ResultLineDecoder()
         var pending = Data()
         var lineNumber = 0
         func decode(_ line: Data, last: Bool) throws {
@@ -85,7 +86,8 @@ package actor ResultStore {
             guard !line.isEmpty else { return }
             let result: RequestResult
             do {
-                result = try decoder.decode(RequestResult.self, from: line)
+                // The fast decoder reads what it knows; JSONDecoder decides the rest and says what is wrong.
+                result = try fast.decode(line) ?? decoder.decode(RequestResult.self, from: line)
             } catch {
                 let torn = last ? "a torn last line" : "not a result line"
                 skipped(Diagnostic(file: url.path, location: SourceLocation(line: lineNumber, column: 1),
@@ -99,7 +101,7 @@ package actor ResultStore {
             pending.append(chunk)
             var start = pending.startIndex
             while let newline = pending[start...].firstIndex(of: 0x0A) {
-                try decode(Data(pending[start..<newline]), last: false)
+                try decode(pending[start..<newline], last: false)
                 start = newline + 1
             }
             pending = Data(pending[start...])
