@@ -111,6 +111,13 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "report-child" 
     try reportChild(URL(fileURLWithPath: CommandLine.arguments[2]))
     exit(0)
 }
+// `write-synthetic N DIR`: only writes DIR/results.jsonl, to profile `report-child` on its own.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "write-synthetic", let count = Int(CommandLine.arguments[2]) {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[3])
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try writeSyntheticResults(count: count, to: directory.appendingPathComponent(RunDirectory.FileName.results))
+    exit(0)
+}
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "run-child", let count = Int(CommandLine.arguments[2]) {
     try await runChild(count: count)
     exit(0)
