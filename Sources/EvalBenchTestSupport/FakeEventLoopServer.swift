@@ -153,6 +153,8 @@ public final class FakeEventLoopServer: @unchecked Sendable {
             var framed = headers
             framed["Content-Length"] = String(body.count)
             connection.scheduled.append((due, FakeSockets.head(status, framed) + body))
+        case .closeWithoutAnswer:
+            connection.scheduled.append((due, nil))
         case let .stream(status, headers, pieces), let .streamThenReset(status, headers, pieces), let .stall(status, headers, pieces):
             var framed = headers
             framed["Transfer-Encoding"] = "chunked"

@@ -49,6 +49,9 @@ public enum FakeHTTPResponse: Sendable {
     /// Like `stream`, but after the last piece nothing more is sent until the client leaves
     /// or the server stops; with no pieces, only the headers are sent.
     case stall(status: Int = 200, headers: [String: String] = [:], pieces: [Piece] = [])
+    /// The request is read and the connection closed without a byte: what a client sees when
+    /// a server closes an idle keep-alive connection just as a request is sent on it.
+    case closeWithoutAnswer
 }
 
 /// Why the fake server could not start.
@@ -71,6 +74,7 @@ public final class FakeHTTPServer: @unchecked Sendable {
     private var boundPort = 0
     private var isStopped = false
     private var connections: Set<Int32> = []
+    private var accepted = 0
     private var received: [FakeHTTPRequest] = []
     private let acceptLoopEnded = DispatchSemaphore(value: 0)
 
@@ -91,6 +95,9 @@ public final class FakeHTTPServer: @unchecked Sendable {
 
     /// Client connections currently open.
     public var openConnectionCount: Int { lock.withLock { connections.count } }
+
+    /// Client connections accepted since `start()`.
+    public var acceptedConnectionCount: Int { lock.withLock { accepted } }
 
     /// Binds 127.0.0.1 on a free port and starts accepting connections.
     public func start() throws {
@@ -129,12 +136,13 @@ public final class FakeHTTPServer: @unchecked Sendable {
             guard count > 0 else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
-            let accepted: Bool = lock.withLock {
+            let admitted: Bool = lock.withLock {
                 guard !isStopped else { return false }
                 connections.insert(connection)
+                accepted += 1
                 return true
             }
-            guard accepted else {
+            guard admitted else {
                 close(connection)
                 return
             }
@@ -169,6 +177,8 @@ public final class FakeHTTPServer: @unchecked Sendable {
                 return
             case let .stall(status, headers, pieces):
                 if sendChunked(fd, status, headers, pieces) { waitUntilClosed(fd) }
+                return
+            case .closeWithoutAnswer:
                 return
             }
             if !keepOpen || request.headers["connection"]?.lowercased() == "close" { return }

@@ -67,6 +67,25 @@ struct HTTPResponseParserTests {
         #expect(try !parse("HTTP/1.1 200 O", in: 100).complete)
     }
 
+    @Test("a connection is reusable after a framed, complete response that does not close it, and only then")
+    func reusable() throws {
+        func reusable(_ text: String, method: String = "POST") throws -> Bool {
+            var parser = HTTPResponseParser(method: method)
+            _ = try parser.feed(Array(text.utf8))
+            return parser.leavesConnectionReusable
+        }
+        #expect(try reusable("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+        #expect(try reusable(Self.chunked))
+        #expect(try reusable("HTTP/1.1 204 No Content\r\n\r\n"))
+        #expect(try reusable("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok"))
+        #expect(try !reusable("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nok"), "not complete yet")
+        #expect(try !reusable("HTTP/1.1 200 OK\r\n\r\nall of it"), "framed by the close")
+        #expect(try !reusable("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"))
+        #expect(try !reusable("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"), "HTTP/1.0 closes by default")
+        #expect(try !reusable("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA"), "bytes nobody asked for")
+        #expect(try !reusable(Self.chunked + "HTTP/1.1"), "bytes after the chunked body")
+    }
+
     @Test("malformed responses are errors that say what was wrong")
     func malformed() {
         #expect(throws: HTTPResponseParser.Malformed(reason: "a status line that is not HTTP/1.x")) {
@@ -87,7 +106,7 @@ struct HTTPResponseParserTests {
 extension LoopbackNetworkTests {
     @Suite("Socket transport on the wire")
     struct SocketTransportWireTests {
-        @Test("the request carries Host, Content-Length, Connection: close, the query and the caller's headers; framing headers are the client's")
+        @Test("the request carries Host, Content-Length, no Connection header (HTTP/1.1 keeps it alive), the query and the caller's headers; framing headers are the client's")
         func requestHead() async throws {
             let server = FakeHTTPServer { _ in .full(status: 200, body: Data("ok".utf8)) }
             try server.start()
@@ -104,7 +123,7 @@ extension LoopbackNetworkTests {
             #expect(received.path == "/v1/chat%20x?alt=sse&key=k")
             #expect(received.headers["host"] == "127.0.0.1:\(server.port)")
             #expect(received.headers["content-length"] == "2")
-            #expect(received.headers["connection"] == "close")
+            #expect(received.headers["connection"] == nil)
             #expect(received.headers["x-api-key"] == "secret")
             #expect(received.body == Data("{}".utf8))
         }
@@ -122,6 +141,82 @@ extension LoopbackNetworkTests {
             }
             #expect(body.count == expected.utf8.count)
             #expect(String(decoding: body, as: UTF8.self) == expected)
+        }
+    }
+}
+
+private extension Result {
+    var failure: Failure? {
+        if case let .failure(failure) = self { return failure }
+        return nil
+    }
+}
+
+/// Counts calls from the fake server's threads.
+private final class CallCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    /// The number of this call, from 1.
+    func next() -> Int { lock.withLock { count += 1; return count } }
+}
+
+/// The body of a drained exchange, or its failure.
+private func fetch(_ url: URL, headers: [String: String] = [:]) async -> Result<String, BackendFailure> {
+    var body = Data()
+    do {
+        for try await event in SocketStreamTransport().stream(HTTPStreamRequest(url: url, method: "GET", headers: headers, timeoutSeconds: 10)) {
+            if case let .bytes(bytes, _) = event { body += bytes }
+        }
+    } catch {
+        return .failure(error as? BackendFailure ?? BackendFailure(kind: .network, message: "\(error)"))
+    }
+    return .success(String(decoding: body, as: UTF8.self))
+}
+
+extension LoopbackNetworkTests {
+    @Suite("Socket transport connection reuse")
+    struct SocketConnectionReuseTests {
+        @Test("requests one after another share one kept-alive connection; a response that says Connection: close, or a request that asks for it, is not reused")
+        func sequentialShareOne() async throws {
+            let server = FakeHTTPServer { request in
+                request.path == "/bye" ? .full(status: 200, headers: ["Connection": "close"], body: Data("bye".utf8))
+                    : .full(status: 200, body: Data("ok".utf8))
+            }
+            try server.start()
+            defer { server.stop() }
+            for _ in 0..<3 { #expect(try await fetch(server.baseURL).get() == "ok") }
+            #expect(server.requests.count == 3)
+            #expect(server.acceptedConnectionCount == 1)
+            #expect(try await fetch(server.baseURL.appendingPathComponent("bye")).get() == "bye")
+            #expect(try await fetch(server.baseURL).get() == "ok")
+            #expect(server.acceptedConnectionCount == 2, "the connection that answered Connection: close was not used again")
+            #expect(try await fetch(server.baseURL, headers: ["Connection": "close"]).get() == "ok")
+            #expect(try await fetch(server.baseURL).get() == "ok")
+            #expect(server.acceptedConnectionCount == 3, "the request that asked for Connection: close did not leave its connection to the next")
+        }
+
+        @Test("a kept-alive connection the server closes as a request arrives: the request goes once more on a new connection and succeeds")
+        func staleConnectionRetried() async throws {
+            let calls = CallCounter()
+            let server = FakeHTTPServer { _ in calls.next() == 2 ? .closeWithoutAnswer : .full(status: 200, body: Data("ok".utf8)) }
+            try server.start()
+            defer { server.stop() }
+            #expect(try await fetch(server.baseURL).get() == "ok")
+            #expect(try await fetch(server.baseURL).get() == "ok")
+            #expect(server.requests.count == 3, "the second request was sent twice: on the reused connection, then on a new one")
+            #expect(server.acceptedConnectionCount == 2)
+        }
+
+        @Test("a new connection closed without an answer fails as lost, and the request is not sent again")
+        func freshConnectionNotRetried() async throws {
+            let server = FakeHTTPServer { _ in .closeWithoutAnswer }
+            try server.start()
+            defer { server.stop() }
+            let failure = try #require(await fetch(server.baseURL).failure)
+            #expect(failure.kind == .network)
+            #expect(failure.message.contains("the connection was lost before any response"))
+            #expect(server.requests.count == 1)
         }
     }
 }

@@ -20,11 +20,11 @@ struct SecretRedactor: Sendable {
         for (name, value) in request.headers
         where LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value)
             || (!plain.contains(name.lowercased()) && value.count >= 8) {
-            let value = value.trimmingCharacters(in: .whitespaces)
+            let value = value.trimmingWhitespace()
             guard !value.isEmpty else { continue }
             secrets.insert(value)
             if let space = value.firstIndex(of: " ") {
-                let token = value[value.index(after: space)...].trimmingCharacters(in: .whitespaces)
+                let token = value[value.index(after: space)...].trimmingWhitespace()
                 if !token.isEmpty { secrets.insert(token) }
             }
         }
@@ -35,6 +35,8 @@ struct SecretRedactor: Sendable {
     /// than a few characters (`?key=…`), percent-encoded and not.
     private static func secrets(in url: URL) -> Set<String> {
         var found: Set<String> = []
+        // Most URLs carry none; parsing their components was a few percent of a request's CPU.
+        guard url.user != nil || url.password != nil || url.query != nil else { return found }
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         for part in [components?.user, components?.password, components?.percentEncodedUser, components?.percentEncodedPassword] {
             if let part, !part.isEmpty { found.insert(part) }

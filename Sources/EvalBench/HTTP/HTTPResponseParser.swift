@@ -1,0 +1,228 @@
+import Foundation
+
+/// An HTTP/1.1 response read incrementally: the head (1xx heads skipped), then the body by
+/// `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection. Once it is
+/// complete, `leavesConnectionReusable` says whether the connection may carry another request.
+struct HTTPResponseParser {
+    struct Head: Equatable {
+        var status: Int
+        /// Lowercased names; repeated fields joined with ", ".
+        var headers: [String: String]
+        /// HTTP/1.0 (which closes the connection unless it says keep-alive).
+        var isHTTP10 = false
+    }
+
+    /// What one `feed` produced: the head if it completed now, decoded body bytes, and
+    /// whether the response is complete.
+    struct Output {
+        var head: Head?
+        var body = Data()
+        var complete = false
+    }
+
+    struct Malformed: Error, Equatable {
+        var reason: String
+    }
+
+    private enum Framing {
+        case chunked, length(Int), untilClose, none
+    }
+
+    private enum ChunkState {
+        case size, data(remaining: Int), dataEnd, trailer
+    }
+
+    /// Longest head accepted.
+    static let headLimit = 64 * 1024
+
+    private let method: String
+    private var pending: [UInt8] = []
+    private var head: Head?
+    private var framing: Framing = .none
+    private var chunk: ChunkState = .size
+    private var remainingLength = 0
+    private var done = false
+    /// Bytes arrived past the end of the response: nothing this client sent asked for them.
+    private var extraBytes = false
+
+    /// The response is complete, its end was framed (not the close of the connection), nothing
+    /// followed it, and neither its version nor its `Connection` header closes the connection.
+    var leavesConnectionReusable: Bool {
+        guard done, !extraBytes, pending.isEmpty, let head else { return false }
+        if case .untilClose = framing { return false }
+        let connection = head.headers["connection"]?.lowercased() ?? ""
+        if connection.contains("close") { return false }
+        return !head.isHTTP10 || connection.contains("keep-alive")
+    }
+
+    init(method: String = "GET") {
+        self.method = method.uppercased()
+    }
+
+    mutating func feed(_ bytes: some Collection<UInt8>) throws -> Output {
+        var output = Output()
+        guard !done else {
+            output.complete = true
+            return output
+        }
+        if head == nil {
+            pending.append(contentsOf: bytes)
+            while head == nil {
+                guard let end = Self.headEnd(in: pending) else {
+                    if pending.count > Self.headLimit { throw Malformed(reason: "a response head over 64 KiB") }
+                    return output
+                }
+                let parsed = try Self.parseHead(pending[0..<end])
+                pending.removeFirst(end + 4)
+                // 100 Continue and other interim responses precede the real one.
+                if (100..<200).contains(parsed.status) && parsed.status != 101 { continue }
+                head = parsed
+                output.head = parsed
+                framing = try Self.framing(parsed, method: method)
+                if case let .length(length) = framing { remainingLength = length }
+            }
+            let rest = pending
+            pending = []
+            try decode(rest, into: &output)
+        } else {
+            try decode(bytes, into: &output)
+        }
+        output.complete = done
+        return output
+    }
+
+    /// The connection ended: complete if the framing allows it, else malformed... or lost.
+    mutating func finish() throws -> Output {
+        var output = Output()
+        if done {
+            output.complete = true
+            return output
+        }
+        if head != nil, case .untilClose = framing {
+            done = true
+            output.complete = true
+        }
+        return output
+    }
+
+    private mutating func decode(_ bytes: some Collection<UInt8>, into output: inout Output) throws {
+        switch framing {
+        case .none:
+            done = true
+            if !bytes.isEmpty { extraBytes = true }
+        case .untilClose:
+            output.body.append(contentsOf: bytes)
+        case .length:
+            let take = min(remainingLength, bytes.count)
+            output.body.append(contentsOf: bytes.prefix(take))
+            remainingLength -= take
+            if remainingLength == 0 { done = true }
+            if take < bytes.count { extraBytes = true }
+        case .chunked:
+            try decodeChunked(bytes, into: &output)
+        }
+    }
+
+    private mutating func decodeChunked(_ bytes: some Collection<UInt8>, into output: inout Output) throws {
+        pending.append(contentsOf: bytes)
+        var index = 0
+        defer {
+            pending.removeFirst(index)
+            if done && !pending.isEmpty { extraBytes = true }
+        }
+        while index < pending.count && !done {
+            switch chunk {
+            case .size:
+                guard let lineEnd = Self.lineEnd(in: pending, from: index) else {
+                    if pending.count - index > 1024 { throw Malformed(reason: "a chunk size line over 1 KiB") }
+                    return
+                }
+                let line = String(decoding: pending[index..<lineEnd], as: UTF8.self)
+                let digits = line.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
+                guard !digits.isEmpty, let size = Int(digits, radix: 16), size >= 0 else {
+                    throw Malformed(reason: "a chunk size that is not hexadecimal")
+                }
+                index = lineEnd + 2
+                chunk = size == 0 ? .trailer : .data(remaining: size)
+            case let .data(remaining):
+                let take = min(remaining, pending.count - index)
+                output.body.append(contentsOf: pending[index..<index + take])
+                index += take
+                chunk = remaining - take == 0 ? .dataEnd : .data(remaining: remaining - take)
+            case .dataEnd:
+                guard pending.count - index >= 2 else { return }
+                guard pending[index] == 13 && pending[index + 1] == 10 else {
+                    throw Malformed(reason: "a chunk not followed by CRLF")
+                }
+                index += 2
+                chunk = .size
+            case .trailer:
+                guard let lineEnd = Self.lineEnd(in: pending, from: index) else { return }
+                // An empty line ends the trailer, and the body.
+                if lineEnd == index { done = true }
+                index = lineEnd + 2
+            }
+        }
+    }
+
+    private static func framing(_ head: Head, method: String) throws -> Framing {
+        if method == "HEAD" || head.status == 204 || head.status == 304 { return .none }
+        if let encoding = head.headers["transfer-encoding"]?.lowercased(), encoding.contains("chunked") { return .chunked }
+        if let text = head.headers["content-length"] {
+            guard let length = Int(text.split(separator: ",").first.map { $0.trimmingWhitespace() } ?? ""),
+                  length >= 0 else {
+                throw Malformed(reason: "a Content-Length that is not a number")
+            }
+            return length == 0 ? .none : .length(length)
+        }
+        return .untilClose
+    }
+
+    private static func parseHead(_ bytes: ArraySlice<UInt8>) throws -> Head {
+        // Line by line over the bytes: the status line, then `name: value` fields.
+        var lines: [String] = []
+        var lineStart = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == 13, index + 1 < bytes.endIndex, bytes[index + 1] == 10 {
+                lines.append(String(decoding: bytes[lineStart..<index], as: UTF8.self))
+                index += 2
+                lineStart = index
+            } else {
+                index += 1
+            }
+        }
+        lines.append(String(decoding: bytes[lineStart..<bytes.endIndex], as: UTF8.self))
+        let parts = lines[0].split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]), (100...999).contains(status) else {
+            throw Malformed(reason: "a status line that is not HTTP/1.x")
+        }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { throw Malformed(reason: "a header line without a colon") }
+            let name = line[..<colon].trimmingWhitespace().lowercased()
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        return Head(status: status, headers: headers, isHTTP10: parts[0] == "HTTP/1.0")
+    }
+
+    /// The index of the blank line's CRLFCRLF, or nil.
+    private static func headEnd(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    private static func lineEnd(in bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == 13 && bytes[index + 1] == 10 { return index }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,384 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The socket I/O of every ``SocketStreamTransport`` exchange, on one thread: a `poll` loop
+/// over the connections in flight, the idle connections kept for reuse, and a pipe that other
+/// threads write to when they hand it an exchange or cancel one.
+///
+/// One thread rather than one per request: at concurrency 256 on 2 cores, 256 threads starting
+/// and waking at once delayed the requests they carried by tens of milliseconds. The loop only
+/// moves bytes and reads the HTTP framing; the SSE, JSON and grading run in the callers' tasks.
+final class SocketEventLoop: @unchecked Sendable {
+    // @unchecked: `submitted`, `cancelled`, the wake pipe and `started` are touched only under
+    // `lock`, and the rest only by the loop thread.
+    static let shared = SocketEventLoop()
+
+    /// Idle connections kept, to all servers together; the oldest goes first.
+    static let idleLimit = 256
+    /// An idle connection is closed after this long: below the 5 s keep-alive timeout of
+    /// cpp-httplib (llama-server), so that evalbench, not the server, closes it.
+    static let idleNanos: UInt64 = 4_000_000_000
+
+    private let lock = NSLock()
+    private var submitted: [SocketExchange] = []
+    private var cancelled: [SocketExchange] = []
+    private var wakeRead: Int32 = -1
+    private var wakeWrite: Int32 = -1
+    private var started = false
+
+    private var active: [SocketExchange] = []
+    private var idle: [IdleConnection] = []
+    /// Where every `recv` lands; the parser copies out what it keeps.
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    private struct IdleConnection {
+        var fd: Int32
+        var key: String
+        var since: UInt64
+    }
+
+    /// Hands `exchange` to the loop, starting the loop's thread the first time.
+    func submit(_ exchange: SocketExchange) {
+        let wake: Int32? = lock.withLock {
+            guard startIfNeeded() else { return nil }
+            submitted.append(exchange)
+            return wakeWrite
+        }
+        guard let wake else {
+            return exchange.finish(.failed(.network, "could not start the socket client (no pipe: too many open files?)"))
+        }
+        signal(wake)
+    }
+
+    /// The consumer of `exchange` went away: the loop closes its connection and ends it quietly.
+    func cancel(_ exchange: SocketExchange) {
+        let wake = lock.withLock { () -> Int32 in
+            cancelled.append(exchange)
+            return wakeWrite
+        }
+        if wake >= 0 { signal(wake) }
+    }
+
+    /// An idle connection to `key` (`host:port`), the most recently used first.
+    func takeIdle(_ key: String) -> Int32? {
+        guard let index = idle.lastIndex(where: { $0.key == key }) else { return nil }
+        return idle.remove(at: index).fd
+    }
+
+    /// Keeps `fd`, whose last response ended cleanly, for the next request to `key`.
+    func keepIdle(_ fd: Int32, key: String) {
+        if idle.count >= Self.idleLimit { close(idle.removeFirst().fd) }
+        idle.append(IdleConnection(fd: fd, key: key, since: DispatchTime.now().uptimeNanoseconds))
+    }
+
+    /// Under `lock`: makes the wake pipe and starts the thread once.
+    private func startIfNeeded() -> Bool {
+        if started { return true }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return false }
+        for fd in ends { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+        started = true
+        let thread = Thread { [self] in run() }
+        thread.name = "evalbench-sockets"
+        thread.stackSize = 1 << 20
+        thread.start()
+        return true
+    }
+
+    private func signal(_ fd: Int32) {
+        var byte: UInt8 = 1
+        // A full pipe wakes the loop already.
+        _ = write(fd, &byte, 1)
+    }
+
+    private func drainWake() {
+        var bytes = [UInt8](repeating: 0, count: 256)
+        while read(wakeRead, &bytes, bytes.count) > 0 {}
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        var fds: [pollfd] = []
+        while true {
+            admit()
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+            for exchange in active { fds.append(pollfd(fd: exchange.fd, events: exchange.events, revents: 0)) }
+            for connection in idle { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
+            let count = poll(&fds, nfds_t(fds.count), timeoutMs(now: DispatchTime.now().uptimeNanoseconds))
+            if count < 0 && errno != EINTR && errno != EAGAIN {
+                // Not expected with valid descriptors; wait a little rather than spin.
+                usleep(1_000)
+            }
+            if fds[0].revents != 0 { drainWake() }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let idleBase = 1 + active.count
+            // A readable idle connection was closed by its server (or sent what nobody asked for).
+            var kept: [IdleConnection] = []
+            for (offset, connection) in idle.enumerated() {
+                if count > 0 && fds[idleBase + offset].revents != 0 || now - min(now, connection.since) >= Self.idleNanos {
+                    close(connection.fd)
+                } else {
+                    kept.append(connection)
+                }
+            }
+            idle = kept
+            for (offset, exchange) in active.enumerated() {
+                if count > 0 && fds[1 + offset].revents != 0 { exchange.step(on: self) }
+                if !exchange.isFinished && DispatchTime.now().uptimeNanoseconds >= exchange.deadline { exchange.finish(.timedOut) }
+            }
+            active.removeAll { $0.isFinished }
+        }
+    }
+
+    /// Takes what other threads handed over: new exchanges start, cancelled ones end.
+    private func admit() {
+        let (new, gone) = lock.withLock { () -> ([SocketExchange], [SocketExchange]) in
+            defer {
+                submitted.removeAll()
+                cancelled.removeAll()
+            }
+            return (submitted, cancelled)
+        }
+        for exchange in new {
+            exchange.start(on: self)
+            if !exchange.isFinished { active.append(exchange) }
+        }
+        for exchange in gone { exchange.abandon() }
+        if !gone.isEmpty { active.removeAll { $0.isFinished } }
+    }
+
+    /// Until the soonest deadline or idle expiry, in whole milliseconds rounded up; -1 (no
+    /// limit) when nothing is waiting.
+    private func timeoutMs(now: UInt64) -> Int32 {
+        var soonest = UInt64.max
+        for exchange in active { soonest = min(soonest, exchange.deadline) }
+        if let oldest = idle.first { soonest = min(soonest, oldest.since &+ Self.idleNanos) }
+        if soonest == .max { return -1 }
+        if soonest <= now { return 0 }
+        return Int32(min((soonest - now + 999_999) / 1_000_000, 60_000))
+    }
+}
+
+/// One request and its response, driven by the loop thread: connect (or take an idle
+/// connection), send, receive, then keep the connection for the next request or close it.
+final class SocketExchange: @unchecked Sendable {
+    // @unchecked: after `init` every field is touched only by the loop thread (`finish` from
+    // `submit` runs before the loop ever sees the exchange).
+    enum Stop {
+        case timedOut
+        case failed(ErrorKind, String)
+    }
+
+    private enum Phase {
+        case connecting, sending, receiving
+    }
+
+    let deadline: UInt64
+    private(set) var fd: Int32 = -1
+    private(set) var isFinished = false
+    private var phase = Phase.connecting
+
+    private let request: HTTPStreamRequest
+    private let continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation
+    private let target: String
+    private let outgoing: [UInt8]
+    private var sent = 0
+    private let addresses: [SocketAddress]
+    private var nextAddress = 0
+    private var lastError: Int32 = ECONNREFUSED
+    /// `host:port`: which idle connections may carry this request.
+    private let key: String
+    /// False when the caller asked for `Connection: close`.
+    private let mayKeepConnection: Bool
+    /// This connection carried an earlier request: if it fails before any response byte, the
+    /// server closed it while idle, and the request goes once more on a new connection.
+    private var reused = false
+    private var parser: HTTPResponseParser
+    private var status: Int?
+    private var bytesReceived = 0
+    private var anyByteReceived = false
+
+    init(request: HTTPStreamRequest, outgoing: [UInt8], addresses: [SocketAddress],
+         continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation) {
+        self.request = request
+        self.continuation = continuation
+        self.addresses = addresses
+        self.outgoing = outgoing
+        deadline = DispatchTime.now().uptimeNanoseconds + UInt64(min(max(0, request.timeoutSeconds), 1e9) * 1e9)
+        target = HTTPTarget.describe(request.url)
+        key = "\(request.url.host ?? ""):\(request.url.port ?? 80)"
+        let connection = request.headers.first { $0.key.lowercased() == "connection" }?.value.lowercased()
+        mayKeepConnection = !(connection?.contains("close") ?? false)
+        parser = HTTPResponseParser(method: request.method)
+    }
+
+    /// What the loop polls this exchange's socket for.
+    var events: Int16 { phase == .receiving ? Int16(POLLIN) : Int16(POLLOUT) }
+
+    private var progress: String { HTTPTarget.progress(status: status, bytesReceived: bytesReceived) }
+
+    func start(on loop: SocketEventLoop) {
+        guard !isFinished else { return }
+        if mayKeepConnection, let idle = loop.takeIdle(key) {
+            fd = idle
+            reused = true
+            phase = .sending
+            send()
+        } else {
+            connectNext()
+        }
+    }
+
+    /// The socket is ready for what `events` asked.
+    func step(on loop: SocketEventLoop) {
+        switch phase {
+        case .connecting:
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            if error != 0 {
+                lastError = error
+                closeConnection()
+                return connectNext()
+            }
+            phase = .sending
+            send()
+        case .sending:
+            send()
+        case .receiving:
+            receive(on: loop)
+        }
+    }
+
+    /// Tries the remaining addresses in order until one connects or is connecting.
+    private func connectNext() {
+        while nextAddress < addresses.count {
+            let address = addresses[nextAddress]
+            nextAddress += 1
+            guard let (descriptor, inProgress) = address.connect() else {
+                lastError = errno
+                continue
+            }
+            fd = descriptor
+            if inProgress {
+                phase = .connecting
+            } else {
+                phase = .sending
+                send()
+            }
+            return
+        }
+        finish(.failed(.network, lastError == ECONNREFUSED || lastError == ENETUNREACH || lastError == EHOSTUNREACH
+            ? "could not connect (connection refused or unreachable)" : "could not connect (errno \(lastError))"))
+    }
+
+    private func send() {
+        while sent < outgoing.count {
+            let count = outgoing.withUnsafeBytes { buffer in sendBytes(fd, buffer.baseAddress! + sent, buffer.count - sent) }
+            if count > 0 {
+                sent += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return
+            } else if reused {
+                return retryOnNewConnection()
+            } else {
+                return finish(.failed(.network, "the connection was lost while sending the request"))
+            }
+        }
+        phase = .receiving
+    }
+
+    private func receive(on loop: SocketEventLoop) {
+        let count = recv(fd, loop.buffer.baseAddress, loop.buffer.count, 0)
+        let receivedAt = DispatchTime.now().uptimeNanoseconds
+        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+        if count <= 0 && reused && !anyByteReceived { return retryOnNewConnection() }
+        if count < 0 { return finish(.failed(.network, "the connection was lost")) }
+        anyByteReceived = anyByteReceived || count > 0
+        let output: HTTPResponseParser.Output
+        do {
+            output = count == 0 ? try parser.finish() : try parser.feed(UnsafeRawBufferPointer(rebasing: loop.buffer[0..<count]))
+        } catch let error as HTTPResponseParser.Malformed {
+            return finish(.failed(.network, "the response was malformed (\(error.reason))"))
+        } catch {
+            return finish(.failed(.network, "the response was malformed"))
+        }
+        if let head = output.head {
+            status = head.status
+            continuation.yield(.response(status: head.status, headers: head.headers))
+        }
+        if !output.body.isEmpty {
+            bytesReceived += output.body.count
+            continuation.yield(.bytes(output.body, receivedAtNanos: receivedAt))
+        }
+        if output.complete { return complete(on: loop) }
+        if count == 0 { finish(.failed(.network, "the connection was lost")) }
+    }
+
+    /// The response ended: the connection goes back to the loop if it can carry another request.
+    private func complete(on loop: SocketEventLoop) {
+        isFinished = true
+        if mayKeepConnection && parser.leavesConnectionReusable {
+            loop.keepIdle(fd, key: key)
+            fd = -1
+        } else {
+            closeConnection()
+        }
+        continuation.finish()
+    }
+
+    private func retryOnNewConnection() {
+        closeConnection()
+        reused = false
+        sent = 0
+        nextAddress = 0
+        parser = HTTPResponseParser(method: request.method)
+        connectNext()
+    }
+
+    private func closeConnection() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
+    /// Ends the exchange with `stop`, closing its connection.
+    func finish(_ stop: Stop) {
+        guard !isFinished else { return }
+        isFinished = true
+        closeConnection()
+        switch stop {
+        case .timedOut:
+            continuation.finish(throwing: BackendFailure(
+                kind: .timeout, message: HTTPTarget.timeoutMessage(target, seconds: request.timeoutSeconds, progress: progress),
+                httpStatus: status))
+        case let .failed(kind, what):
+            continuation.finish(throwing: BackendFailure(kind: kind, message: "\(target): \(what) \(progress)", httpStatus: status))
+        }
+    }
+
+    /// Its consumer went away: closes the connection and ends the stream quietly.
+    func abandon() {
+        guard !isFinished else { return }
+        isFinished = true
+        closeConnection()
+        continuation.finish()
+    }
+}
+
+private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+    #else
+    Darwin.send(fd, bytes, count, 0)
+    #endif
+}
