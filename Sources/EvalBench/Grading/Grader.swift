@@ -272,7 +272,8 @@ package struct Grader: Sendable {
     static let excerptLimit = 200
 
     static func quote(_ text: String, limit: Int = 80) -> String {
-        let clipped = text.count > limit ? String(text.prefix(limit)) + "…" : text
+        let clipped = text.utf8.count > limit && text.count > limit ? String(text.prefix(limit)) + "…" : text
+        guard clipped.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return "\"\(clipped)\"" }
         let escaped = clipped
             .replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "\"", with: "\\\"")

@@ -42,7 +42,7 @@ struct AnthropicStream: SSEProvider {
     var sawEnd: Bool { phase == .stopped }
 
     mutating func handle(_ sse: SSEEvent, at ms: Double, stream: inout StreamProgress) -> BackendFailure? {
-        let payload = sse.data.trimmingCharacters(in: .whitespaces)
+        let payload = sse.data.trimmingWhitespace()
         // `event: ping` may come with no data at all.
         if payload.isEmpty, sse.event == "ping" { return nil }
         guard let data = payload.data(using: .utf8),

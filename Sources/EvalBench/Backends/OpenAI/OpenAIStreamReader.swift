@@ -31,7 +31,7 @@ struct OpenAIStream: SSEProvider {
     var sawEnd: Bool { sawDone }
 
     mutating func handle(_ event: SSEEvent, at ms: Double, stream: inout StreamProgress) -> BackendFailure? {
-        let payload = event.data.trimmingCharacters(in: .whitespaces)
+        let payload = event.data.trimmingWhitespace()
         if payload == "[DONE]" {
             sawDone = true
             return nil
