@@ -122,6 +122,15 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "run-child", le
     try await runChild(count: count)
     exit(0)
 }
+// `high-concurrency N`: the c=256 measurement N times, one line each, to profile it on its own.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "high-concurrency", let rounds = Int(CommandLine.arguments[2]) {
+    for _ in 0..<max(1, rounds) {
+        let figures = try await HighConcurrencyFigures.measure()
+        figures.printScheduling()
+        figures.printTiming()
+    }
+    exit(0)
+}
 print("evalbench bench: \(ProcessInfo.processInfo.processorCount) cores, loopback FakeOpenAIServer\n")
 line("measure", "value", "budget")
 
