@@ -36,8 +36,8 @@ struct OpenAIStream: SSEProvider {
             sawDone = true
             return nil
         }
-        guard let data = payload.data(using: .utf8),
-              let chunk = try? decoder.decode(OpenAIChunk.self, from: data) else {
+        guard let chunk = OpenAIChunk.fromBytes(payload, nested: decoder)
+                ?? (try? decoder.decode(OpenAIChunk.self, from: Data(payload.utf8))) else {
             return stream.failure(.decoding, "malformed stream event (not a JSON chunk): \(payload.prefix(120))")
         }
         if let error = chunk.error {

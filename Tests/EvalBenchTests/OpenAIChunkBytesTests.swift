@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// What JSONDecoder makes of `payload`, as text to compare (nil when it refuses it).
+private func decoded(_ payload: String) -> String? {
+    (try? JSONDecoder().decode(OpenAIChunk.self, from: Data(payload.utf8))).map { String(reflecting: $0) }
+}
+
+@Suite("OpenAI stream chunks read from their bytes")
+struct OpenAIChunkBytesTests {
+    /// Every `data:` payload of the recorded OpenAI streams, the SDKs' own fixtures.
+    static func fixturePayloads() throws -> [String] {
+        let directory = try #require(Bundle.module.url(forResource: "ProviderFixtures", withExtension: nil))
+            .appendingPathComponent("openai")
+        let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sse" }
+        var payloads: [String] = []
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("data: ") && line != "data: [DONE]" {
+                payloads.append(String(line.dropFirst(6)))
+            }
+        }
+        return payloads
+    }
+
+    @Test("every recorded chunk reads to the same value as with JSONDecoder, and the fast path takes them")
+    func fixtures() throws {
+        let payloads = try Self.fixturePayloads()
+        #expect(payloads.count > 50)
+        for payload in payloads {
+            let fast = OpenAIChunk.fromBytes(payload, nested: JSONDecoder())
+            #expect(fast != nil, "\(payload.prefix(200))")
+            #expect(fast.map { String(reflecting: $0) } == decoded(payload), "\(payload.prefix(200))")
+        }
+    }
+
+    @Test("hand-written chunks: nulls, unknown keys, escapes, usage, timings, errors and tool calls read as JSONDecoder reads them")
+    func handWritten() {
+        let payloads = [
+            #"{"choices":[{"index":0,"delta":{"content":"caf\u00e9 \"q\" \n 😀","reasoning_content":null},"finish_reason":null}],"model":null}"#,
+            #"{"choices":[{"delta":{"reasoning":"think"},"finish_reason":"stop","extra":{"a":[1,2,{"b":null}]}}],"usage":{"prompt_tokens":5,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":3}}}"#,
+            #"{"choices":[],"timings":{"cache_n":7,"prompt_n":2,"predicted_n":9},"usage":null}"#,
+            #"{"error":{"message":"overloaded","type":"server_error","code":503}}"#,
+            #"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":"{\"x\":"}}]}}]}"#,
+            #" { "choices" : [ { "index" : 2 , "delta" : { } } ] } "#,
+            #"{}"#,
+        ]
+        for payload in payloads {
+            let fast = OpenAIChunk.fromBytes(payload, nested: JSONDecoder())
+            #expect(fast != nil, "\(payload)")
+            #expect(fast.map { String(reflecting: $0) } == decoded(payload), "\(payload)")
+        }
+    }
+
+    @Test("what JSONDecoder might read differently is refused, and left to it")
+    func refusals() {
+        let refused = [
+            #"{"choices":[{"index":1.0}]}"#,           // an integer written as a fraction
+            #"{"model":"a","model":"b"}"#,              // a key given twice
+            #"{"choices":[{"delta":{"content":"\ud800"}}]}"#, // a lone surrogate
+            #"{"choices":[null]}"#,                     // a null choice, which JSONDecoder rejects
+            #"{"choices":{"index":0}}"#,                // an object where an array belongs
+            #"{"model":"a"} trailing"#,
+            #"not json"#,
+        ]
+        for payload in refused { #expect(OpenAIChunk.fromBytes(payload, nested: JSONDecoder()) == nil, "\(payload)") }
+    }
+}
