@@ -9,15 +9,12 @@ private func decoded(_ payload: String) -> String? {
 
 @Suite("OpenAI stream chunks read from their bytes")
 struct OpenAIChunkBytesTests {
-    /// Every `data:` payload of the recorded OpenAI streams, the SDKs' own fixtures.
+    /// Every `data:` payload of the recorded OpenAI streams (the SDKs' own fixtures, from the
+    /// manifest the conformance tests serve).
     static func fixturePayloads() throws -> [String] {
-        let directory = try #require(Bundle.module.url(forResource: "ProviderFixtures", withExtension: nil))
-            .appendingPathComponent("openai")
-        let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "sse" }
         var payloads: [String] = []
-        for file in files {
-            let text = try String(contentsOf: file, encoding: .utf8)
+        for fixture in ProviderFixture.all where fixture.provider == "openai" && fixture.file.hasSuffix(".sse") {
+            let text = String(decoding: try fixture.body(), as: UTF8.self)
             for line in text.split(separator: "\n") where line.hasPrefix("data: ") && line != "data: [DONE]" {
                 payloads.append(String(line.dropFirst(6)))
             }
@@ -25,15 +22,18 @@ struct OpenAIChunkBytesTests {
         return payloads
     }
 
+    /// The fast path takes `payload` and reads it to what JSONDecoder reads.
+    private func expectReadAsJSONDecoderReads(_ payload: String) {
+        let fast = OpenAIChunk.fromBytes(payload, nested: JSONDecoder())
+        #expect(fast != nil, "\(payload.prefix(200))")
+        #expect(fast.map { String(reflecting: $0) } == decoded(payload), "\(payload.prefix(200))")
+    }
+
     @Test("every recorded chunk reads to the same value as with JSONDecoder, and the fast path takes them")
     func fixtures() throws {
         let payloads = try Self.fixturePayloads()
         #expect(payloads.count > 50)
-        for payload in payloads {
-            let fast = OpenAIChunk.fromBytes(payload, nested: JSONDecoder())
-            #expect(fast != nil, "\(payload.prefix(200))")
-            #expect(fast.map { String(reflecting: $0) } == decoded(payload), "\(payload.prefix(200))")
-        }
+        payloads.forEach(expectReadAsJSONDecoderReads)
     }
 
     @Test("hand-written chunks: nulls, unknown keys, escapes, usage, timings, errors and tool calls read as JSONDecoder reads them")
@@ -47,11 +47,7 @@ struct OpenAIChunkBytesTests {
             #" { "choices" : [ { "index" : 2 , "delta" : { } } ] } "#,
             #"{}"#,
         ]
-        for payload in payloads {
-            let fast = OpenAIChunk.fromBytes(payload, nested: JSONDecoder())
-            #expect(fast != nil, "\(payload)")
-            #expect(fast.map { String(reflecting: $0) } == decoded(payload), "\(payload)")
-        }
+        payloads.forEach(expectReadAsJSONDecoderReads)
     }
 
     @Test("what JSONDecoder might read differently is refused, and left to it")

@@ -2,7 +2,7 @@ import Foundation
 
 extension OpenAIChunk {
     /// The chunk in an SSE event's payload, read straight from its bytes: `JSONDecoder` built
-    /// containers for every key of every event, a tenth of a request's CPU at concurrency 256.
+    /// containers for every key of every event, about 7% of a request's CPU at concurrency 256.
     /// The rare members (`usage`, `timings`, `error`, `tool_calls`) go to `nested`. Anything
     /// read differently from `JSONDecoder` is refused (nil, and the caller uses `JSONDecoder`):
     /// a number in another form, a lone surrogate, a key given twice, a value of another type.
