@@ -65,7 +65,8 @@ package actor ResultStore {
     package static func read(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn) throws -> [RequestResult] {
         var results: [RequestResult] = []
         var strings = StringInterner()
-        try scan(url, skipped: skipped) { results.append(strings.shared($0)) }
+        var reader = try ResultFileReader(url)
+        while let result = try reader.next(skipped: skipped) { results.append(strings.shared(result)) }
         return results
     }
 
@@ -74,39 +75,78 @@ package actor ResultStore {
     /// that are not results are skipped and reported as `read` does.
     package static func scan(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn,
                              _ body: (RequestResult) throws -> Void) throws {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        var reader = try ResultFileReader(url)
+        while let result = try reader.next(skipped: skipped) { try body(result) }
+    }
+
+    /// The results of one file, a chunk of the file at a time. Its state is a struct's, not
+    /// variables captured by closures, so none of its accesses is checked at run time.
+    private struct ResultFileReader {
+        private let handle: FileHandle
+        private var lines: LineDecoder
+        private var pending = Data()
+        private var start: Data.Index
+        private var atEnd = false
+
+        init(_ url: URL) throws {
+            handle = try FileHandle(forReadingFrom: url)
+            lines = LineDecoder(url: url)
+            start = pending.startIndex
+        }
+
+        /// The next result in the file; nil at its end, when the file is closed.
+        mutating func next(skipped: (Diagnostic) -> Void) throws -> RequestResult? {
+            while !atEnd {
+                if let newline = pending[start...].firstIndex(of: 0x0A) {
+                    let line = pending[start..<newline]
+                    start = newline + 1
+                    if let result = lines.decode(line, last: false, skipped: skipped) { return result }
+                    continue
+                }
+                pending = Data(pending[start...])
+                start = pending.startIndex
+                if let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    pending.append(chunk)
+                    continue
+                }
+                atEnd = true
+                try? handle.close()
+                return lines.decode(pending, last: true, skipped: skipped)
+            }
+            return nil
+        }
+    }
+
+    /// Decodes the lines of one file in order, counting them for the warnings. A struct, not a
+    /// closure over the loop's variables, so no access to them is checked at run time.
+    private struct LineDecoder {
+        let url: URL
+        let decoder: JSONDecoder
         let fast = ResultLineDecoder()
-        var pending = Data()
         var lineNumber = 0
-        func decode(_ line: Data, last: Bool) throws {
+
+        init(url: URL) {
+            self.url = url
+            decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+        }
+
+        /// The result on the next line; nil for an empty line or one that is not a result
+        /// (reported to `skipped`).
+        mutating func decode(_ line: Data, last: Bool, skipped: (Diagnostic) -> Void) -> RequestResult? {
             lineNumber += 1
-            guard !line.isEmpty else { return }
-            let result: RequestResult
+            guard !line.isEmpty else { return nil }
             do {
                 // The fast decoder reads what it knows; JSONDecoder decides the rest and says what is wrong.
-                result = try fast.decode(line) ?? decoder.decode(RequestResult.self, from: line)
+                return try fast.decode(line) ?? decoder.decode(RequestResult.self, from: line)
             } catch {
                 let torn = last ? "a torn last line" : "not a result line"
                 skipped(Diagnostic(file: url.path, location: SourceLocation(line: lineNumber, column: 1),
-                                   message: "\(torn), skipped (\(line.count) bytes): \(Self.describe(error))",
+                                   message: "\(torn), skipped (\(line.count) bytes): \(ResultStore.describe(error))",
                                    fix: "nothing to do: a resumed run sends that request again; remove the line to silence this"))
-                return
+                return nil
             }
-            try body(result)
         }
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            pending.append(chunk)
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
-                try decode(pending[start..<newline], last: false)
-                start = newline + 1
-            }
-            pending = Data(pending[start...])
-        }
-        try decode(pending, last: true)
     }
 
     /// Prints a skipped line's warning on standard error.
@@ -162,6 +202,7 @@ package actor ResultStore {
 /// result. The values are unchanged, so every figure is too.
 struct StringInterner {
     private var seen: [String: String] = [:]
+    private var tagSets: [[String]: [String]] = [:]
 
     mutating func shared(_ text: String) -> String {
         // Up to 15 UTF-8 bytes a String holds its text inline: nothing to share.
@@ -173,6 +214,15 @@ struct StringInterner {
 
     mutating func shared(_ text: String?) -> String? { text.map { shared($0) } }
 
+    /// A case's tags come with each of its results: one array for them all, not one each.
+    mutating func shared(tags: [String]) -> [String] {
+        guard !tags.isEmpty else { return tags }
+        if let existing = tagSets[tags] { return existing }
+        let interned = tags.map { shared($0) }
+        tagSets[interned] = interned
+        return interned
+    }
+
     mutating func shared(_ result: RequestResult) -> RequestResult {
         var result = result
         result.suite = shared(result.suite)
@@ -183,7 +233,7 @@ struct StringInterner {
         result.instructions = shared(result.instructions)
         result.prompt = shared(result.prompt)
         result.errorMessage = shared(result.errorMessage)
-        result.tags = result.tags.map { shared($0) }
+        result.tags = shared(tags: result.tags)
         for index in result.assertions.indices {
             result.assertions[index].type = shared(result.assertions[index].type)
             result.assertions[index].name = shared(result.assertions[index].name)
