@@ -45,7 +45,7 @@ struct RequestResultStorageTests {
         #expect(try decoder.decode(RequestResult.self, from: line) == result)
     }
 
-    @Test("results read from results.jsonl share one array for their case's tags")
+    @Test("results read from results.jsonl share one array for their case's tags and one for equal verdicts")
     func tagsShared() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tags-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: url) }
@@ -53,6 +53,8 @@ struct RequestResultStorageTests {
         for index in 0..<4 {
             var result = fixtureResult(caseID: "case-\(index / 2)", status: .pass)
             result.tags = index < 2 ? ["feature-one", "a-rather-long-tag-name"] : ["other"]
+            result.assertions = [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: index != 3,
+                                                 message: index == 3 ? "the answer does not contain \"Paris\"" : nil)]
             data.append(try ResultStore.makeEncoder().encode(result))
             data.append(0x0A)
         }
@@ -61,6 +63,12 @@ struct RequestResultStorageTests {
         #expect(read.map(\.tags) == [["feature-one", "a-rather-long-tag-name"], ["feature-one", "a-rather-long-tag-name"], ["other"], ["other"]])
         read[0].tags.withUnsafeBufferPointer { first in
             read[1].tags.withUnsafeBufferPointer { second in #expect(first.baseAddress == second.baseAddress) }
+        }
+        #expect(read.map { $0.assertions.first?.passed } == [true, true, true, false])
+        #expect(read[3].assertions.first?.message == "the answer does not contain \"Paris\"")
+        read[0].assertions.withUnsafeBufferPointer { first in
+            read[2].assertions.withUnsafeBufferPointer { third in #expect(first.baseAddress == third.baseAddress) }
+            read[3].assertions.withUnsafeBufferPointer { fourth in #expect(first.baseAddress != fourth.baseAddress) }
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A model judge's verdict on one answer, reason first: the judge writes its reason before
 /// it commits to `pass` and `score`.
-public struct JudgeVerdict: Sendable, Codable, Equatable {
+public struct JudgeVerdict: Sendable, Codable, Hashable {
     /// The judge's explanation, written before its verdict.
     public var reason: String
     /// Whether the answer meets the rubric.
@@ -20,7 +20,7 @@ public struct JudgeVerdict: Sendable, Codable, Equatable {
 
 /// One call to a judge backend, recorded with its own measurements: they belong to the judge,
 /// never to the backend whose answer was graded.
-public struct JudgeCall: Sendable, Codable, Equatable {
+public struct JudgeCall: Sendable, Codable, Hashable {
     /// The judge's (or embedding model's) configured backend name.
     public var backend: String
     /// The model that graded, as reported or configured; nil when unknown (an embedding call).

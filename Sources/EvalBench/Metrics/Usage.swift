@@ -12,7 +12,7 @@ public enum TokenSource: String, Sendable, Codable {
 
 /// Token usage of one request, normalised (DESIGN.md, "Metrics"). A figure the backend did
 /// not report is nil, never 0.
-public struct Usage: Sendable, Codable, Equatable {
+public struct Usage: Sendable, Codable, Hashable {
     /// All input tokens, cached ones included.
     public var inputTokens: Int?
     /// Input tokens served from the provider's prompt or KV cache.

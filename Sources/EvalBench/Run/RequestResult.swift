@@ -488,7 +488,7 @@ package struct RequestResultFields: Sendable, Codable, Equatable {
 }
 
 /// The verdict of one assertion on one turn, with what it expected, what came back and where.
-public struct AssertionResult: Sendable, Codable, Equatable {
+public struct AssertionResult: Sendable, Codable, Hashable {
     /// The assertion's `type` as written in suites (`contains`, `jsonPath`, `judge`, …).
     public var type: String
     /// The assertion's name, or a description of it.

@@ -203,6 +203,7 @@ package actor ResultStore {
 struct StringInterner {
     private var seen: [String: String] = [:]
     private var tagSets: [[String]: [String]] = [:]
+    private var verdictSets: [[AssertionResult]: [AssertionResult]] = [:]
 
     mutating func shared(_ text: String) -> String {
         // Up to 15 UTF-8 bytes a String holds its text inline: nothing to share.
@@ -213,6 +214,21 @@ struct StringInterner {
     }
 
     mutating func shared(_ text: String?) -> String? { text.map { shared($0) } }
+
+    /// Results that passed (or failed) the same way carry the same verdicts: one array for
+    /// them all, a few hundred bytes a result less.
+    mutating func shared(assertions: [AssertionResult]) -> [AssertionResult] {
+        guard !assertions.isEmpty else { return assertions }
+        if let existing = verdictSets[assertions] { return existing }
+        var interned = assertions
+        for index in interned.indices {
+            interned[index].type = shared(interned[index].type)
+            interned[index].name = shared(interned[index].name)
+            interned[index].expected = shared(interned[index].expected)
+        }
+        verdictSets[interned] = interned
+        return interned
+    }
 
     /// A case's tags come with each of its results: one array for them all, not one each.
     mutating func shared(tags: [String]) -> [String] {
@@ -234,11 +250,7 @@ struct StringInterner {
         result.prompt = shared(result.prompt)
         result.errorMessage = shared(result.errorMessage)
         result.tags = shared(tags: result.tags)
-        for index in result.assertions.indices {
-            result.assertions[index].type = shared(result.assertions[index].type)
-            result.assertions[index].name = shared(result.assertions[index].name)
-            result.assertions[index].expected = shared(result.assertions[index].expected)
-        }
+        result.assertions = shared(assertions: result.assertions)
         return result
     }
 }
