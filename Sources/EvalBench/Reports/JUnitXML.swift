@@ -126,34 +126,65 @@ package enum JUnitXML {
         }
     }
 
+    /// One testcase: its outcome and time, from which the counts are summed, and its XML,
+    /// made only when it is written (the counts pass does not build it).
     private struct TestCase {
         enum Outcome { case passed, failure, error, skipped }
 
+        let runs: [CaseRun]
+        let statuses: [RequestResult.Status]
         var outcome: Outcome
         var seconds: Double
-        var xml: String
 
         init(_ runs: [CaseRun]) {
-            let first = runs[0]
-            let requests = runs.flatMap(\.requests)
+            self.runs = runs
+            statuses = runs.map(\.status)
             // Replayed timings are the earlier run's, so they do not count as this run's time.
-            seconds = requests.filter(\.hasOwnTiming).compactMap { $0.timing?.latencyMs }.reduce(0, +) / 1000
-            let ran = runs.filter { $0.status != .skipped }
-            let passed = ran.filter { $0.status == .pass }.count
+            var seconds = 0.0
+            var errored = false
+            for run in runs {
+                for request in run.requests {
+                    if request.hasOwnTiming, let latency = request.timing?.latencyMs { seconds += latency }
+                    if request.status == .error { errored = true }
+                }
+            }
+            self.seconds = seconds / 1000
+            if errored {
+                outcome = .error
+            } else if statuses.contains(.fail) {
+                outcome = .failure
+            } else if !statuses.contains(where: { $0 != .skipped }) {
+                outcome = .skipped
+            } else {
+                outcome = .passed
+            }
+        }
+
+        var xml: String {
+            let first = runs[0]
+            let ran = statuses.filter { $0 != .skipped }
+            let passed = ran.filter { $0 == .pass }.count
             let tally = runs.count > 1 ? " (\(passed)/\(ran.count) repeats passed)" : ""
             let name = "\(first.caseID) [\(first.group.backend), \(first.group.reasoning.rawValue), \(first.group.variant)]"
-            var inner = ""
-            let errored = requests.filter { $0.status == .error }
-            let failed = runs.filter { $0.status == .fail }
-            if !errored.isEmpty {
-                outcome = .error
+            let attributes = "name=\"\(escape(name))\" classname=\"\(escape("\(first.suite).\(first.caseID)"))\" time=\"\(JUnitXML.time(seconds))\""
+            let inner = body(tally: tally)
+            return inner.isEmpty ? "    <testcase \(attributes)/>\n" : "    <testcase \(attributes)>\n" + inner + "    </testcase>\n"
+        }
+
+        /// The `<error>`, `<failure>` or `<skipped>` element; empty when it passed.
+        private func body(tally: String) -> String {
+            switch outcome {
+            case .passed:
+                return ""
+            case .error:
+                let errored = runs.flatMap(\.requests).filter { $0.status == .error }
                 let firstError = errored[0]
                 let kind = firstError.errorKind?.rawValue ?? "error"
                 let lines = errored.map { "repeat \($0.repeatIndex), turn \($0.turn): \($0.errorKind?.rawValue ?? "error"): \($0.errorMessage ?? "no message")" }
-                inner = "      <error message=\"\(escape((firstError.errorMessage ?? kind) + tally))\" type=\"\(escape(kind))\">"
+                return "      <error message=\"\(escape((firstError.errorMessage ?? kind) + tally))\" type=\"\(escape(kind))\">"
                     + escape(lines.joined(separator: "\n")) + "</error>\n"
-            } else if !failed.isEmpty {
-                outcome = .failure
+            case .failure:
+                let failed = zip(runs, statuses).filter { $0.1 == .fail }.map(\.0)
                 var lines: [String] = []
                 for run in failed {
                     for request in run.requests {
@@ -168,17 +199,12 @@ package enum JUnitXML {
                     }
                 }
                 let type = failed.flatMap(\.requests).flatMap(\.failedAssertions).first?.type ?? "assertion"
-                inner = "      <failure message=\"\(escape((lines.first ?? "failed") + tally))\" type=\"\(escape(type))\">"
+                return "      <failure message=\"\(escape((lines.first ?? "failed") + tally))\" type=\"\(escape(type))\">"
                     + escape(lines.joined(separator: "\n")) + "</failure>\n"
-            } else if ran.isEmpty {
-                outcome = .skipped
-                let reason = requests.compactMap(\.skipReason).first ?? "skipped"
-                inner = "      <skipped message=\"\(escape(reason))\"/>\n"
-            } else {
-                outcome = .passed
+            case .skipped:
+                let reason = runs.flatMap(\.requests).compactMap(\.skipReason).first ?? "skipped"
+                return "      <skipped message=\"\(escape(reason))\"/>\n"
             }
-            let attributes = "name=\"\(escape(name))\" classname=\"\(escape("\(first.suite).\(first.caseID)"))\" time=\"\(JUnitXML.time(seconds))\""
-            xml = inner.isEmpty ? "    <testcase \(attributes)/>\n" : "    <testcase \(attributes)>\n" + inner + "    </testcase>\n"
         }
     }
 
