@@ -97,7 +97,7 @@ package actor ResultStore {
         /// The next result in the file; nil at its end, when the file is closed.
         mutating func next(skipped: (Diagnostic) -> Void) throws -> RequestResult? {
             while !atEnd {
-                if let newline = pending[start...].firstIndex(of: 0x0A) {
+                if let newline = Self.newline(in: pending, from: start) {
                     let line = pending[start..<newline]
                     start = newline + 1
                     if let result = lines.decode(line, last: false, skipped: skipped) { return result }
@@ -114,6 +114,17 @@ package actor ResultStore {
                 return lines.decode(pending, last: true, skipped: skipped)
             }
             return nil
+        }
+
+        /// The index of the first newline in `data` from `start`, found with `memchr`: Data's
+        /// own `firstIndex(of:)` checks access to its storage at every byte.
+        private static func newline(in data: Data, from start: Data.Index) -> Data.Index? {
+            data.withUnsafeBytes { bytes -> Data.Index? in
+                let offset = start - data.startIndex
+                guard offset < bytes.count, let base = bytes.baseAddress,
+                      let found = memchr(base + offset, 0x0A, bytes.count - offset) else { return nil }
+                return data.startIndex + (UnsafeRawPointer(found) - base)
+            }
         }
     }
 
