@@ -181,6 +181,20 @@ struct RecommendationTests {
         #expect(rows.dropFirst().allSatisfy { $0[RecommendationCSV.columns.firstIndex(of: "cost_usd")!] == "" },
                 "an unknown cost stays empty")
     }
+
+    @Test("each tag's case runs are found in one pass: in plan order, once each, whichever turn carries the tag")
+    func caseRunsByTag() {
+        func turn(_ caseID: String, _ turn: Int, tags: [String]) -> RequestResult {
+            var result = fixtureResult(caseID: caseID, turn: turn, turns: 2, status: .pass)
+            result.tags = tags
+            return result
+        }
+        let aggregate = RunAggregate([turn("a", 1, tags: ["x", "y"]), turn("a", 2, tags: ["x", "y"]),
+                                      turn("b", 1, tags: ["y"]), turn("b", 2, tags: ["y", "z"]),
+                                      turn("c", 1, tags: []), turn("c", 2, tags: ["x", "x"])])
+        #expect(aggregate.caseRuns.map(\.caseID) == ["a", "b", "c"])
+        #expect(Recommendation.caseRunIndices(aggregate.caseRuns, byTag: ["x", "y", "z", "unused"]) == [[0, 2], [0, 1], [1], []])
+    }
 }
 
 @Test("report.html carries the recommendation: the same table rows as summary.md and a sentence per tag, escaped")

@@ -120,12 +120,27 @@ package enum Recommendation {
         // Each case run's token estimate once, for every row that includes it.
         let fits = all.caseRuns.map { CaseRunFit($0, settings: settings) }
         var recommendations = [recommend(nil, all, fits: fits, settings: settings)]
-        for tag in tags {
-            let tagged = all.caseRuns.indices.filter { all.caseRuns[$0].requests.contains { $0.tags.contains(tag) } }
+        for (tag, tagged) in zip(tags, caseRunIndices(all.caseRuns, byTag: tags)) {
             recommendations.append(recommend(tag, RunAggregate(caseRuns: tagged.map { all.caseRuns[$0] }),
                                              fits: tagged.map { fits[$0] }, settings: settings))
         }
         return recommendations
+    }
+
+    /// For each of `tags`, the indices (ascending) of the case runs with a request carrying it:
+    /// one pass over the case runs for every tag, not one per tag.
+    static func caseRunIndices(_ caseRuns: [CaseRun], byTag tags: [String]) -> [[Int]] {
+        let tagIndex = Dictionary(tags.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var indices = Array(repeating: [Int](), count: tags.count)
+        for (index, caseRun) in caseRuns.enumerated() {
+            for request in caseRun.requests {
+                for tag in request.tags {
+                    guard let tagPosition = tagIndex[tag], indices[tagPosition].last != index else { continue }
+                    indices[tagPosition].append(index)
+                }
+            }
+        }
+        return indices
     }
 
     /// The recommendation for `aggregate`'s case runs (`fits` theirs, in the same order).
