@@ -65,8 +65,7 @@ package actor ResultStore {
     package static func read(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn) throws -> [RequestResult] {
         var results: [RequestResult] = []
         var strings = StringInterner()
-        var reader = try ResultFileReader(url)
-        while let result = try reader.next(skipped: skipped) { results.append(strings.shared(result)) }
+        try scan(url, skipped: skipped) { results.append(strings.shared($0)) }
         return results
     }
 
@@ -79,8 +78,7 @@ package actor ResultStore {
         while let result = try reader.next(skipped: skipped) { try body(result) }
     }
 
-    /// The results of one file, a chunk of the file at a time. Its state is a struct's, not
-    /// variables captured by closures, so none of its accesses is checked at run time.
+    /// The results of one file, a chunk of the file at a time, in file order.
     private struct ResultFileReader {
         private let handle: FileHandle
         private var lines: LineDecoder
@@ -128,8 +126,7 @@ package actor ResultStore {
         }
     }
 
-    /// Decodes the lines of one file in order, counting them for the warnings. A struct, not a
-    /// closure over the loop's variables, so no access to them is checked at run time.
+    /// Decodes the lines of one file in order, counting them for the warnings.
     private struct LineDecoder {
         let url: URL
         let decoder: JSONDecoder
