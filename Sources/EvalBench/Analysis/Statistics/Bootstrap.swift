@@ -45,14 +45,17 @@ package func bootstrapPercentileIntervals(
     // sort every resample (n log n each, too slow for 100,000 requests), count how often each
     // position of the sorted values is drawn and walk the counts to that rank: the same draws
     // give the same value, in O(n) per resample.
+    // Positions and counts are 32-bit: for the tens of thousands of samples a group has, both
+    // arrays fit in a core's cache, and the random increments below are nearly all the time.
+    guard count <= Int(UInt32.max) else { return nil }
     let ascending = values.indices.sorted { values[$0] < values[$1] }
-    var sortedPositionOf = [Int](repeating: 0, count: count)
-    for (sortedPosition, index) in ascending.enumerated() { sortedPositionOf[index] = sortedPosition }
+    var sortedPositionOf = [UInt32](repeating: 0, count: count)
+    for (sortedPosition, index) in ascending.enumerated() { sortedPositionOf[index] = UInt32(truncatingIfNeeded: sortedPosition) }
     let sorted = ascending.map { values[$0] }
     let ranks = ps.map { min(max(Int(($0 * Double(count) / 100).rounded(.up)), 1), count) }
     // Walk the ranks in ascending order in one pass over the counts.
     let walkOrder = ranks.indices.sorted { ranks[$0] < ranks[$1] }
-    var draws = [Int](repeating: 0, count: count)
+    var draws = [UInt32](repeating: 0, count: count)
     var estimates = [[Double]](repeating: [], count: ps.count)
     for index in estimates.indices { estimates[index].reserveCapacity(resamples) }
     for _ in 0..<resamples {
@@ -62,15 +65,16 @@ package func bootstrapPercentileIntervals(
                 for _ in 0..<count {
                     // Multiply-high maps 64 random bits onto 0..<count without a modulo's bias toward low indices.
                     let index = Int(generator.next().multipliedFullWidth(by: UInt64(count)).high)
-                    buffer[positions[index]] += 1
+                    // At most `count` draws land on one position, so the count cannot overflow.
+                    buffer[Int(positions[index])] &+= 1
                 }
             }
         }
         var seen = 0
         var position = 0
         for which in walkOrder {
-            while seen + draws[position] < ranks[which] {
-                seen += draws[position]
+            while seen + Int(draws[position]) < ranks[which] {
+                seen += Int(draws[position])
                 position += 1
             }
             estimates[which].append(sorted[position])
