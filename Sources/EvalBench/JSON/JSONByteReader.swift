@@ -137,19 +137,28 @@ struct JSONByteReader {
     mutating func string() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = at
+        var highBits: UInt8 = 0
         while at < bytes.count {
             let byte = bytes[at]
             if byte == UInt8(ascii: "\"") {
                 at += 1
-                guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<at - 1]), as: UTF8.self)
-                else { throw Refused() }
-                return text
+                return try Self.text(UnsafeRawBufferPointer(rebasing: bytes[start..<at - 1]), ascii: highBits < 0x80)
             }
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             guard byte >= 0x20 else { throw Refused() }
+            highBits |= byte
             at += 1
         }
         throw Refused()
+    }
+
+    /// `utf8` as a string. ASCII needs no validation, and `String(decoding:)` makes it several
+    /// times faster than `String(validating:)` does (most strings of a result are ASCII: keys,
+    /// names, statuses); anything else is validated and refused when it is not UTF-8.
+    private static func text(_ utf8: UnsafeRawBufferPointer, ascii: Bool) throws -> String {
+        if ascii { return String(decoding: utf8, as: UTF8.self) }
+        guard let text = String(validating: utf8, as: UTF8.self) else { throw Refused() }
+        return text
     }
 
     // MARK: - Parts
