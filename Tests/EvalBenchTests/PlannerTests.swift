@@ -47,6 +47,33 @@ struct PlannerTests {
         #expect(Gate().evaluate([result("k1", 1, .pass, turns: 1), result("k4", 1, .skipped, turns: 1)], unavailableBackends: []).exitStatus == .success)
     }
 
+    @Test("Results in any order make the same case runs with plan indexes (found by neighbour) as without (found by key)")
+    func caseRunsByPlanIndex() {
+        func result(_ key: String, plan: Int?, turn: Int, _ status: RequestResult.Status) -> RequestResult {
+            var result = RequestResult(key: key, suite: "s", caseID: key, turn: turn, turns: 2, variant: "default", backend: "p",
+                                       model: nil, reasoning: .none, repeatIndex: 1, tags: [], status: status, instructions: nil, prompt: "")
+            result.planIndex = plan
+            return result
+        }
+        // Turns of three case runs interleaved, as a concurrent run appends them.
+        let order: [(String, Int, Int, RequestResult.Status)] = [
+            ("c", 2, 2, .pass), ("a", 0, 1, .pass), ("c", 2, 1, .pass), ("b", 1, 2, .fail), ("a", 0, 2, .pass), ("b", 1, 1, .pass),
+        ]
+        let planned = RunAggregate(order.map { result($0.0, plan: $0.1, turn: $0.2, $0.3) })
+        #expect(planned.caseRuns.map(\.key) == ["a", "b", "c"])
+        #expect(planned.caseRuns.map { $0.requests.map(\.turn) } == [[1, 2], [1, 2], [1, 2]])
+        #expect(planned.statuses == [.pass, .fail, .pass])
+        #expect(planned.statuses == planned.caseRuns.map(\.status))
+        // One result without a plan index: every case run is found by key again, and that
+        // result joins its case run instead of starting one of its own.
+        var mixed = order.map { result($0.0, plan: $0.1, turn: $0.2, $0.3) }
+        mixed[4].planIndex = nil
+        let keyed = RunAggregate(mixed)
+        #expect(keyed.caseRuns.map(\.key) == ["a", "b", "c"])
+        #expect(keyed.caseRuns.map { $0.requests.count } == [2, 2, 2])
+        #expect(keyed.groups.map(\.cases) == planned.groups.map(\.cases))
+    }
+
     @Test("results.jsonl keeps every appended line and skips a torn last line")
     func resultStore() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).jsonl")

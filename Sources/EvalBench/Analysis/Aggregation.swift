@@ -7,6 +7,9 @@ package struct RunAggregate: Sendable {
     package private(set) var groups: [GroupSummary] = []
     /// Each case's repeats per backend × reasoning × variant, in first-seen order.
     package private(set) var repeats: [CaseRepeats] = []
+    /// Each case run's status (`CaseRun.status`), in the order of `caseRuns`: computed once here,
+    /// since every report asks for it and it walks the case run's requests.
+    package private(set) var statuses: [RequestResult.Status] = []
 
     /// Aggregates `results`, which may come in any order (turns and case runs interleaved):
     /// case runs and groups come out in plan order (`RequestResult.planIndex`), then in the
@@ -17,10 +20,12 @@ package struct RunAggregate: Sendable {
         var caseRunIndexByKey: [String: Int] = [:]
         var groupIndexOfCaseRun: [Int] = []
         var accumulators: [GroupAccumulator] = []
+        let (ordered, keyed) = Self.planOrder(results)
+        var lastPlanIndex: Int?
 
-        for result in Self.planOrder(results) {
+        for result in ordered {
             let groupIndex: Int
-            if let index = caseRunIndexByKey[result.caseRunKey] {
+            if let index = Self.caseRun(of: result, lastPlanIndex: lastPlanIndex, caseRuns: caseRuns, byKey: caseRunIndexByKey) {
                 caseRuns[index].add(result)
                 groupIndex = groupIndexOfCaseRun[index]
             } else {
@@ -32,19 +37,35 @@ package struct RunAggregate: Sendable {
                     groupIndexByKey[groupKey] = groupIndex
                     accumulators.append(GroupAccumulator(group: groupKey))
                 }
-                caseRunIndexByKey[result.caseRunKey] = caseRuns.count
+                if keyed { caseRunIndexByKey[result.caseRunKey] = caseRuns.count }
                 caseRuns.append(CaseRun(first: result))
                 groupIndexOfCaseRun.append(groupIndex)
             }
+            lastPlanIndex = result.planIndex
             accumulators[groupIndex].add(result)
         }
         finish(groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators)
     }
 
+    /// The index of `result`'s case run among `caseRuns` so far, nil for a new one. In plan order
+    /// a case run's turns are neighbours (one plan index per case run, and one case run per plan
+    /// index), so a result with a plan index belongs to the last case run or to a new one, and
+    /// no key is hashed or kept for it. Only when some result has no plan index (`keyed`) are
+    /// the case runs found by key, as before plan indexes existed.
+    private static func caseRun(of result: RequestResult, lastPlanIndex: Int?, caseRuns: [CaseRun],
+                                byKey: [String: Int]) -> Int? {
+        if let planIndex = result.planIndex, planIndex == lastPlanIndex, let last = caseRuns.indices.last,
+           caseRuns[last].key == result.caseRunKey {
+            return last
+        }
+        return byKey.isEmpty ? nil : byKey[result.caseRunKey]
+    }
+
     /// The aggregate of `caseRuns` (a subset of another aggregate's, such as a tag's), in the
     /// order given, each case run's requests in turn order. The case runs are shared, not
-    /// copied: their requests are the same arrays.
-    package init(caseRuns subset: [CaseRun]) {
+    /// copied: their requests are the same arrays. `statuses`, when given, are theirs
+    /// (`CaseRun.status`, as another aggregate computed them), so they are not computed again.
+    package init(caseRuns subset: [CaseRun], statuses known: [RequestResult.Status]? = nil) {
         var groupIndexByKey: [SummaryGroupKey: Int] = [:]
         var groupIndexOfCaseRun: [Int] = []
         var accumulators: [GroupAccumulator] = []
@@ -61,20 +82,27 @@ package struct RunAggregate: Sendable {
             for request in caseRun.requests { accumulators[groupIndex].add(request) }
         }
         caseRuns = subset
-        finish(groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators)
+        finish(groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators,
+               statuses: known?.count == subset.count ? known : nil)
     }
 
     /// Counts each case run in its group, folds the repeats of each case, and finishes the groups.
-    private mutating func finish(groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator]) {
+    private mutating func finish(groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator],
+                                 statuses known: [RequestResult.Status]? = nil) {
         var accumulators = accumulators
-        for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
-            accumulators[groupIndex].count(caseRun.status)
+        statuses = known ?? caseRuns.map(\.status)
+        for (status, groupIndex) in zip(statuses, groupIndexOfCaseRun) {
+            accumulators[groupIndex].count(status)
         }
         var repeatIndexByKey: [CaseGroupKey: Int] = [:]
-        for (caseRun, groupIndex) in zip(caseRuns, groupIndexOfCaseRun) {
+        var last: (key: CaseGroupKey, index: Int)?
+        for ((caseRun, status), groupIndex) in zip(zip(caseRuns, statuses), groupIndexOfCaseRun) {
             let key = CaseGroupKey(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group)
             let index: Int
-            if let existing = repeatIndexByKey[key] {
+            // In plan order a case's repeats are neighbours, so most keys are the last one's.
+            if let last, last.key == key {
+                index = last.index
+            } else if let existing = repeatIndexByKey[key] {
                 index = existing
             } else {
                 index = repeats.count
@@ -82,7 +110,8 @@ package struct RunAggregate: Sendable {
                 repeats.append(CaseRepeats(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group))
                 accumulators[groupIndex].repeatIndices.append(index)
             }
-            repeats[index].count(caseRun.status)
+            last = (key, index)
+            repeats[index].count(status)
         }
         for index in accumulators.indices {
             let ran = accumulators[index].repeatIndices.map { repeats[$0] }.filter { $0.ran > 0 }
@@ -94,14 +123,16 @@ package struct RunAggregate: Sendable {
 
     /// `results` by plan index, then turn; results without a plan index after, as given. Only
     /// the order is sorted (indices, not results), so a million results are not copied once more.
-    static func planOrder<Results: Sequence<RequestResult>>(_ results: Results) -> LazyMapSequence<[Int], RequestResult> {
+    /// `keyed` is true when some result has no plan index, so case runs must be found by key.
+    static func planOrder<Results: Sequence<RequestResult>>(_ results: Results)
+        -> (results: LazyMapSequence<[Int], RequestResult>, keyed: Bool) {
         let all = results as? [RequestResult] ?? Array(results)
         let order = all.indices.sorted { lhs, rhs in
             let left = (all[lhs].planIndex ?? .max, all[lhs].planIndex == nil ? lhs : all[lhs].turn)
             let right = (all[rhs].planIndex ?? .max, all[rhs].planIndex == nil ? rhs : all[rhs].turn)
             return left != right ? left < right : lhs < rhs
         }
-        return order.lazy.map { all[$0] }
+        return (order.lazy.map { all[$0] }, all.contains { $0.planIndex == nil })
     }
 }
 

@@ -121,7 +121,8 @@ package enum Recommendation {
         let fits = all.caseRuns.map { CaseRunFit($0, settings: settings) }
         var recommendations = [recommend(nil, all, fits: fits, settings: settings)]
         for (tag, tagged) in zip(tags, caseRunIndices(all.caseRuns, byTag: tags)) {
-            recommendations.append(recommend(tag, RunAggregate(caseRuns: tagged.map { all.caseRuns[$0] }),
+            recommendations.append(recommend(tag, RunAggregate(caseRuns: tagged.map { all.caseRuns[$0] },
+                                                               statuses: tagged.map { all.statuses[$0] }),
                                              fits: tagged.map { fits[$0] }, settings: settings))
         }
         return recommendations
@@ -176,7 +177,7 @@ package enum Recommendation {
             let x = a.latencyP50Ms ?? .infinity, y = b.latencyP50Ms ?? .infinity
             return x != y ? x < y : left < right
         }
-        let statuses = aggregate.caseRuns.map(\.status)
+        let statuses = aggregate.statuses
         return TagRecommendation(
             tag: tag, cases: distinctCases.count, target: target, targetSource: source, slo: slo,
             candidates: candidates, recommendedIndex: ranked.first,
@@ -244,18 +245,29 @@ package enum Recommendation {
 
     /// One Private Cloud Compute request per turn: the mean turns of the case runs that ran.
     static func pccPlanned(_ caseRuns: [CaseRun], statuses: [RequestResult.Status]) -> Double? {
-        let ran = zip(caseRuns, statuses).filter { $0.1 != .skipped }.map(\.0)
-        guard !ran.isEmpty else { return nil }
-        return Double(ran.map { max($0.turns, 1) }.reduce(0, +)) / Double(ran.count)
+        var ran = 0
+        var turns = 0
+        for (caseRun, status) in zip(caseRuns, statuses) where status != .skipped {
+            ran += 1
+            turns &+= max(caseRun.turns, 1)
+        }
+        guard ran > 0 else { return nil }
+        return Double(turns) / Double(ran)
     }
 
     /// Σ attempts on Private Cloud Compute backends / their case runs that ran (an answer from
     /// evalbench's response cache made no attempt and spent nothing).
     static func pccMeasured(_ caseRuns: [CaseRun], statuses: [RequestResult.Status],
                             placements: [String: BackendPlacement]) -> Double? {
-        let ran = zip(caseRuns, statuses).filter { placements[$0.0.group.backend] == .privateCloudCompute && $0.1 != .skipped }.map(\.0)
-        guard !ran.isEmpty else { return nil }
-        let attempts = ran.flatMap(\.requests).filter { $0.status != .skipped }.map(\.attempts).reduce(0, +)
-        return Double(attempts) / Double(ran.count)
+        guard placements.values.contains(.privateCloudCompute) else { return nil }
+        var ran = 0
+        var attempts = 0
+        for (caseRun, status) in zip(caseRuns, statuses)
+        where status != .skipped && placements[caseRun.group.backend] == .privateCloudCompute {
+            ran += 1
+            for request in caseRun.requests where request.status != .skipped { attempts &+= request.attempts }
+        }
+        guard ran > 0 else { return nil }
+        return Double(attempts) / Double(ran)
     }
 }

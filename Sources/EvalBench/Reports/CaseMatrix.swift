@@ -33,7 +33,7 @@ struct CaseMatrix {
             columnByGroup[summary.group] = column
         }
         var rowByCase: [CaseKey: Int] = [:]
-        for caseRun in aggregate.caseRuns {
+        for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) {
             guard let column = columnByGroup[caseRun.group] else { continue }
             let caseKey = CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)
             let row: Int
@@ -45,7 +45,7 @@ struct CaseMatrix {
                 rowLabels.append("\(caseRun.suite)/\(caseRun.caseID)")
                 cells.append(Array(repeating: Cell(), count: aggregate.groups.count))
             }
-            cells[row][column].add(caseRun)
+            cells[row][column].add(caseRun, status: status)
         }
     }
 
@@ -59,8 +59,8 @@ extension CaseMatrix.Cell {
     /// Longest assertion name shown in a cell before it is cut.
     private static let assertionNameLimit = 40
 
-    mutating func add(_ caseRun: CaseRun) {
-        let status = caseRun.status
+    /// Counts `caseRun`, whose `status` the aggregate computed.
+    mutating func add(_ caseRun: CaseRun, status: RequestResult.Status) {
         runs += 1
         switch status {
         case .pass: passed += 1

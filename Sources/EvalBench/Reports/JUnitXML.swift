@@ -29,29 +29,21 @@ package enum JUnitXML {
     }
 
     /// The document in pieces, in order. The counts every `<testsuite>` opens with are summed
-    /// first; each testcase's XML is made when it is written.
+    /// first, from each testcase's outcome and time; its XML is made when it is written. The
+    /// testcases hold indices into the aggregate's case runs, not copies of them.
     private static func emit(_ aggregate: RunAggregate, interruption: String?, _ output: (String) throws -> Void) rethrows {
-        var suiteOrder: [String] = []
-        var cases: [String: [[CaseRun]]] = [:]
-        var caseIndex: [String: Int] = [:]
-        for caseRun in aggregate.caseRuns {
-            if cases[caseRun.suite] == nil { suiteOrder.append(caseRun.suite) }
-            let key = [caseRun.suite, caseRun.caseID, caseRun.group.label].joined(separator: "\u{1F}")
-            if let index = caseIndex[key] {
-                cases[caseRun.suite]![index].append(caseRun)
-            } else {
-                caseIndex[key] = cases[caseRun.suite, default: []].count
-                cases[caseRun.suite, default: []].append([caseRun])
-            }
-        }
-        caseIndex = [:]
+        let plan = Layout(aggregate)
         var totals = Counts()
-        var suiteCounts: [String: Counts] = [:]
-        for suite in suiteOrder {
-            var counts = Counts()
-            for runs in cases[suite] ?? [] { counts.add(TestCase(runs)) }
-            suiteCounts[suite] = counts
-            totals.merge(counts)
+        var suiteCounts = Array(repeating: Counts(), count: plan.suites.count)
+        var tallies: [(outcome: TestCase.Outcome, seconds: Double)] = []
+        tallies.reserveCapacity(plan.testcases.count)
+        for (suite, testcases) in plan.testcasesOfSuite.enumerated() {
+            for index in testcases {
+                let testcase = TestCase(plan.testcases[index], of: aggregate)
+                tallies.append((testcase.outcome, testcase.seconds))
+                suiteCounts[suite].add(testcase)
+            }
+            totals.merge(suiteCounts[suite])
         }
         if interruption != nil {
             totals.tests += 1
@@ -63,12 +55,61 @@ package enum JUnitXML {
                 + "    <testcase classname=\"evalbench\" name=\"run complete\" time=\"0\">\n"
                 + "      <error type=\"interrupted\" message=\"\(escape(interruption))\"/>\n    </testcase>\n  </testsuite>\n")
         }
-        for suite in suiteOrder {
-            try output("  <testsuite name=\"\(escape(suite))\" \((suiteCounts[suite] ?? Counts()).attributes)>\n")
-            for runs in cases[suite] ?? [] { try output(TestCase(runs).xml) }
+        var tally = 0
+        for (suite, testcases) in plan.testcasesOfSuite.enumerated() {
+            try output("  <testsuite name=\"\(escape(plan.suites[suite]))\" \(suiteCounts[suite].attributes)>\n")
+            for index in testcases {
+                try output(TestCase(plan.testcases[index], of: aggregate, outcome: tallies[tally].outcome,
+                                    seconds: tallies[tally].seconds).xml)
+                tally += 1
+            }
             try output("  </testsuite>\n")
         }
         try output("</testsuites>\n")
+    }
+
+    /// The suites in first-seen order, and each suite's testcases, each the indices of its case
+    /// runs (its repeats) in the aggregate.
+    private struct Layout {
+        var suites: [String] = []
+        var testcasesOfSuite: [[Int]] = []
+        var testcases: [[Int]] = []
+
+        init(_ aggregate: RunAggregate) {
+            var suiteIndex: [String: Int] = [:]
+            var testcaseIndex: [Key: Int] = [:]
+            var last: (key: Key, testcase: Int)?
+            for (index, caseRun) in aggregate.caseRuns.enumerated() {
+                let key = Key(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group)
+                // In plan order a testcase's repeats are neighbours: most case runs join the last one.
+                if let last, last.key == key {
+                    testcases[last.testcase].append(index)
+                    continue
+                }
+                if let existing = testcaseIndex[key] {
+                    testcases[existing].append(index)
+                    last = (key, existing)
+                    continue
+                }
+                let suite = suiteIndex[caseRun.suite] ?? {
+                    suites.append(caseRun.suite)
+                    testcasesOfSuite.append([])
+                    suiteIndex[caseRun.suite] = suites.count - 1
+                    return suites.count - 1
+                }()
+                testcaseIndex[key] = testcases.count
+                last = (key, testcases.count)
+                testcasesOfSuite[suite].append(testcases.count)
+                testcases.append([index])
+            }
+        }
+
+        /// A case within one backend × reasoning × variant: one testcase.
+        struct Key: Hashable {
+            var suite: String
+            var caseID: String
+            var group: SummaryGroupKey
+        }
     }
 
     /// Text safe in XML content and in double-quoted attributes: the five markup characters as
@@ -136,9 +177,11 @@ package enum JUnitXML {
         var outcome: Outcome
         var seconds: Double
 
-        init(_ runs: [CaseRun]) {
-            self.runs = runs
-            statuses = runs.map(\.status)
+        /// The testcase of the case runs at `indices` of `aggregate`, its outcome and time
+        /// counted from their requests.
+        init(_ indices: [Int], of aggregate: RunAggregate) {
+            runs = indices.map { aggregate.caseRuns[$0] }
+            statuses = indices.map { aggregate.statuses[$0] }
             // Replayed timings are the earlier run's, so they do not count as this run's time.
             var seconds = 0.0
             var errored = false
@@ -158,6 +201,14 @@ package enum JUnitXML {
             } else {
                 outcome = .passed
             }
+        }
+
+        /// The testcase whose outcome and time were counted already.
+        init(_ indices: [Int], of aggregate: RunAggregate, outcome: Outcome, seconds: Double) {
+            runs = indices.map { aggregate.caseRuns[$0] }
+            statuses = indices.map { aggregate.statuses[$0] }
+            self.outcome = outcome
+            self.seconds = seconds
         }
 
         var xml: String {

@@ -318,10 +318,10 @@ package enum SummaryMarkdown {
         // Cases whose verdict differs between variants on the same backend, level and repeat.
         var verdicts: [String: [String: RequestResult.Status]] = [:]
         var order: [String] = []
-        for caseRun in aggregate.caseRuns {
+        for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) {
             let slot = "\(caseRun.suite)/\(caseRun.caseID) on \(caseRun.group.backend) · \(caseRun.group.reasoning.rawValue) (repeat \(caseRun.repeatIndex))"
             if verdicts[slot] == nil { order.append(slot) }
-            verdicts[slot, default: [:]][caseRun.group.variant] = caseRun.status
+            verdicts[slot, default: [:]][caseRun.group.variant] = status
         }
         let names = variants.sorted()
         var flips = MarkdownTable([("Case", .left)] + names.map { ($0, .left) })
@@ -370,7 +370,7 @@ package enum SummaryMarkdown {
         ])
         var listed = 0
         var total = 0
-        for caseRun in aggregate.caseRuns where caseRun.status == .fail {
+        for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) where status == .fail {
             for request in caseRun.requests {
                 for assertion in request.failedAssertions {
                     total += 1

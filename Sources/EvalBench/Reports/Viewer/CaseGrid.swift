@@ -107,13 +107,14 @@ package struct CaseGridCollector: Sendable {
     /// The grid of `aggregate`'s case runs, with `baseline`'s beside them.
     package static func grid(_ aggregate: RunAggregate, baseline: [RequestResult]?) -> CaseGrid {
         var collector = CaseGridCollector()
-        for caseRun in aggregate.caseRuns { collector.add(caseRun) }
-        for caseRun in RunAggregate(baseline ?? []).caseRuns { collector.addBaseline(caseRun) }
+        for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) { collector.add(caseRun, status: status) }
+        let before = RunAggregate(baseline ?? [])
+        for (caseRun, status) in zip(before.caseRuns, before.statuses) { collector.addBaseline(caseRun, status: status) }
         return collector.grid()
     }
 
-    /// Adds one case run of the run.
-    package mutating func add(_ caseRun: CaseRun) {
+    /// Adds one case run of the run; `status` is its `CaseRun.status`, as the aggregate computed it.
+    package mutating func add(_ caseRun: CaseRun, status: RequestResult.Status) {
         let column = columnIndex[caseRun.group] ?? {
             columns.append(CaseGrid.Column(group: caseRun.group))
             columnIndex[caseRun.group] = columns.count - 1
@@ -126,24 +127,24 @@ package struct CaseGridCollector: Sendable {
             rowIndex[rowKey] = rows.count - 1
             return rows.count - 1
         }()
-        let passed = caseRun.status == .pass ? 1 : 0
+        let passed = status == .pass ? 1 : 0
         if var cell = rows[row].cells[column] {
             cell.repeats += 1
             cell.passedRepeats += passed
-            if CaseGrid.severity(caseRun.status) > CaseGrid.severity(cell.status) { cell.status = caseRun.status }
+            if CaseGrid.severity(status) > CaseGrid.severity(cell.status) { cell.status = status }
             rows[row].cells[column] = cell
         } else {
-            rows[row].cells[column] = CaseGrid.Cell(status: caseRun.status, repeats: 1, passedRepeats: passed,
+            rows[row].cells[column] = CaseGrid.Cell(status: status, repeats: 1, passedRepeats: passed,
                                                     turns: caseRun.requests.map(Self.turn), baseline: nil)
         }
     }
 
-    /// Adds one case run of the baseline run (its first repeat per case and column is kept).
-    package mutating func addBaseline(_ caseRun: CaseRun) {
+    /// Adds one case run of the baseline run (its first repeat per case and column is kept), of `status`.
+    package mutating func addBaseline(_ caseRun: CaseRun, status: RequestResult.Status) {
         let key = Self.cellKey(caseRun.suite, caseRun.caseID, caseRun.group)
         guard baseline[key] == nil else { return }
         let answer = caseRun.requests.last?.output.map { String($0.prefix(CaseGrid.answerLimit)) }
-        baseline[key] = CaseGrid.Baseline(status: caseRun.status, answer: answer, flipped: false)
+        baseline[key] = CaseGrid.Baseline(status: status, answer: answer, flipped: false)
     }
 
     /// The grid; above `cellLimit` cells, failing and flipped cases and an even sample of the rest.
