@@ -44,7 +44,7 @@ package struct RunAggregate: Sendable {
             lastPlanIndex = result.planIndex
             accumulators[groupIndex].add(result)
         }
-        finish(groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators)
+        apply(Self.finish(caseRuns, groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators, statuses: nil))
     }
 
     /// The index of `result`'s case run among `caseRuns` so far, nil for a new one. In plan order
@@ -66,10 +66,30 @@ package struct RunAggregate: Sendable {
     /// copied: their requests are the same arrays. `statuses`, when given, are theirs
     /// (`CaseRun.status`, as another aggregate computed them), so they are not computed again.
     package init(caseRuns subset: [CaseRun], statuses known: [RequestResult.Status]? = nil) {
+        caseRuns = subset
+        let (groupIndexOfCaseRun, accumulators) = Self.accumulate(subset)
+        apply(Self.finish(subset, groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators,
+                          statuses: known?.count == subset.count ? known : nil))
+    }
+
+    /// The group summaries that `RunAggregate(caseRuns:statuses:)` gives for `caseRuns` (any
+    /// collection of them, such as a lazy view of a tag's case runs), without keeping a copy of
+    /// the case runs.
+    package static func groups<CaseRuns: Collection<CaseRun>>(of caseRuns: CaseRuns,
+                                                              statuses: [RequestResult.Status]) -> [GroupSummary] {
+        let (groupIndexOfCaseRun, accumulators) = accumulate(caseRuns)
+        return finish(caseRuns, groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators,
+                      statuses: statuses.count == caseRuns.count ? statuses : nil).groups
+    }
+
+    /// Each case run's group (indices into the accumulators, in first-seen order), and the
+    /// groups' running sums over every request of the case runs.
+    private static func accumulate<CaseRuns: Collection<CaseRun>>(_ caseRuns: CaseRuns)
+        -> (groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator]) {
         var groupIndexByKey: [SummaryGroupKey: Int] = [:]
         var groupIndexOfCaseRun: [Int] = []
         var accumulators: [GroupAccumulator] = []
-        for caseRun in subset {
+        for caseRun in caseRuns {
             let groupIndex: Int
             if let index = groupIndexByKey[caseRun.group] {
                 groupIndex = index
@@ -81,19 +101,33 @@ package struct RunAggregate: Sendable {
             groupIndexOfCaseRun.append(groupIndex)
             for request in caseRun.requests { accumulators[groupIndex].add(request) }
         }
-        caseRuns = subset
-        finish(groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators,
-               statuses: known?.count == subset.count ? known : nil)
+        return (groupIndexOfCaseRun, accumulators)
+    }
+
+    /// What `finish` computes from the case runs: their statuses, repeats and group summaries.
+    private struct Finished {
+        var statuses: [RequestResult.Status]
+        var repeats: [CaseRepeats]
+        var groups: [GroupSummary]
+    }
+
+    private mutating func apply(_ finished: Finished) {
+        statuses = finished.statuses
+        repeats = finished.repeats
+        groups = finished.groups
     }
 
     /// Counts each case run in its group, folds the repeats of each case, and finishes the groups.
-    private mutating func finish(groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator],
-                                 statuses known: [RequestResult.Status]? = nil) {
+    private static func finish<CaseRuns: Collection<CaseRun>>(
+        _ caseRuns: CaseRuns, groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator],
+        statuses known: [RequestResult.Status]?
+    ) -> Finished {
         var accumulators = accumulators
-        statuses = known ?? caseRuns.map(\.status)
+        let statuses = known ?? caseRuns.map(\.status)
         for (status, groupIndex) in zip(statuses, groupIndexOfCaseRun) {
             accumulators[groupIndex].count(status)
         }
+        var repeats: [CaseRepeats] = []
         var repeatIndexByKey: [CaseGroupKey: Int] = [:]
         var last: (key: CaseGroupKey, index: Int)?
         for ((caseRun, status), groupIndex) in zip(zip(caseRuns, statuses), groupIndexOfCaseRun) {
@@ -118,7 +152,7 @@ package struct RunAggregate: Sendable {
             accumulators[index].summary.distinctCases = ran.count
             accumulators[index].summary.casesPassingEveryRepeat = ran.filter(\.passedEveryRepeat).count
         }
-        groups = accumulators.map { $0.finished() }
+        return Finished(statuses: statuses, repeats: repeats, groups: accumulators.map { $0.finished() })
     }
 
     /// `results` by plan index, then turn; results without a plan index after, as given. Only

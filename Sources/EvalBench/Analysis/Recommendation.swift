@@ -119,10 +119,14 @@ package enum Recommendation {
         let all = aggregate ?? RunAggregate(results)
         // Each case run's token estimate once, for every row that includes it.
         let fits = all.caseRuns.map { CaseRunFit($0, settings: settings) }
-        var recommendations = [recommend(nil, all, fits: fits, settings: settings)]
+        var recommendations = [recommend(nil, groups: all.groups, caseRuns: all.caseRuns, statuses: all.statuses,
+                                         fits: fits, settings: settings)]
         for (tag, tagged) in zip(tags, caseRunIndices(all.caseRuns, byTag: tags)) {
-            recommendations.append(recommend(tag, RunAggregate(caseRuns: tagged.map { all.caseRuns[$0] },
-                                                               statuses: tagged.map { all.statuses[$0] }),
+            // A view of the tag's case runs, not a copy of them.
+            let caseRuns = tagged.lazy.map { all.caseRuns[$0] }
+            let statuses = tagged.map { all.statuses[$0] }
+            recommendations.append(recommend(tag, groups: RunAggregate.groups(of: caseRuns, statuses: statuses),
+                                             caseRuns: caseRuns, statuses: statuses,
                                              fits: tagged.map { fits[$0] }, settings: settings))
         }
         return recommendations
@@ -144,13 +148,16 @@ package enum Recommendation {
         return indices
     }
 
-    /// The recommendation for `aggregate`'s case runs (`fits` theirs, in the same order).
-    static func recommend(_ tag: String?, _ aggregate: RunAggregate, fits: [CaseRunFit],
-                          settings: RecommendationSettings) -> TagRecommendation {
+    /// The recommendation for `caseRuns`, whose group summaries are `groups` (`statuses` and
+    /// `fits` theirs, in the same order).
+    static func recommend<CaseRuns: Collection<CaseRun>>(
+        _ tag: String?, groups: [GroupSummary], caseRuns: CaseRuns, statuses: [RequestResult.Status],
+        fits: [CaseRunFit], settings: RecommendationSettings
+    ) -> TagRecommendation {
         var suites: Set<String> = []
         var slo: ServiceLevel?
         var distinctCases: Set<CaseKey> = []
-        for caseRun in aggregate.caseRuns {
+        for caseRun in caseRuns {
             // A case run's requests share its suite and its service level.
             suites.insert(caseRun.suite)
             if slo == nil { slo = caseRun.requests.lazy.compactMap(\.slo).first }
@@ -161,7 +168,7 @@ package enum Recommendation {
             if let target = suites.compactMap({ settings.suiteTargets[$0] }).max() { return (target, "suite") }
             return (RecommendationSettings.defaultTarget, "default")
         }()
-        let candidates = aggregate.groups.filter { $0.cases - $0.skipped > 0 }.map { summary in
+        let candidates = groups.filter { $0.cases - $0.skipped > 0 }.map { summary in
             TagRecommendation.Candidate(summary: summary,
                                         meetsTarget: (summary.passRateLow ?? 0) >= target - 1e-12,
                                         meetsLatency: slo.map { meets($0, summary) })
@@ -177,13 +184,12 @@ package enum Recommendation {
             let x = a.latencyP50Ms ?? .infinity, y = b.latencyP50Ms ?? .infinity
             return x != y ? x < y : left < right
         }
-        let statuses = aggregate.statuses
         return TagRecommendation(
             tag: tag, cases: distinctCases.count, target: target, targetSource: source, slo: slo,
             candidates: candidates, recommendedIndex: ranked.first,
-            onDevice: onDeviceFit(aggregate.caseRuns, fits: fits, settings: settings),
-            pccRequestsPerTask: pccPlanned(aggregate.caseRuns, statuses: statuses),
-            pccMeasuredRequestsPerTask: pccMeasured(aggregate.caseRuns, statuses: statuses, placements: settings.placements))
+            onDevice: onDeviceFit(caseRuns, fits: fits, settings: settings),
+            pccRequestsPerTask: pccPlanned(caseRuns, statuses: statuses),
+            pccMeasuredRequestsPerTask: pccMeasured(caseRuns, statuses: statuses, placements: settings.placements))
     }
 
     /// A suite and case id, without building a string of them.
@@ -225,7 +231,7 @@ package enum Recommendation {
     /// Each case's largest request with its answer, estimated from the recorded text by
     /// `TokenEstimate`'s rule: instructions, every prompt so far, the earlier answers and this
     /// answer. The largest over every case run of the case.
-    static func onDeviceFit(_ caseRuns: [CaseRun], fits: [CaseRunFit], settings: RecommendationSettings) -> OnDeviceFit {
+    static func onDeviceFit(_ caseRuns: some Sequence<CaseRun>, fits: [CaseRunFit], settings: RecommendationSettings) -> OnDeviceFit {
         var largestByCase: [String: Int] = [:]
         var order: [String] = []
         var measured: [String] = []
@@ -244,7 +250,7 @@ package enum Recommendation {
     }
 
     /// One Private Cloud Compute request per turn: the mean turns of the case runs that ran.
-    static func pccPlanned(_ caseRuns: [CaseRun], statuses: [RequestResult.Status]) -> Double? {
+    static func pccPlanned(_ caseRuns: some Sequence<CaseRun>, statuses: [RequestResult.Status]) -> Double? {
         var ran = 0
         var turns = 0
         for (caseRun, status) in zip(caseRuns, statuses) where status != .skipped {
@@ -257,7 +263,7 @@ package enum Recommendation {
 
     /// Σ attempts on Private Cloud Compute backends / their case runs that ran (an answer from
     /// evalbench's response cache made no attempt and spent nothing).
-    static func pccMeasured(_ caseRuns: [CaseRun], statuses: [RequestResult.Status],
+    static func pccMeasured(_ caseRuns: some Sequence<CaseRun>, statuses: [RequestResult.Status],
                             placements: [String: BackendPlacement]) -> Double? {
         guard placements.values.contains(.privateCloudCompute) else { return nil }
         var ran = 0
