@@ -11,6 +11,18 @@ struct TokenEstimateTests {
         #expect(TokenEstimate.tokens(in: text) == tokens)
     }
 
+    @Test("ASCII is counted a byte a character without grapheme breaking, CR LF as one, as Swift counts characters",
+          arguments: ["", "a", "abc def", "line\r\nnext", "\r\n\r\n", "\n\r", "\r\r\n", "ends with CR\r", "\t{\"json\": [1, 2]}\n"])
+    func asciiCount(text: String) {
+        #expect(TokenEstimate.asciiCharacters(in: text) == text.count)
+        #expect(TokenEstimate.tokens(in: text) == (text.count * 3 + 11) / 12)
+    }
+
+    @Test("Text with any character beyond ASCII is weighed a grapheme at a time", arguments: ["café", "a\r\n東", "é\r\n"])
+    func beyondASCII(text: String) {
+        #expect(TokenEstimate.asciiCharacters(in: text) == nil)
+    }
+
     @Test("The rule's wording is what reports and plan print")
     func wording() {
         #expect(TokenEstimate.rule.contains("4 characters a token for Latin script"))

@@ -113,7 +113,10 @@ package enum Recommendation {
         guard !results.isEmpty else { return [] }
         var tags: [String] = []
         var seen: Set<String> = []
-        for result in results {
+        var previous: [String] = []
+        for result in results where result.tags != previous {
+            // A case's requests share one tags array, so the comparison is of two pointers.
+            previous = result.tags
             for tag in result.tags where seen.insert(tag).inserted { tags.append(tag) }
         }
         let all = aggregate ?? RunAggregate(results)
@@ -137,10 +140,14 @@ package enum Recommendation {
     static func caseRunIndices(_ caseRuns: [CaseRun], byTag tags: [String]) -> [[Int]] {
         let tagIndex = Dictionary(tags.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var indices = Array(repeating: [Int](), count: tags.count)
+        // A case's requests share one tags array: its positions are looked up once, not per request.
+        var previous: (tags: [String], positions: [Int]) = ([], [])
         for (index, caseRun) in caseRuns.enumerated() {
             for request in caseRun.requests {
-                for tag in request.tags {
-                    guard let tagPosition = tagIndex[tag], indices[tagPosition].last != index else { continue }
+                if request.tags != previous.tags {
+                    previous = (request.tags, request.tags.compactMap { tagIndex[$0] })
+                }
+                for tagPosition in previous.positions where indices[tagPosition].last != index {
                     indices[tagPosition].append(index)
                 }
             }
@@ -157,11 +164,16 @@ package enum Recommendation {
         var suites: Set<String> = []
         var slo: ServiceLevel?
         var distinctCases: Set<CaseKey> = []
+        var last: CaseKey?
         for caseRun in caseRuns {
             // A case run's requests share its suite and its service level.
-            suites.insert(caseRun.suite)
             if slo == nil { slo = caseRun.requests.lazy.compactMap(\.slo).first }
-            distinctCases.insert(CaseKey(suite: caseRun.suite, caseID: caseRun.caseID))
+            // In plan order a case's case runs are neighbours: most are the last one's case.
+            let key = CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)
+            guard key != last else { continue }
+            last = key
+            suites.insert(caseRun.suite)
+            distinctCases.insert(key)
         }
         let (target, source): (Double, String) = {
             if let target = settings.target { return (target, "command line") }

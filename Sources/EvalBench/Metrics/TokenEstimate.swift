@@ -16,12 +16,30 @@ package enum TokenEstimate {
     private static let latin = 3, alphabet = 4, cjk = 8, emoji = 12
 
     package static func tokens(in text: String) -> Int {
+        if let ascii = asciiCharacters(in: text) { return (ascii * latin + 11) / 12 }
         var twelfths = 0
         for character in text {
             guard let scalar = character.unicodeScalars.first else { continue }
             twelfths += weight(scalar.value)
         }
         return (twelfths + 11) / 12
+    }
+
+    /// How many characters an ASCII `text` has, without breaking it into graphemes (a report
+    /// estimates every prompt and answer of a run): one a byte, except that CR LF is one
+    /// character. Nil when `text` is not ASCII.
+    static func asciiCharacters(in text: String) -> Int? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var characters = 0
+            var previous: UInt8 = 0
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                if !(byte == 0x0A && previous == 0x0D) { characters += 1 }
+                previous = byte
+            }
+            return characters
+        }
     }
 
     private static func weight(_ value: UInt32) -> Int {
