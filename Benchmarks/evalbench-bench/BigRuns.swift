@@ -64,7 +64,8 @@ func reportChild(_ directory: URL) throws {
 /// In the child: runs `count` single-turn cases against an instant stub at c=64 and writes
 /// their reports, then prints the wall seconds and the peak resident MB on one line.
 func runChild(count: Int) async throws {
-    let instant = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
+    // The fake keeps no log of the requests: its memory is not the run's.
+    let instant = FakeOpenAIServer(recordsRequests: false) { _ in FakeOpenAIServer.Script(steps: [.content("ok")], usage: .init(promptTokens: 5, completionTokens: 1)) }
     try instant.start()
     let clock = Stopwatch()
     let (_, results) = try await runCases(instant, count: count, concurrency: 64)

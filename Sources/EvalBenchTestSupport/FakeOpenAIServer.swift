@@ -213,10 +213,11 @@ public final class FakeOpenAIServer: Sendable {
         self.init { _ in replies[min(counter.next(), replies.count - 1)] }
     }
 
-    /// A server that answers each chat request with `reply(request)`.
-    public init(reply: @escaping @Sendable (ChatRequest) -> Script) {
+    /// A server that answers each chat request with `reply(request)`. With `recordsRequests`
+    /// false it keeps no log of them (`requests` is empty), for benchmarks of many requests.
+    public init(recordsRequests: Bool = true, reply: @escaping @Sendable (ChatRequest) -> Script) {
         let counter = RequestCounter()
-        server = FakeHTTPServer { http in
+        server = FakeHTTPServer(recordsRequests: recordsRequests) { http in
             guard http.method == "POST", http.path.hasPrefix("/v1/chat/completions") else {
                 let error: [String: Any] = ["message": "Unknown request URL: \(http.method) \(http.path).",
                                             "type": "invalid_request_error", "param": NSNull(), "code": "unknown_url"]

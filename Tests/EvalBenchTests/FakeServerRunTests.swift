@@ -104,6 +104,17 @@ struct FakeServerRunTests {
         }
     }
 
+    @Test("a fake server told not to record answers as usual and keeps no log (the benchmark's stub for 100,000 requests)")
+    func unrecorded() async throws {
+        let server = FakeOpenAIServer(recordsRequests: false) { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        let results = try await run(server, cases: (0..<3).map { EvalCase(id: "c\($0)", turns: [Turn(prompt: "x")]) })
+        #expect(results.count == 3)
+        #expect(results.allSatisfy { $0.status == .pass && $0.output == "ok" })
+        #expect(server.requests.isEmpty)
+    }
+
     @Test("conversations run in parallel up to the concurrency limit")
     func concurrency() async throws {
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 200)]) }
