@@ -65,15 +65,16 @@ package struct Runner: Sendable {
 
     private func run(_ plan: RunPlan, skipping finishedKeys: Set<String>) async {
         let global = AsyncSemaphore(limit: concurrency)
-        var queues: [String: [PlannedCaseRun]] = [:]
+        // Each backend's queue holds indices into the plan, not copies of its case runs.
+        var queues: [String: [Int]] = [:]
         var order: [String] = []
-        for caseRun in plan.caseRuns where !finishedKeys.contains(caseRun.key) {
+        for (index, caseRun) in plan.caseRuns.enumerated() where !finishedKeys.contains(caseRun.key) {
             if queues[caseRun.backend] == nil { order.append(caseRun.backend) }
-            queues[caseRun.backend, default: []].append(caseRun)
+            queues[caseRun.backend, default: []].append(index)
         }
         await withTaskGroup(of: Void.self) { group in
             for name in order {
-                let queue = WorkQueue(queues[name] ?? [])
+                let queue = WorkQueue(plan.caseRuns, indices: queues[name] ?? [])
                 guard let slot = slots[name] else { continue }
                 let workers = max(1, min(slot.backend.concurrency, concurrency, queues[name]?.count ?? 1))
                 for _ in 0..<workers {
@@ -121,16 +122,20 @@ package struct Runner: Sendable {
 
 /// The case runs one backend still has to do, handed out to its workers in order.
 private actor WorkQueue {
-    private var items: [PlannedCaseRun]
+    /// The whole plan's case runs, shared by every backend's queue.
+    private let caseRuns: [PlannedCaseRun]
+    /// This backend's, in order.
+    private let indices: [Int]
     private var position = 0
 
-    init(_ items: [PlannedCaseRun]) {
-        self.items = items
+    init(_ caseRuns: [PlannedCaseRun], indices: [Int]) {
+        self.caseRuns = caseRuns
+        self.indices = indices
     }
 
     func next() -> PlannedCaseRun? {
-        guard position < items.count else { return nil }
+        guard position < indices.count else { return nil }
         defer { position += 1 }
-        return items[position]
+        return caseRuns[indices[position]]
     }
 }
