@@ -71,4 +71,31 @@ struct RequestResultStorageTests {
             read[3].assertions.withUnsafeBufferPointer { fourth in #expect(first.baseAddress != fourth.baseAddress) }
         }
     }
+
+    @Test("results a run records are kept for its reports sharing equal tags and verdicts, and are written whole")
+    func sharedWhenRecorded() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("recorded-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try ResultStore(url: url)
+        var recorded: [RequestResult] = []
+        for index in 0..<3 {
+            var result = fixtureResult(caseID: "case-\(index)", status: .pass)
+            result.tags = ["feature-one", "a-rather-long-tag-name"]
+            result.assertions = [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: index != 2,
+                                                 message: index == 2 ? "the answer does not contain \"Paris\"" : nil)]
+            recorded.append(result)
+            try await store.append(result)
+        }
+        try await store.close()
+        let kept = await store.all()
+        #expect(kept == recorded)
+        #expect(try ResultStore.read(url) == recorded)
+        kept[0].tags.withUnsafeBufferPointer { first in
+            kept[1].tags.withUnsafeBufferPointer { second in #expect(first.baseAddress == second.baseAddress) }
+        }
+        kept[0].assertions.withUnsafeBufferPointer { first in
+            kept[1].assertions.withUnsafeBufferPointer { second in #expect(first.baseAddress == second.baseAddress) }
+            kept[2].assertions.withUnsafeBufferPointer { third in #expect(first.baseAddress != third.baseAddress) }
+        }
+    }
 }

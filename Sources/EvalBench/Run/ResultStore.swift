@@ -11,6 +11,9 @@ package actor ResultStore {
     private let handle: FileHandle
     private let encoder: JSONEncoder
     private(set) var results: [RequestResult] = []
+    /// The results kept for the reports share equal strings, tags and verdicts, as results
+    /// read back from the file do: a run of a hundred thousand requests holds each once.
+    private var strings = StringInterner()
     /// The first write that failed, naming the file and the cause; nil while every write held.
     package private(set) var failure: ResultWriteFailure?
 
@@ -42,7 +45,7 @@ package actor ResultStore {
             self.failure = failure
             throw failure
         }
-        results.append(result)
+        results.append(strings.shared(result))
     }
 
     package func all() -> [RequestResult] { results }
