@@ -67,6 +67,11 @@ struct CIOutputTests {
     func escaper() throws {
         #expect(JUnitXML.escape(#"a "b" & 'c' <d>"#) == "a &quot;b&quot; &amp; &apos;c&apos; &lt;d&gt;")
         #expect(JUnitXML.escape("x\u{01}y\u{1B}z\tw\nv") == "x\u{FFFD}y\u{FFFD}z&#9;w&#10;v")
+        // Plain ASCII (DEL included, which XML allows) comes back as it was; beyond ASCII,
+        // U+FFFE and U+FFFF are still replaced.
+        #expect(JUnitXML.escape("case-7 [local, none, default] \u{7F}") == "case-7 [local, none, default] \u{7F}")
+        #expect(JUnitXML.escape("") == "")
+        #expect(JUnitXML.escape("café \u{FFFE}\u{FFFF} 東京") == "café \u{FFFD}\u{FFFD} 東京")
         let document = "<a b=\"\(JUnitXML.escape("q\"&\u{07}<\n"))\">\(JUnitXML.escape("t&<\u{0}"))</a>"
         let elements = try JUnitReader.read(document)
         #expect(elements.first?.attributes["b"] == "q\"&\u{FFFD}<\n")

@@ -116,6 +116,8 @@ package enum JUnitXML {
     /// entities, tab/newline/carriage return as character references, and other characters XML
     /// 1.0 forbids (C0 controls, U+FFFE, U+FFFF) as U+FFFD.
     package static func escape(_ text: String) -> String {
+        // Most names and messages are printable ASCII without markup: nothing to replace.
+        if text.utf8.allSatisfy(isKeptAsIs) { return text }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -137,6 +139,15 @@ package enum JUnitXML {
             }
         }
         return escaped
+    }
+
+    /// An ASCII byte `escape` writes unchanged: printable (or DEL, which XML 1.0 allows) and
+    /// not one of the five markup characters.
+    private static func isKeptAsIs(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"): false
+        default: byte >= 0x20 && byte < 0x80
+        }
     }
 
     private struct Counts {
