@@ -28,7 +28,7 @@ struct ResultLineDecoder {
     private func readResult(_ reader: inout JSONByteReader) throws -> RequestResult {
         var fields = ResultFields()
         try reader.object { reader, key in try fields.read(key, from: &reader, nested: nested) }
-        return try fields.result()
+        return try fields.takeResult()
     }
 }
 
@@ -40,6 +40,10 @@ private struct ResultFields {
     var tags: [String]?, usage: Usage?, assertions: [AssertionResult]?
     var optional = RequestResult(key: "", suite: "", caseID: "", turn: 0, turns: 0, variant: "", backend: "", model: nil,
                                  reasoning: .none, repeatIndex: 0, tags: [], status: .pass, instructions: nil, prompt: "")
+    /// What `optional` holds once its result is taken: one shared value, never changed.
+    private static let taken = RequestResult(key: "", suite: "", caseID: "", turn: 0, turns: 0, variant: "", backend: "",
+                                             model: nil, reasoning: .none, repeatIndex: 0, tags: [], status: .pass,
+                                             instructions: nil, prompt: "")
 
     mutating func read(_ name: String, from reader: inout JSONByteReader, nested: JSONDecoder) throws {
         if try readRequired(name, from: &reader) { return }
@@ -100,11 +104,14 @@ private struct ResultFields {
         return true
     }
 
-    func result() throws -> RequestResult {
+    /// The result, its storage taken from `optional` (left empty), so that setting the
+    /// required members does not copy it.
+    mutating func takeResult() throws -> RequestResult {
         guard let key, let suite, let caseID, let variant, let backend, let prompt, let turn, let turns,
               let repeatIndex, let attempts, let reasoning, let status, let tags, let usage, let assertions
         else { throw JSONByteReader.Refused() }
         var result = optional
+        optional = Self.taken
         result.key = key
         result.suite = suite
         result.caseID = caseID
