@@ -91,6 +91,19 @@ func measureChild(_ arguments: [String]) throws -> (seconds: Double, megabytes: 
     return (fields[fields.count - 2], fields[fields.count - 1])
 }
 
+/// The child run `rounds` times: the median wall seconds with the lowest and highest (a shared
+/// 2-core machine varies by a fifth from one run to the next), and the highest peak RSS. Nil
+/// when any round failed.
+func measureChildren(_ arguments: [String], rounds: Int) throws -> (median: Double, low: Double, high: Double, megabytes: Double)? {
+    var figures: [(seconds: Double, megabytes: Double)] = []
+    for _ in 0..<max(1, rounds) {
+        guard let round = try measureChild(arguments) else { return nil }
+        figures.append(round)
+    }
+    let seconds = figures.map(\.seconds).sorted()
+    return (seconds[seconds.count / 2], seconds[0], seconds[seconds.count - 1], figures.map(\.megabytes).max() ?? 0)
+}
+
 /// Prints a child's two figures beside their budgets, or that it failed.
 func printChild(_ name: String, _ figures: (seconds: Double, megabytes: Double)?, timeBudget: String, memoryBudget: String) {
     guard let figures else { return line(name, "child failed", timeBudget) }

@@ -248,8 +248,14 @@ if selected("reports") {
     // `report` of 1,000,000 results read from results.jsonl, in a child process of its own.
     let millionDirectory = temporaryDirectory()
     try writeSyntheticResults(count: 1_000_000, to: millionDirectory.appendingPathComponent(RunDirectory.FileName.results))
-    printChild("1,000,000-result report (from jsonl)", try measureChild(["report-child", millionDirectory.path]),
-               timeBudget: "< 30 s", memoryBudget: "< 300 MB")
+    let rounds = 3
+    if let million = try measureChildren(["report-child", millionDirectory.path], rounds: rounds) {
+        line("1,000,000-result report (from jsonl): wall, median of \(rounds)",
+             format(million.median, "s") + " (" + format(million.low, "s") + "–" + format(million.high, "s") + ")", "< 30 s")
+        line("1,000,000-result report (from jsonl): peak RSS, highest of \(rounds)", String(format: "%.0f MB", million.megabytes), "< 300 MB")
+    } else {
+        line("1,000,000-result report (from jsonl)", "child failed", "< 30 s")
+    }
     try? FileManager.default.removeItem(at: millionDirectory)
     // A 100,000-request run against an instant stub, with its reports, in a child process.
     printChild("100,000-request run c=64 + reports", try measureChild(["run-child", "100000"]),
