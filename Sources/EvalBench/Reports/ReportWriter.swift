@@ -19,23 +19,45 @@ package enum ReportWriter {
         if input.interruption != nil {
             for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
         }
-        // Streamed row by row, in the same order as before (case runs in aggregate order, then
-        // their requests), without building the whole file or a flat copy of the requests.
-        try ResultsCSV.write(aggregate.caseRuns.lazy.flatMap(\.requests), to: run.file(RunDirectory.FileName.resultsCSV))
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
-        try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
         try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))
         try write(RecommendationCSV.render(recommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
         let charts = ChartSet(aggregate, results: input.results)
-        try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations, charts: charts),
-                  to: run.file(RunDirectory.FileName.summaryMarkdown))
-        try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit))
+        let finalRecommendations = recommendations
+        // The large files are independent renderings of the same values, so they are written
+        // on every core at once; each is moved into place whole, and the first failure (in
+        // this order) is thrown once all have finished.
+        let files: [@Sendable () throws -> Void] = [
+            {
+                // Streamed row by row, in the same order as before (case runs in aggregate order,
+                // then their requests), without building the whole file or a flat copy of the requests.
+                try ResultsCSV.write(aggregate.caseRuns.lazy.flatMap(\.requests), to: run.file(RunDirectory.FileName.resultsCSV))
+            },
+            { try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV)) },
+            {
+                try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: finalRecommendations, charts: charts),
+                          to: run.file(RunDirectory.FileName.summaryMarkdown))
+            },
+            { try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit)) },
+            {
+                let recommendation = RecommendationHTML.section(finalRecommendations, interrupted: input.interruption != nil)
+                try write(HTMLReport.render(input, aggregate: aggregate, charts: charts, extraSections: [recommendation].compactMap { $0 },
+                                            grid: CaseGridCollector.grid(aggregate, baseline: input.baselineResults)),
+                          to: run.file(RunDirectory.FileName.html))
+            },
+        ]
+        let failures = concurrentMap(files) { file -> (any Error)? in
+            do {
+                try file()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
         for chart in charts.charts { try write(chart.svg, to: run.file(chart.fileName)) }
         // A chart left out this time must not survive from an earlier report of the same directory.
         for omitted in charts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
-        try write(HTMLReport.render(input, aggregate: aggregate, charts: charts,
-                                    extraSections: [RecommendationHTML.section(recommendations, interrupted: input.interruption != nil)].compactMap { $0 },
-                                    grid: CaseGridCollector.grid(aggregate, baseline: input.baselineResults)), to: run.file(RunDirectory.FileName.html))
     }
 
     private static func write(_ text: String, to file: URL) throws {
