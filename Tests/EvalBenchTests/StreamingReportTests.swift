@@ -51,6 +51,43 @@ struct StreamingReportTests {
         #expect(streamed == read)
     }
 
+    @Test("results.jsonl read in batches decoded on every core: every result and warning in file order, numbered as line by line")
+    func batchedRead() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("batches-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        // More than two batches of lines, with bad lines in the first, at a batch's edge and
+        // in the last, so every batch is cut between the cores and some cuts fall next to them.
+        let count = ResultStore.batchSize * 2 + 700
+        let badAfter: Set<Int> = [3, ResultStore.batchSize - 2, ResultStore.batchSize * 2 + 100]
+        let encoder = ResultStore.makeEncoder()
+        var data = Data()
+        var expected: [RequestResult] = []
+        var badLines: [Int] = []
+        var line = 0
+        for index in 0..<count {
+            var result = fixtureResult(caseID: "case-\(index)", status: index % 9 == 0 ? .fail : .pass, latencyMs: Double(index) + 0.5)
+            result.planIndex = index
+            expected.append(result.withFiniteFigures())
+            data.append(try encoder.encode(result.withFiniteFigures()))
+            data.append(0x0A)
+            line += 1
+            if badAfter.contains(index) {
+                data.append(Data("{\"suite\": 1}\n".utf8))
+                line += 1
+                badLines.append(line)
+            }
+        }
+        try data.write(to: url)
+        var skipped: [Diagnostic] = []
+        let read = try ResultStore.read(url) { skipped.append($0) }
+        #expect(read.count == count)
+        #expect(read == expected)
+        #expect(skipped.map(\.location?.line) == badLines)
+        var order: [Int] = []
+        try ResultStore.scan(url, skipped: { _ in }) { order.append($0.planIndex ?? -1) }
+        #expect(order == Array(0..<count))
+    }
+
     @Test("results.csv written in pieces is byte for byte the rendered file, in the same row order")
     func streamedResultsCSV() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")

@@ -72,37 +72,89 @@ package actor ResultStore {
         return results
     }
 
-    /// Reads a `results.jsonl` one line at a time, handing each result to `body` in file
-    /// order: memory holds one chunk of the file and one line, never the whole file. Lines
-    /// that are not results are skipped and reported as `read` does.
+    /// Reads a `results.jsonl` a batch of lines at a time, handing each result to `body` in
+    /// file order: memory holds one chunk of the file and one batch of lines, never the whole
+    /// file. Each batch is decoded on every core, and its results and warnings are handed on in
+    /// order, so the results are those of reading line by line. Lines that are not results are
+    /// skipped and reported as `read` does.
     package static func scan(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn,
                              _ body: (RequestResult) throws -> Void) throws {
-        var reader = try ResultFileReader(url)
-        while let result = try reader.next(skipped: skipped) { try body(result) }
+        var lines = try LineSplitter(url)
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        var batch: [Line] = []
+        batch.reserveCapacity(batchSize)
+        while true {
+            batch.removeAll(keepingCapacity: true)
+            while batch.count < batchSize, let line = try lines.next() { batch.append(line) }
+            if batch.isEmpty { return }
+            for decoded in decode(batch, workers: workers, url: url) {
+                switch decoded {
+                case let .result(result): try body(result)
+                case let .skipped(diagnostic): skipped(diagnostic)
+                case .empty: continue
+                }
+            }
+        }
     }
 
-    /// The results of one file, a chunk of the file at a time, in file order.
-    private struct ResultFileReader {
+    /// Lines decoded together: enough that handing them to the cores costs little beside
+    /// decoding them (a few megabytes of results.jsonl).
+    static let batchSize = 4096
+
+    /// `lines` decoded in order, each worker decoding a contiguous part with a decoder of its own.
+    private static func decode(_ lines: [Line], workers: Int, url: URL) -> [Decoded] {
+        let parts = min(workers, max(1, lines.count / 256))
+        guard parts > 1 else {
+            let decoder = LineDecoder(url: url)
+            return lines.map { decoder.decode($0) }
+        }
+        let size = (lines.count + parts - 1) / parts
+        let ranges = stride(from: 0, to: lines.count, by: size).map { $0..<min($0 + size, lines.count) }
+        return concurrentMap(ranges) { range in
+            let decoder = LineDecoder(url: url)
+            return lines[range].map { decoder.decode($0) }
+        }.flatMap { $0 }
+    }
+
+    /// One line of the file: its bytes (without the newline), its number from 1, and whether
+    /// it is the last, which no newline ended.
+    private struct Line: Sendable {
+        var bytes: Data
+        var number: Int
+        var last: Bool
+    }
+
+    /// What one line held.
+    private enum Decoded: Sendable {
+        case result(RequestResult)
+        /// Not a result: the warning that says so.
+        case skipped(Diagnostic)
+        /// An empty line.
+        case empty
+    }
+
+    /// The lines of one file, a chunk of the file at a time, in file order.
+    private struct LineSplitter {
         private let handle: FileHandle
-        private var lines: LineDecoder
         private var pending = Data()
         private var start: Data.Index
         private var atEnd = false
+        private var number = 0
 
         init(_ url: URL) throws {
             handle = try FileHandle(forReadingFrom: url)
-            lines = LineDecoder(url: url)
             start = pending.startIndex
         }
 
-        /// The next result in the file; nil at its end, when the file is closed.
-        mutating func next(skipped: (Diagnostic) -> Void) throws -> RequestResult? {
+        /// The next line; nil at the end of the file, when it is closed. The piece after the
+        /// last newline is a line too (empty when the file ends with a newline).
+        mutating func next() throws -> Line? {
             while !atEnd {
                 if let newline = Self.newline(in: pending, from: start) {
                     let line = pending[start..<newline]
                     start = newline + 1
-                    if let result = lines.decode(line, last: false, skipped: skipped) { return result }
-                    continue
+                    number += 1
+                    return Line(bytes: line, number: number, last: false)
                 }
                 pending = Data(pending[start...])
                 start = pending.startIndex
@@ -112,7 +164,8 @@ package actor ResultStore {
                 }
                 atEnd = true
                 try? handle.close()
-                return lines.decode(pending, last: true, skipped: skipped)
+                number += 1
+                return Line(bytes: pending, number: number, last: true)
             }
             return nil
         }
@@ -129,12 +182,11 @@ package actor ResultStore {
         }
     }
 
-    /// Decodes the lines of one file in order, counting them for the warnings.
+    /// Decodes lines of one file: the fast decoder first, `JSONDecoder` when it declines.
     private struct LineDecoder {
         let url: URL
         let decoder: JSONDecoder
         let fast = ResultLineDecoder()
-        var lineNumber = 0
 
         init(url: URL) {
             self.url = url
@@ -142,20 +194,17 @@ package actor ResultStore {
             decoder.dateDecodingStrategy = .iso8601
         }
 
-        /// The result on the next line; nil for an empty line or one that is not a result
-        /// (reported to `skipped`).
-        mutating func decode(_ line: Data, last: Bool, skipped: (Diagnostic) -> Void) -> RequestResult? {
-            lineNumber += 1
-            guard !line.isEmpty else { return nil }
+        /// The result on `line`, or the warning for a line that is not a result.
+        func decode(_ line: Line) -> Decoded {
+            guard !line.bytes.isEmpty else { return .empty }
             do {
                 // The fast decoder reads what it knows; JSONDecoder decides the rest and says what is wrong.
-                return try fast.decode(line) ?? decoder.decode(RequestResult.self, from: line)
+                return .result(try fast.decode(line.bytes) ?? decoder.decode(RequestResult.self, from: line.bytes))
             } catch {
-                let torn = last ? "a torn last line" : "not a result line"
-                skipped(Diagnostic(file: url.path, location: SourceLocation(line: lineNumber, column: 1),
-                                   message: "\(torn), skipped (\(line.count) bytes): \(ResultStore.describe(error))",
-                                   fix: "nothing to do: a resumed run sends that request again; remove the line to silence this"))
-                return nil
+                let torn = line.last ? "a torn last line" : "not a result line"
+                return .skipped(Diagnostic(file: url.path, location: SourceLocation(line: line.number, column: 1),
+                                           message: "\(torn), skipped (\(line.bytes.count) bytes): \(ResultStore.describe(error))",
+                                           fix: "nothing to do: a resumed run sends that request again; remove the line to silence this"))
             }
         }
     }
