@@ -250,9 +250,9 @@ if selected("reports") {
     try writeSyntheticResults(count: 1_000_000, to: millionDirectory.appendingPathComponent(RunDirectory.FileName.results))
     let rounds = 3
     if let million = try measureChildren(["report-child", millionDirectory.path], rounds: rounds) {
-        line("1,000,000-result report (from jsonl): wall, median of \(rounds)",
-             format(million.median, "s") + " (" + format(million.low, "s") + "–" + format(million.high, "s") + ")", "< 30 s")
-        line("1,000,000-result report (from jsonl): peak RSS, highest of \(rounds)", String(format: "%.0f MB", million.megabytes), "< 300 MB")
+        line("1,000,000-result report: wall, median of \(rounds)",
+             String(format: "%.1f s (%.1f–%.1f)", million.median, million.low, million.high), "< 30 s")
+        line("1,000,000-result report: peak RSS, most of \(rounds)", String(format: "%.0f MB", million.megabytes), "< 300 MB")
     } else {
         line("1,000,000-result report (from jsonl)", "child failed", "< 30 s")
     }
