@@ -147,6 +147,32 @@ struct UnrecordableRunTests {
         #expect(read.first?.unknownFigures?.count == 2)
     }
 
+    @Test("a result encoded by its caller is written as the store would write it, and one that failed to encode is the store's failure")
+    func encodedByCaller() async throws {
+        let url = PackagePaths.temporaryDirectory("encoded").appendingPathComponent("results.jsonl")
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        var result = RequestResult(key: "s/a/default/p/none/1", suite: "s", caseID: "a", turn: 1, turns: 1, variant: "default",
+                                   backend: "p", model: "m", reasoning: .none, repeatIndex: 1, tags: [], status: .pass,
+                                   instructions: nil, prompt: "q", output: "a", costUSD: .infinity)
+        result.score = .nan
+        let store = try ResultStore(url: url)
+        let encoded = ResultStore.encoded(result)
+        try await store.append(encoded)
+        let line = try ResultStore.makeEncoder().encode(result.withFiniteFigures())
+        #expect(try Data(contentsOf: url) == line + Data([0x0A]))
+        struct Unencodable: Error {}
+        var unencodable = result
+        unencodable.key = "s/b/default/p/none/1"
+        await #expect(throws: ResultWriteFailure.self) {
+            try await store.append(ResultStore.Encoded(result: unencodable, line: .failure(Unencodable())))
+        }
+        #expect(await store.failure?.key == "s/b/default/p/none/1")
+        await #expect(throws: ResultWriteFailure.self) { try await store.append(result) }
+        try await store.close()
+        #expect(try ResultStore.read(url) == [result.withFiniteFigures()])
+    }
+
     @Test("a results.jsonl that cannot be written (a full disk) stops the run before the next request")
     func fullDiskStopsTheRun() async throws {
         guard FileManager.default.fileExists(atPath: "/dev/full") else { return }

@@ -9,7 +9,6 @@ import Foundation
 package actor ResultStore {
     package let url: URL
     private let handle: FileHandle
-    private let encoder: JSONEncoder
     private(set) var results: [RequestResult] = []
     /// The results kept for the reports share equal strings, tags and verdicts, as results
     /// read back from the file do: a run of a hundred thousand requests holds each once.
@@ -27,17 +26,39 @@ package actor ResultStore {
         }
         handle = try FileHandle(forUpdating: url)
         try Self.cutTornTail(handle)
-        encoder = Self.makeEncoder()
         results = existing
     }
 
     /// Records `result`; throws, and keeps the failure, when it cannot be written. After a
     /// failure every append throws it again without writing.
     package func append(_ result: RequestResult) throws {
+        try append(Self.encoded(result))
+    }
+
+    /// `result` ready to append: its figures made finite and its line encoded. A pure step
+    /// that callers take on their own threads, so that the one store does not encode every
+    /// result of a run in turn; the failure to encode, if any, is kept for `append`.
+    package struct Encoded: Sendable {
+        let result: RequestResult
+        let line: Result<Data, any Error>
+    }
+
+    /// `result` with finite figures and its line, encoded with the store's encoder settings.
+    package static func encoded(_ result: RequestResult) -> Encoded {
+        let finite = result.withFiniteFigures()
+        return Encoded(result: finite, line: Result { try sharedEncoder.encode(finite) })
+    }
+
+    /// An encoder with `makeEncoder()`'s settings, shared (JSONEncoder is Sendable; its
+    /// settings are never changed after this).
+    private static let sharedEncoder = makeEncoder()
+
+    /// Records an encoded result; throws, and keeps the failure, when it cannot be written.
+    package func append(_ encoded: Encoded) throws {
         if let failure { throw failure }
-        let result = result.withFiniteFigures()
+        let result = encoded.result
         do {
-            var line = try encoder.encode(result)
+            var line = try encoded.line.get()
             line.append(0x0A)
             try handle.write(contentsOf: line)
         } catch {

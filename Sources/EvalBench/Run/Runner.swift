@@ -109,7 +109,8 @@ package struct Runner: Sendable {
 
     func record(_ result: RequestResult) async {
         do {
-            try await store.append(result)
+            // Encoded here, on this task's thread, so results are not encoded one at a time by the store.
+            try await store.append(ResultStore.encoded(result))
         } catch {
             // The first failure stops the run (see ResultStore); it is said once, by the caller.
         }
