@@ -130,15 +130,27 @@ struct UnrecordableRunTests {
         #expect(!encoded.isEmpty)
     }
 
-    @Test("a non-finite figure that reaches the store is stored as null with a note, not lost")
-    func nonFiniteFiguresStored() async throws {
-        let url = PackagePaths.temporaryDirectory("finite").appendingPathComponent("results.jsonl")
+    /// A results.jsonl path in a new temporary directory (the caller removes the directory).
+    private static func resultsFile(_ name: String) throws -> URL {
+        let url = PackagePaths.temporaryDirectory(name).appendingPathComponent("results.jsonl")
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        return url
+    }
+
+    /// A result whose cost is infinite and whose score is NaN.
+    private static func nonFiniteResult() -> RequestResult {
         var result = RequestResult(key: "s/a/default/p/none/1", suite: "s", caseID: "a", turn: 1, turns: 1, variant: "default",
                                    backend: "p", model: "m", reasoning: .none, repeatIndex: 1, tags: [], status: .pass,
                                    instructions: nil, prompt: "q", output: "a", costUSD: .infinity)
         result.score = .nan
+        return result
+    }
+
+    @Test("a non-finite figure that reaches the store is stored as null with a note, not lost")
+    func nonFiniteFiguresStored() async throws {
+        let url = try Self.resultsFile("finite")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let result = Self.nonFiniteResult()
         let store = try ResultStore(url: url)
         try await store.append(result)
         try await store.close()
@@ -149,13 +161,9 @@ struct UnrecordableRunTests {
 
     @Test("a result encoded by its caller is written as the store would write it, and one that failed to encode is the store's failure")
     func encodedByCaller() async throws {
-        let url = PackagePaths.temporaryDirectory("encoded").appendingPathComponent("results.jsonl")
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let url = try Self.resultsFile("encoded")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
-        var result = RequestResult(key: "s/a/default/p/none/1", suite: "s", caseID: "a", turn: 1, turns: 1, variant: "default",
-                                   backend: "p", model: "m", reasoning: .none, repeatIndex: 1, tags: [], status: .pass,
-                                   instructions: nil, prompt: "q", output: "a", costUSD: .infinity)
-        result.score = .nan
+        let result = Self.nonFiniteResult()
         let store = try ResultStore(url: url)
         let encoded = ResultStore.encoded(result)
         try await store.append(encoded)
