@@ -56,7 +56,7 @@ func writeSyntheticResults(count: Int, to url: URL) throws {
 /// wall seconds and the peak resident MB on one line.
 func reportChild(_ directory: URL) throws {
     let clock = Stopwatch()
-    let results = try RunDirectory(directory).readResults()
+    let results = try RunDirectory(directory).readResultTable()
     try ReportWriter.write(ReportInput(results: results, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: directory)
     print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
 }

@@ -5,10 +5,10 @@ import Foundation
 /// `evalbench report DIR`: rewrites a run's reports from its results.jsonl and run.json.
 func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
     let directory = URL(fileURLWithPath: parsed.arguments[0])
-    let results: [RequestResult]
+    let results: ResultTable
     var metadata: RunMetadata
     do {
-        results = try RunDirectory(directory).readResults()
+        results = try RunDirectory(directory).readResultTable()
         metadata = try RunDirectory(directory).readMetadata()
     } catch {
         failLoading(error)

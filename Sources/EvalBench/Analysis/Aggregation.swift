@@ -1,8 +1,9 @@
 /// Everything the reports compute from a run's results: its case runs and one summary per
 /// backend × reasoning × variant. One pass over the results, then one sort per percentile.
 package struct RunAggregate: Sendable {
-    /// The case runs, in the order their first request appears in the results.
-    package private(set) var caseRuns: [CaseRun] = []
+    /// The case runs, in the order their first request appears in the results. They are read
+    /// from the results (a `ResultTable`) as they are asked for, not kept as copies.
+    package private(set) var caseRuns = CaseRunList()
     /// One summary per backend × reasoning × variant, in first-seen order.
     package private(set) var groups: [GroupSummary] = []
     /// Each case's repeats per backend × reasoning × variant, in first-seen order.
@@ -14,51 +15,57 @@ package struct RunAggregate: Sendable {
     /// Aggregates `results`, which may come in any order (turns and case runs interleaved):
     /// case runs and groups come out in plan order (`RequestResult.planIndex`), then in the
     /// order given for results without one. Every turn counts in its case run's group, so a
-    /// turn that switches backend or level adds no group of its own.
+    /// turn that switches backend or level adds no group of its own. Results given as a
+    /// `ResultTable` are not copied.
     package init<Results: Sequence<RequestResult>>(_ results: Results) {
-        var groupIndexByKey: [SummaryGroupKey: Int] = [:]
-        var caseRunIndexByKey: [String: Int] = [:]
-        var groupIndexOfCaseRun: [Int] = []
-        var accumulators: [GroupAccumulator] = []
-        let (ordered, keyed) = Self.planOrder(results)
-        var lastPlanIndex: Int?
-
-        for result in ordered {
-            let groupIndex: Int
-            if let index = Self.caseRun(of: result, lastPlanIndex: lastPlanIndex, caseRuns: caseRuns, byKey: caseRunIndexByKey) {
-                caseRuns[index].add(result)
-                groupIndex = groupIndexOfCaseRun[index]
-            } else {
-                let groupKey = SummaryGroupKey(result)
-                if let index = groupIndexByKey[groupKey] {
-                    groupIndex = index
-                } else {
-                    groupIndex = accumulators.count
-                    groupIndexByKey[groupKey] = groupIndex
-                    accumulators.append(GroupAccumulator(group: groupKey))
-                }
-                if keyed { caseRunIndexByKey[result.caseRunKey] = caseRuns.count }
-                caseRuns.append(CaseRun(first: result))
-                groupIndexOfCaseRun.append(groupIndex)
+        let table = results as? ResultTable ?? ResultTable(results)
+        let (order, keyed) = Self.planOrder(table)
+        var groups = CaseRunGroups()
+        var statuses: [RequestResult.Status] = []
+        if keyed {
+            caseRuns = CaseRunList(table, caseRunOf: Self.caseRunsByKey(table, order: order), order: order)
+            for caseRun in caseRuns {
+                statuses.append(caseRun.status)
+                groups.add(caseRun, status: statuses[statuses.count - 1])
             }
-            lastPlanIndex = result.planIndex
-            accumulators[groupIndex].add(result)
+        } else {
+            // In plan order a case run's turns are neighbours (one plan index per case run), so
+            // each case run is finished as soon as the next begins: every result is read once.
+            var starts: [Int32] = []
+            var current: [RequestResult] = []
+            func finishCurrent() {
+                guard !current.isEmpty else { return }
+                let caseRun = CaseRun(turnOrdered: current)
+                statuses.append(caseRun.status)
+                groups.add(caseRun, status: statuses[statuses.count - 1])
+                current.removeAll(keepingCapacity: true)
+            }
+            for (position, row) in order.enumerated() {
+                let result = table[Int(row)]
+                if let last = current.last, last.planIndex != result.planIndex || last.caseRunKey != result.caseRunKey {
+                    finishCurrent()
+                }
+                if current.isEmpty { starts.append(Int32(position)) }
+                current.append(result)
+            }
+            finishCurrent()
+            caseRuns = CaseRunList(table, rows: order, starts: starts)
         }
-        apply(Self.finish(caseRuns, groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators, statuses: nil))
+        self.statuses = statuses
+        (repeats, self.groups) = groups.finished()
     }
 
-    /// The index of `result`'s case run among `caseRuns` so far, nil for a new one. In plan order
-    /// a case run's turns are neighbours (one plan index per case run, and one case run per plan
-    /// index), so a result with a plan index belongs to the last case run or to a new one, and
-    /// no key is hashed or kept for it. Only when some result has no plan index (`keyed`) are
-    /// the case runs found by key, as before plan indexes existed.
-    private static func caseRun(of result: RequestResult, lastPlanIndex: Int?, caseRuns: [CaseRun],
-                                byKey: [String: Int]) -> Int? {
-        if let planIndex = result.planIndex, planIndex == lastPlanIndex, let last = caseRuns.indices.last,
-           caseRuns[last].key == result.caseRunKey {
-            return last
+    /// The case run of each of `order`'s positions, for results some of which have no plan
+    /// index: by key, each case run numbered in the order its first request comes.
+    private static func caseRunsByKey(_ table: ResultTable, order: [Int32]) -> [Int32] {
+        var indexByKey: [String: Int32] = [:]
+        return order.map { row in
+            let key = table[Int(row)].caseRunKey
+            if let index = indexByKey[key] { return index }
+            let index = Int32(indexByKey.count)
+            indexByKey[key] = index
+            return index
         }
-        return byKey.isEmpty ? nil : byKey[result.caseRunKey]
     }
 
     /// The aggregate of `caseRuns` (a subset of another aggregate's, such as a tag's), in the
@@ -66,10 +73,14 @@ package struct RunAggregate: Sendable {
     /// copied: their requests are the same arrays. `statuses`, when given, are theirs
     /// (`CaseRun.status`, as another aggregate computed them), so they are not computed again.
     package init(caseRuns subset: [CaseRun], statuses known: [RequestResult.Status]? = nil) {
-        caseRuns = subset
-        let (groupIndexOfCaseRun, accumulators) = Self.accumulate(subset)
-        apply(Self.finish(subset, groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators,
-                          statuses: known?.count == subset.count ? known : nil))
+        caseRuns = CaseRunList(subset)
+        var groups = CaseRunGroups()
+        let known = known?.count == subset.count ? known : nil
+        for (index, caseRun) in subset.enumerated() {
+            statuses.append(known?[index] ?? caseRun.status)
+            groups.add(caseRun, status: statuses[index])
+        }
+        (repeats, self.groups) = groups.finished()
     }
 
     /// The group summaries that `RunAggregate(caseRuns:statuses:)` gives for `caseRuns` (any
@@ -77,104 +88,153 @@ package struct RunAggregate: Sendable {
     /// the case runs.
     package static func groups<CaseRuns: Collection<CaseRun>>(of caseRuns: CaseRuns,
                                                               statuses: [RequestResult.Status]) -> [GroupSummary] {
-        let (groupIndexOfCaseRun, accumulators) = accumulate(caseRuns)
-        return finish(caseRuns, groupIndexOfCaseRun: groupIndexOfCaseRun, accumulators: accumulators,
-                      statuses: statuses.count == caseRuns.count ? statuses : nil).groups
+        var groups = CaseRunGroups()
+        let known = statuses.count == caseRuns.count ? statuses : nil
+        for (index, caseRun) in caseRuns.enumerated() { groups.add(caseRun, status: known?[index] ?? caseRun.status) }
+        return groups.finished().groups
     }
 
-    /// Each case run's group (indices into the accumulators, in first-seen order), and the
-    /// groups' running sums over every request of the case runs.
-    private static func accumulate<CaseRuns: Collection<CaseRun>>(_ caseRuns: CaseRuns)
-        -> (groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator]) {
-        var groupIndexByKey: [SummaryGroupKey: Int] = [:]
-        var groupIndexOfCaseRun: [Int] = []
-        var accumulators: [GroupAccumulator] = []
-        for caseRun in caseRuns {
-            let groupIndex: Int
-            if let index = groupIndexByKey[caseRun.group] {
-                groupIndex = index
-            } else {
-                groupIndex = accumulators.count
-                groupIndexByKey[caseRun.group] = groupIndex
-                accumulators.append(GroupAccumulator(group: caseRun.group))
+    /// The positions of `results` by plan index, then turn; results without a plan index after,
+    /// as given. `keyed` is true when some result has no plan index, so case runs must be found by key.
+    static func planOrder(_ results: ResultTable) -> (order: [Int32], keyed: Bool) {
+        struct Position: Comparable {
+            var plan: Int
+            var minor: Int
+            var index: Int32
+
+            static func < (lhs: Position, rhs: Position) -> Bool {
+                (lhs.plan, lhs.minor, lhs.index) < (rhs.plan, rhs.minor, rhs.index)
             }
-            groupIndexOfCaseRun.append(groupIndex)
-            for request in caseRun.requests { accumulators[groupIndex].add(request) }
         }
-        return (groupIndexOfCaseRun, accumulators)
-    }
-
-    /// What `finish` computes from the case runs: their statuses, repeats and group summaries.
-    private struct Finished {
-        var statuses: [RequestResult.Status]
-        var repeats: [CaseRepeats]
-        var groups: [GroupSummary]
-    }
-
-    private mutating func apply(_ finished: Finished) {
-        statuses = finished.statuses
-        repeats = finished.repeats
-        groups = finished.groups
-    }
-
-    /// Counts each case run in its group, folds the repeats of each case, and finishes the groups.
-    private static func finish<CaseRuns: Collection<CaseRun>>(
-        _ caseRuns: CaseRuns, groupIndexOfCaseRun: [Int], accumulators: [GroupAccumulator],
-        statuses known: [RequestResult.Status]?
-    ) -> Finished {
-        var accumulators = accumulators
-        let statuses = known ?? caseRuns.map(\.status)
-        for (status, groupIndex) in zip(statuses, groupIndexOfCaseRun) {
-            accumulators[groupIndex].count(status)
-        }
-        var repeats: [CaseRepeats] = []
-        var repeatIndexByKey: [CaseGroupKey: Int] = [:]
-        var last: (key: CaseGroupKey, index: Int)?
-        for ((caseRun, status), groupIndex) in zip(zip(caseRuns, statuses), groupIndexOfCaseRun) {
-            let key = CaseGroupKey(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group)
-            let index: Int
-            // In plan order a case's repeats are neighbours, so most keys are the last one's.
-            if let last, last.key == key {
-                index = last.index
-            } else if let existing = repeatIndexByKey[key] {
-                index = existing
+        var keyed = false
+        var positions: [Position] = []
+        positions.reserveCapacity(results.count)
+        for index in results.indices {
+            if let plan = results.planIndex(at: index) {
+                positions.append(Position(plan: plan, minor: results.turn(at: index), index: Int32(index)))
             } else {
-                index = repeats.count
-                repeatIndexByKey[key] = index
-                repeats.append(CaseRepeats(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group))
-                accumulators[groupIndex].repeatIndices.append(index)
+                keyed = true
+                positions.append(Position(plan: .max, minor: index, index: Int32(index)))
             }
-            last = (key, index)
-            repeats[index].count(status)
         }
-        for index in accumulators.indices {
-            let ran = accumulators[index].repeatIndices.map { repeats[$0] }.filter { $0.ran > 0 }
-            accumulators[index].summary.distinctCases = ran.count
-            accumulators[index].summary.casesPassingEveryRepeat = ran.filter(\.passedEveryRepeat).count
-        }
-        return Finished(statuses: statuses, repeats: repeats, groups: accumulators.map { $0.finished() })
-    }
-
-    /// `results` by plan index, then turn; results without a plan index after, as given. Only
-    /// the order is sorted (indices, not results), so a million results are not copied once more.
-    /// `keyed` is true when some result has no plan index, so case runs must be found by key.
-    static func planOrder<Results: Sequence<RequestResult>>(_ results: Results)
-        -> (results: LazyMapSequence<[Int], RequestResult>, keyed: Bool) {
-        let all = results as? [RequestResult] ?? Array(results)
-        let order = all.indices.sorted { lhs, rhs in
-            let left = (all[lhs].planIndex ?? .max, all[lhs].planIndex == nil ? lhs : all[lhs].turn)
-            let right = (all[rhs].planIndex ?? .max, all[rhs].planIndex == nil ? rhs : all[rhs].turn)
-            return left != right ? left < right : lhs < rhs
-        }
-        return (order.lazy.map { all[$0] }, all.contains { $0.planIndex == nil })
+        positions.sort()
+        return (positions.map(\.index), keyed)
     }
 }
 
-/// A case within one backend × reasoning × variant: its repeats fold together.
-private struct CaseGroupKey: Hashable {
-    var suite: String
-    var caseID: String
-    var group: SummaryGroupKey
+/// Group summaries built one case run at a time, in the order the case runs come: what an
+/// aggregate's `groups` and `repeats` are, without holding the case runs. Each case's repeats
+/// on a group are counted under two small numbers (the case's and the group's), not a copy of
+/// their names, so a tag's summaries of a million case runs take a few megabytes.
+struct CaseRunGroups {
+    /// Whether `finished` lists each case's repeats (an aggregate's), not only the groups (a tag's).
+    private let keepsRepeats: Bool
+    private var groupIndexByKey: [SummaryGroupKey: Int] = [:]
+    private var accumulators: [GroupAccumulator] = []
+    private var caseIndexByKey: [CaseKey: Int] = [:]
+    private var cases: [CaseKey] = []
+    private var lastCase: (key: CaseKey, index: Int)?
+    private var repeatIndexByKey: [RepeatKey: Int] = [:]
+    private var repeatSets: [RepeatSet] = []
+    private var lastRepeat: (key: RepeatKey, index: Int)?
+
+    init(keepsRepeats: Bool = true) {
+        self.keepsRepeats = keepsRepeats
+    }
+
+    /// Counts `caseRun`, whose status is `status`, and every one of its requests in its group.
+    mutating func add(_ caseRun: CaseRun, status: RequestResult.Status) {
+        let groupIndex: Int
+        if let index = groupIndexByKey[caseRun.group] {
+            groupIndex = index
+        } else {
+            groupIndex = accumulators.count
+            groupIndexByKey[caseRun.group] = groupIndex
+            accumulators.append(GroupAccumulator(group: caseRun.group))
+        }
+        for request in caseRun.requests { accumulators[groupIndex].add(request) }
+        accumulators[groupIndex].count(status)
+        let key = RepeatKey(caseIndex: caseIndex(CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)), groupIndex: groupIndex)
+        let index: Int
+        // In plan order a case's repeats are neighbours, so most keys are the last one's.
+        if let lastRepeat, lastRepeat.key == key {
+            index = lastRepeat.index
+        } else if let existing = repeatIndexByKey[key] {
+            index = existing
+        } else {
+            index = repeatSets.count
+            repeatIndexByKey[key] = index
+            repeatSets.append(RepeatSet(key: key))
+        }
+        lastRepeat = (key, index)
+        repeatSets[index].count(status)
+    }
+
+    /// The number of the case `key`, numbered as the cases first come.
+    private mutating func caseIndex(_ key: CaseKey) -> Int {
+        // A case's case runs are neighbours in plan order; equal strings shared by a table compare at once.
+        if let lastCase, lastCase.key == key { return lastCase.index }
+        let index: Int
+        if let existing = caseIndexByKey[key] {
+            index = existing
+        } else {
+            index = caseIndexByKey.count
+            caseIndexByKey[key] = index
+            if keepsRepeats { cases.append(key) }
+        }
+        lastCase = (key, index)
+        return index
+    }
+
+    /// Each case's repeats (empty unless `keepsRepeats`), and the groups with their
+    /// percentiles and intervals.
+    /// Each group's samples are sorted where they are, not copied.
+    mutating func finished() -> (repeats: [CaseRepeats], groups: [GroupSummary]) {
+        for repeatSet in repeatSets where repeatSet.ran > 0 {
+            accumulators[repeatSet.key.groupIndex].summary.distinctCases += 1
+            if repeatSet.passed == repeatSet.ran { accumulators[repeatSet.key.groupIndex].summary.casesPassingEveryRepeat += 1 }
+        }
+        var repeats: [CaseRepeats] = []
+        if keepsRepeats {
+            repeats.reserveCapacity(repeatSets.count)
+            for repeatSet in repeatSets {
+                let key = cases[repeatSet.key.caseIndex]
+                var caseRepeats = CaseRepeats(suite: key.suite, caseID: key.caseID,
+                                              group: accumulators[repeatSet.key.groupIndex].summary.group)
+                caseRepeats.ran = repeatSet.ran
+                caseRepeats.passed = repeatSet.passed
+                repeats.append(caseRepeats)
+            }
+        }
+        var groups: [GroupSummary] = []
+        for index in accumulators.indices { groups.append(accumulators[index].finish()) }
+        return (repeats, groups)
+    }
+
+    /// A suite and case id.
+    private struct CaseKey: Hashable {
+        var suite: String
+        var caseID: String
+    }
+
+    /// A case on a group, by their numbers.
+    private struct RepeatKey: Hashable {
+        var caseIndex: Int
+        var groupIndex: Int
+    }
+
+    /// How many of a case's repeats on a group ran and passed.
+    private struct RepeatSet {
+        var key: RepeatKey
+        var ran = 0
+        var passed = 0
+
+        mutating func count(_ status: RequestResult.Status) {
+            guard status != .skipped else { return }
+            ran += 1
+            if status == .pass { passed += 1 }
+        }
+    }
 }
 
 /// The running sums of one group while the results stream past.
@@ -186,8 +246,6 @@ private struct GroupAccumulator {
     var ttfasMs: [Double] = []
     var turns: [Int: TurnAccumulator] = [:]
     var metricIndexByName: [String: Int] = [:]
-    /// Indices into the aggregate's `repeats` of this group's cases.
-    var repeatIndices: [Int] = []
     /// Σ cost over the requests whose cost is known; the group's cost only when all are.
     var knownCostUSD = 0.0
 
@@ -257,7 +315,8 @@ private struct GroupAccumulator {
         }
     }
 
-    func finished() -> GroupSummary {
+    /// The group's summary, its samples sorted in place (so the summary shares them).
+    mutating func finish() -> GroupSummary {
         var summary = summary
         // A sum with an unknown part is unknown: one sent request without a cost leaves the group's unknown.
         summary.costUSD = summary.requestsSent > 0 && summary.requestsWithCost == summary.requestsSent && knownCostUSD.isFinite
@@ -272,8 +331,10 @@ private struct GroupAccumulator {
             summary.passRateLow = interval?.low
             summary.passRateHigh = interval?.high
         }
-        let latencies = latenciesMs.sorted()
-        let ttfts = ttftsMs.sorted()
+        latenciesMs.sort()
+        ttftsMs.sort()
+        ttfasMs.sort()
+        let latencies = latenciesMs, ttfts = ttftsMs, ttfas = ttfasMs
         summary.latencyP50Ms = percentile(50, of: latencies)
         summary.latencyP90Ms = percentile(90, of: latencies)
         summary.latencyP95Ms = percentile(95, of: latencies)
@@ -284,7 +345,6 @@ private struct GroupAccumulator {
         summary.ttftP99Ms = percentile(99, of: ttfts)
         summary.timedLatenciesMs = latencies
         summary.timedTTFTsMs = ttfts
-        let ttfas = ttfasMs.sorted()
         summary.ttfaP50Ms = percentile(50, of: ttfas)
         summary.ttfaP95Ms = percentile(95, of: ttfas)
         summary.turns = turns.keys.sorted().compactMap { turn in

@@ -27,6 +27,12 @@ public struct CaseRun: Sendable, Equatable {
         requests = [request]
     }
 
+    /// A case run of `requests`, which are its turns in turn order (at least one).
+    init(turnOrdered requests: [RequestResult]) {
+        self.init(first: requests[0])
+        self.requests = requests
+    }
+
     /// Adds a later turn, keeping the requests in turn order.
     public mutating func add(_ request: RequestResult) {
         requests.append(request)

@@ -106,86 +106,144 @@ package enum Recommendation {
     /// One recommendation over all cases, then one per tag in first-seen order.
     /// `aggregate`, when given, is `RunAggregate(results)` already computed (the report
     /// writer's), reused for the all-cases row; each tag's is made from the case runs of the
-    /// cases with that tag (a case's requests share its tags), which shares their requests
-    /// instead of copying them once per tag.
-    package static func compute(_ results: [RequestResult], aggregate: RunAggregate? = nil,
+    /// cases with that tag (a case's requests share its tags). Every row is tallied in one pass
+    /// over the case runs, so each is read once, not once per tag.
+    package static func compute(_ results: some Collection<RequestResult>, aggregate: RunAggregate? = nil,
                                settings: RecommendationSettings) -> [TagRecommendation] {
         guard !results.isEmpty else { return [] }
+        let tags: [String]
+        if let table = results as? ResultTable {
+            // A table gives each result's tags without reading the rest of it.
+            tags = firstSeen(table.indices.lazy.map { table.tags(at: $0) })
+        } else {
+            tags = firstSeen(results.lazy.map(\.tags))
+        }
+        let all = aggregate ?? RunAggregate(results)
+        var lookup = TagLookup(tags)
+        var overall = Tally(countsGroups: false)
+        var tallies = tags.map { _ in Tally(countsGroups: true) }
+        for (caseRun, status) in zip(all.caseRuns, all.statuses) {
+            // Each case run's token estimate once, for every row that includes it.
+            let fit = CaseRunFit(caseRun, settings: settings)
+            overall.add(caseRun, status: status, fit: fit, settings: settings)
+            for position in lookup.positions(of: caseRun) {
+                tallies[position].add(caseRun, status: status, fit: fit, settings: settings)
+            }
+        }
+        return [overall.recommendation(nil, groups: all.groups, settings: settings)]
+            + tags.indices.map { index in
+                // Finished where it is held, so its samples are sorted without a copy.
+                tallies[index].recommendation(tags[index], groups: tallies[index].groups.finished().groups, settings: settings)
+            }
+    }
+
+    /// Every tag of `tagSets`, in first-seen order.
+    private static func firstSeen(_ tagSets: some Sequence<[String]>) -> [String] {
         var tags: [String] = []
         var seen: Set<String> = []
         var previous: [String] = []
-        for result in results where result.tags != previous {
+        for resultTags in tagSets where resultTags != previous {
             // A case's requests share one tags array, so the comparison is of two pointers.
-            previous = result.tags
-            for tag in result.tags where seen.insert(tag).inserted { tags.append(tag) }
+            previous = resultTags
+            for tag in resultTags where seen.insert(tag).inserted { tags.append(tag) }
         }
-        let all = aggregate ?? RunAggregate(results)
-        // Each case run's token estimate once, for every row that includes it.
-        let fits = all.caseRuns.map { CaseRunFit($0, settings: settings) }
-        var recommendations = [recommend(nil, groups: all.groups, caseRuns: all.caseRuns, statuses: all.statuses,
-                                         fits: fits, settings: settings)]
-        for (tag, tagged) in zip(tags, caseRunIndices(all.caseRuns, byTag: tags)) {
-            // A view of the tag's case runs, not a copy of them.
-            let caseRuns = tagged.lazy.map { all.caseRuns[$0] }
-            let statuses = tagged.map { all.statuses[$0] }
-            recommendations.append(recommend(tag, groups: RunAggregate.groups(of: caseRuns, statuses: statuses),
-                                             caseRuns: caseRuns, statuses: statuses,
-                                             fits: tagged.map { fits[$0] }, settings: settings))
-        }
-        return recommendations
+        return tags
     }
 
-    /// For each of `tags`, the indices (ascending) of the case runs with a request carrying it:
-    /// one pass over the case runs for every tag, not one per tag.
-    static func caseRunIndices(_ caseRuns: [CaseRun], byTag tags: [String]) -> [[Int]] {
-        let tagIndex = Dictionary(tags.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var indices = Array(repeating: [Int](), count: tags.count)
-        // A case's requests share one tags array: its positions are looked up once, not per request.
-        var previous: (tags: [String], positions: [Int]) = ([], [])
-        for (index, caseRun) in caseRuns.enumerated() {
+    /// Where the tags a case run's requests carry are among a run's tags.
+    struct TagLookup {
+        private let indexByTag: [String: Int]
+        /// A case's requests share one tags array: its positions are looked up once, not per request.
+        private var previous: (tags: [String], positions: [Int]) = ([], [])
+
+        init(_ tags: [String]) {
+            indexByTag = Dictionary(tags.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The positions of the tags any of `caseRun`'s requests carries, each once, in the
+        /// order they first appear.
+        mutating func positions(of caseRun: CaseRun) -> [Int] {
+            var positions: [Int] = []
             for request in caseRun.requests {
                 if request.tags != previous.tags {
-                    previous = (request.tags, request.tags.compactMap { tagIndex[$0] })
+                    previous = (request.tags, request.tags.compactMap { indexByTag[$0] })
                 }
-                for tagPosition in previous.positions where indices[tagPosition].last != index {
-                    indices[tagPosition].append(index)
-                }
+                for position in previous.positions where !positions.contains(position) { positions.append(position) }
             }
+            return positions
         }
-        return indices
     }
 
-    /// The recommendation for `caseRuns`, whose group summaries are `groups` (`statuses` and
-    /// `fits` theirs, in the same order).
-    static func recommend<CaseRuns: Collection<CaseRun>>(
-        _ tag: String?, groups: [GroupSummary], caseRuns: CaseRuns, statuses: [RequestResult.Status],
-        fits: [CaseRunFit], settings: RecommendationSettings
-    ) -> TagRecommendation {
+    /// What one recommendation row counts over its case runs, one case run at a time.
+    private struct Tally {
+        /// The row's groups; the all-cases row uses the aggregate's instead.
+        var groups = CaseRunGroups(keepsRepeats: false)
+        let countsGroups: Bool
         var suites: Set<String> = []
         var slo: ServiceLevel?
         var distinctCases: Set<CaseKey> = []
         var last: CaseKey?
-        for caseRun in caseRuns {
+        var onDevice = OnDeviceTally()
+        var ran = 0
+        var turns = 0
+        var ranOnPCC = 0
+        var attemptsOnPCC = 0
+
+        init(countsGroups: Bool) {
+            self.countsGroups = countsGroups
+        }
+
+        mutating func add(_ caseRun: CaseRun, status: RequestResult.Status, fit: CaseRunFit,
+                          settings: RecommendationSettings) {
+            if countsGroups { groups.add(caseRun, status: status) }
             // A case run's requests share its suite and its service level.
             if slo == nil { slo = caseRun.requests.lazy.compactMap(\.slo).first }
+            onDevice.add(caseRun, fit: fit)
+            if status != .skipped {
+                // One Private Cloud Compute request per turn: the mean turns of the case runs that ran.
+                ran += 1
+                turns &+= max(caseRun.turns, 1)
+                if settings.placements[caseRun.group.backend] == .privateCloudCompute {
+                    ranOnPCC += 1
+                    // An answer from evalbench's response cache made no attempt and spent nothing.
+                    for request in caseRun.requests where request.status != .skipped { attemptsOnPCC &+= request.attempts }
+                }
+            }
             // In plan order a case's case runs are neighbours: most are the last one's case.
             let key = CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)
-            guard key != last else { continue }
+            guard key != last else { return }
             last = key
             suites.insert(caseRun.suite)
             distinctCases.insert(key)
         }
-        let (target, source): (Double, String) = {
-            if let target = settings.target { return (target, "command line") }
-            if let target = suites.compactMap({ settings.suiteTargets[$0] }).max() { return (target, "suite") }
-            return (RecommendationSettings.defaultTarget, "default")
-        }()
-        let candidates = groups.filter { $0.cases - $0.skipped > 0 }.map { summary in
-            TagRecommendation.Candidate(summary: summary,
-                                        meetsTarget: (summary.passRateLow ?? 0) >= target - 1e-12,
-                                        meetsLatency: slo.map { meets($0, summary) })
+
+        /// The row, whose group summaries are `groups`.
+        func recommendation(_ tag: String?, groups: [GroupSummary], settings: RecommendationSettings) -> TagRecommendation {
+            let (target, source): (Double, String) = {
+                if let target = settings.target { return (target, "command line") }
+                if let target = suites.compactMap({ settings.suiteTargets[$0] }).max() { return (target, "suite") }
+                return (RecommendationSettings.defaultTarget, "default")
+            }()
+            let candidates = groups.filter { $0.cases - $0.skipped > 0 }.map { summary in
+                TagRecommendation.Candidate(summary: summary,
+                                            meetsTarget: (summary.passRateLow ?? 0) >= target - 1e-12,
+                                            meetsLatency: slo.map { meets($0, summary) })
+            }
+            return TagRecommendation(
+                tag: tag, cases: distinctCases.count, target: target, targetSource: source, slo: slo,
+                candidates: candidates, recommendedIndex: ranked(candidates).first,
+                onDevice: onDevice.fit(settings: settings),
+                pccRequestsPerTask: ran > 0 ? Double(turns) / Double(ran) : nil,
+                // Σ attempts on Private Cloud Compute backends / their case runs that ran.
+                pccMeasuredRequestsPerTask: settings.placements.values.contains(.privateCloudCompute) && ranOnPCC > 0
+                    ? Double(attemptsOnPCC) / Double(ranOnPCC) : nil)
         }
-        let ranked = candidates.indices.filter { candidates[$0].eligible }.sorted { left, right in
+    }
+
+    /// The eligible candidates, cheapest first (a known cost before an unknown one), then by
+    /// p50 latency, then in the order given.
+    private static func ranked(_ candidates: [TagRecommendation.Candidate]) -> [Int] {
+        candidates.indices.filter { candidates[$0].eligible }.sorted { left, right in
             let a = candidates[left].summary, b = candidates[right].summary
             switch (a.costPerThousandCasesUSD, b.costPerThousandCasesUSD) {
             case let (x?, y?) where x != y: return x < y
@@ -196,12 +254,6 @@ package enum Recommendation {
             let x = a.latencyP50Ms ?? .infinity, y = b.latencyP50Ms ?? .infinity
             return x != y ? x < y : left < right
         }
-        return TagRecommendation(
-            tag: tag, cases: distinctCases.count, target: target, targetSource: source, slo: slo,
-            candidates: candidates, recommendedIndex: ranked.first,
-            onDevice: onDeviceFit(caseRuns, fits: fits, settings: settings),
-            pccRequestsPerTask: pccPlanned(caseRuns, statuses: statuses),
-            pccMeasuredRequestsPerTask: pccMeasured(caseRuns, statuses: statuses, placements: settings.placements))
     }
 
     /// A suite and case id, without building a string of them.
@@ -243,49 +295,25 @@ package enum Recommendation {
     /// Each case's largest request with its answer, estimated from the recorded text by
     /// `TokenEstimate`'s rule: instructions, every prompt so far, the earlier answers and this
     /// answer. The largest over every case run of the case.
-    static func onDeviceFit(_ caseRuns: some Sequence<CaseRun>, fits: [CaseRunFit], settings: RecommendationSettings) -> OnDeviceFit {
+    private struct OnDeviceTally {
         var largestByCase: [String: Int] = [:]
         var order: [String] = []
         var measured: [String] = []
         var measuredSet: Set<String> = []
-        for (caseRun, fit) in zip(caseRuns, fits) {
+
+        mutating func add(_ caseRun: CaseRun, fit: CaseRunFit) {
             if fit.overflowedOnDevice, measuredSet.insert(caseRun.caseID).inserted { measured.append(caseRun.caseID) }
-            guard fit.largest > 0 else { continue }
+            guard fit.largest > 0 else { return }
             if largestByCase[caseRun.caseID] == nil { order.append(caseRun.caseID) }
             largestByCase[caseRun.caseID] = max(largestByCase[caseRun.caseID] ?? 0, fit.largest)
         }
-        let largest = order.max { largestByCase[$0, default: 0] < largestByCase[$1, default: 0] }
-        return OnDeviceFit(window: settings.onDeviceWindow, largestTokens: largest.flatMap { largestByCase[$0] },
-                           largestCase: largest,
-                           overflowing: order.filter { largestByCase[$0, default: 0] > settings.onDeviceWindow },
-                           measuredOverflowing: measured)
-    }
 
-    /// One Private Cloud Compute request per turn: the mean turns of the case runs that ran.
-    static func pccPlanned(_ caseRuns: some Sequence<CaseRun>, statuses: [RequestResult.Status]) -> Double? {
-        var ran = 0
-        var turns = 0
-        for (caseRun, status) in zip(caseRuns, statuses) where status != .skipped {
-            ran += 1
-            turns &+= max(caseRun.turns, 1)
+        func fit(settings: RecommendationSettings) -> OnDeviceFit {
+            let largest = order.max { largestByCase[$0, default: 0] < largestByCase[$1, default: 0] }
+            return OnDeviceFit(window: settings.onDeviceWindow, largestTokens: largest.flatMap { largestByCase[$0] },
+                               largestCase: largest,
+                               overflowing: order.filter { largestByCase[$0, default: 0] > settings.onDeviceWindow },
+                               measuredOverflowing: measured)
         }
-        guard ran > 0 else { return nil }
-        return Double(turns) / Double(ran)
-    }
-
-    /// Σ attempts on Private Cloud Compute backends / their case runs that ran (an answer from
-    /// evalbench's response cache made no attempt and spent nothing).
-    static func pccMeasured(_ caseRuns: some Sequence<CaseRun>, statuses: [RequestResult.Status],
-                            placements: [String: BackendPlacement]) -> Double? {
-        guard placements.values.contains(.privateCloudCompute) else { return nil }
-        var ran = 0
-        var attempts = 0
-        for (caseRun, status) in zip(caseRuns, statuses)
-        where status != .skipped && placements[caseRun.group.backend] == .privateCloudCompute {
-            ran += 1
-            for request in caseRun.requests where request.status != .skipped { attempts &+= request.attempts }
-        }
-        guard ran > 0 else { return nil }
-        return Double(attempts) / Double(ran)
     }
 }

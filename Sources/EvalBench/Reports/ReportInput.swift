@@ -2,8 +2,8 @@ import Foundation
 
 /// What the report files are written from: a run's results and when it ran.
 package struct ReportInput: Sendable {
-    /// Every request of the run, in any order.
-    package var results: [RequestResult]
+    /// Every request of the run, in any order, kept compactly (`ResultTable`).
+    package var results: ResultTable
     /// The suites run, for the title.
     package var suiteNames: [String]
     /// When the run started and ended.
@@ -24,8 +24,11 @@ package struct ReportInput: Sendable {
     package var baselineResults: [RequestResult]?
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
-    package init(results: [RequestResult], suiteNames: [String] = [], startedAt: Date, endedAt: Date,
-                backendNotes: [String: String] = [:], reasoningMappings: [String: [String: String]] = [:]) {
+    package init<Results: Sequence<RequestResult>>(
+        results: Results, suiteNames: [String] = [], startedAt: Date, endedAt: Date,
+        backendNotes: [String: String] = [:], reasoningMappings: [String: [String: String]] = [:]
+    ) {
+        let results = results as? ResultTable ?? ResultTable(results)
         self.results = results
         self.suiteNames = suiteNames.isEmpty ? Self.suites(in: results) : suiteNames
         self.startedAt = startedAt
@@ -34,7 +37,7 @@ package struct ReportInput: Sendable {
         self.reasoningMappings = reasoningMappings
     }
 
-    private static func suites(in results: [RequestResult]) -> [String] {
+    private static func suites(in results: ResultTable) -> [String] {
         var seen: Set<String> = []
         return results.map(\.suite).filter { seen.insert($0).inserted }
     }

@@ -14,50 +14,64 @@ package enum ReportWriter {
         }
         let run = RunDirectory(directory)
         let aggregate = RunAggregate(input.results)
-        var recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
-        // An interrupted run recommends nothing (see RecommendationMarkdown.withheld).
-        if input.interruption != nil {
-            for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
-        }
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
         try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))
-        try write(RecommendationCSV.render(recommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
-        let charts = ChartSet(aggregate, results: input.results)
-        let finalRecommendations = recommendations
         // The large files are independent renderings of the same values, so they are written
-        // on every core at once; each is moved into place whole, and the first failure (in
+        // on every core at once, in two stages of two: what summary.md and report.html need
+        // (the recommendations and charts) beside results.csv and cases.csv, then those two
+        // beside junit.xml. Each file is moved into place whole, and the first failure (in
         // this order) is thrown once all have finished.
-        let files: [@Sendable () throws -> Void] = [
+        let analysis = try inParallel([
+            {
+                var recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
+                // An interrupted run recommends nothing (see RecommendationMarkdown.withheld).
+                if input.interruption != nil {
+                    for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
+                }
+                return .analysis(recommendations, ChartSet(aggregate, results: input.results))
+            },
             {
                 // Streamed row by row, in the same order as before (case runs in aggregate order,
                 // then their requests), without building the whole file or a flat copy of the requests.
                 try ResultsCSV.write(aggregate.caseRuns.lazy.flatMap(\.requests), to: run.file(RunDirectory.FileName.resultsCSV))
+                try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
+                return .written
             },
-            { try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV)) },
+        ])
+        guard case let .analysis(finalRecommendations, finalCharts) = analysis[0] else { return }
+        try write(RecommendationCSV.render(finalRecommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
+        try inParallel([
             {
-                try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: finalRecommendations, charts: charts),
+                try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: finalRecommendations, charts: finalCharts),
                           to: run.file(RunDirectory.FileName.summaryMarkdown))
+                return .written
             },
-            { try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit)) },
             {
+                try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit))
                 let recommendation = RecommendationHTML.section(finalRecommendations, interrupted: input.interruption != nil)
-                try write(HTMLReport.render(input, aggregate: aggregate, charts: charts, extraSections: [recommendation].compactMap { $0 },
+                try write(HTMLReport.render(input, aggregate: aggregate, charts: finalCharts, extraSections: [recommendation].compactMap { $0 },
                                             grid: CaseGridCollector.grid(aggregate, baseline: input.baselineResults)),
                           to: run.file(RunDirectory.FileName.html))
+                return .written
             },
-        ]
-        let failures = concurrentMap(files) { file -> (any Error)? in
-            do {
-                try file()
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
-        for chart in charts.charts { try write(chart.svg, to: run.file(chart.fileName)) }
+        ])
+        for chart in finalCharts.charts { try write(chart.svg, to: run.file(chart.fileName)) }
         // A chart left out this time must not survive from an earlier report of the same directory.
-        for omitted in charts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
+        for omitted in finalCharts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
+    }
+
+    /// What a piece of `inParallel` work gives back: files written, or what the later reports need.
+    private enum Stage: Sendable {
+        case written
+        case analysis([TagRecommendation], ChartSet)
+    }
+
+    /// Runs `work` on every core at once and, once all have finished, throws the first
+    /// failure in the order given, or returns what each gave back.
+    @discardableResult
+    private static func inParallel(_ work: [@Sendable () throws -> Stage]) throws -> [Stage] {
+        let outcomes = concurrentMap(work) { piece in Result { try piece() } }
+        return try outcomes.map { try $0.get() }
     }
 
     private static func write(_ text: String, to file: URL) throws {

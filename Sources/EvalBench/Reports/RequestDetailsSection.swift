@@ -4,7 +4,7 @@ import Foundation
 /// state per request, answers that came from a fallback, and TTFT by how the session started.
 /// Nil when no request carries details.
 enum RequestDetailsSection {
-    static func render(_ results: [RequestResult]) -> String? {
+    static func render(_ results: some Collection<RequestResult>) -> String? {
         var order: [String] = []
         var byBackend: [String: [RequestResult]] = [:]
         for result in results where result.details != nil {

@@ -32,7 +32,8 @@ package enum SummaryMarkdown {
             ToolsSection.render(aggregate),
             gradingCalls(input.results),
             cacheByTurn(aggregate, results: input.results),
-            RequestDetailsSection.render(input.results),
+            // Only a result kept whole can carry details.
+            RequestDetailsSection.render(input.results.keptWhole),
             errors(aggregate),
             charts(chartSet ?? ChartSet(aggregate, results: input.results)),
             "## Definitions\n\n" + MetricDefinitions.markdown,
@@ -54,17 +55,18 @@ package enum SummaryMarkdown {
 
     /// Says how many requests reported usage that cannot be true, if any did: their figures
     /// are in results.jsonl as reported, and left out of every sum, ratio and cost here.
-    private static func suspectNote(_ results: [RequestResult]) -> String {
-        let suspect = results.filter { $0.usage.implausibility != nil }
-        guard let first = suspect.first else { return "" }
+    private static func suspectNote(_ results: ResultTable) -> String {
+        let suspect = results.indices.filter { results.usage(at: $0).implausibility != nil }
+        guard let first = suspect.first.map({ results[$0] }) else { return "" }
         return "\n\(suspect.count) of \(results.count) requests reported impossible usage (first: \(first.key), "
             + MarkdownTable.escape(first.usage.implausibility ?? "") + "): kept as reported in results.jsonl with `usage.suspect`, "
             + "and left out of the token sums, cache-hit ratios and costs below.\n"
     }
 
     /// Says how many answers came from evalbench's response cache, if any did.
-    private static func cachedNote(_ results: [RequestResult]) -> String {
-        let cached = results.filter { $0.cached == true }.count
+    private static func cachedNote(_ results: ResultTable) -> String {
+        // Only a result kept whole can have come from the response cache.
+        let cached = results.keptWhole.filter { $0.cached == true }.count
         guard cached > 0 else { return "" }
         return "\n\(cached) of \(results.count) answers came from evalbench's response cache (`--cache`): graded again, "
             + "and left out of the latency and TTFT figures (their timings are the original requests').\n"
@@ -288,7 +290,7 @@ package enum SummaryMarkdown {
     /// Prompt variants side by side per backend and level: pass rate, what the instructions
     /// cost in tokens, latency, and the cases whose verdict differs between variants. Nil when
     /// the run has one variant.
-    private static func variantComparison(_ results: [RequestResult], aggregate: RunAggregate) -> String? {
+    private static func variantComparison(_ results: some Collection<RequestResult>, aggregate: RunAggregate) -> String? {
         let variants = Set(aggregate.groups.map(\.group.variant))
         guard variants.count > 1 else { return nil }
         var instructionTokens: [SummaryGroupKey: (sum: Int, count: Int)] = [:]
@@ -370,7 +372,9 @@ package enum SummaryMarkdown {
         ])
         var listed = 0
         var total = 0
-        for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) where status == .fail {
+        // Only the failed case runs are read.
+        for index in aggregate.statuses.indices where aggregate.statuses[index] == .fail {
+            let caseRun = aggregate.caseRuns[index]
             for request in caseRun.requests {
                 for assertion in request.failedAssertions {
                     total += 1
@@ -392,11 +396,11 @@ package enum SummaryMarkdown {
 
     /// The calls judge and similar assertions made, per grading backend: their own latency and
     /// tokens, kept out of the graded backends' figures. Nil when there were none.
-    private static func gradingCalls(_ results: [RequestResult]) -> String? {
+    private static func gradingCalls(_ results: ResultTable) -> String? {
         var order: [String] = []
         var calls: [String: [(type: String, call: JudgeCall)]] = [:]
-        for result in results {
-            for assertion in result.assertions {
+        for index in results.indices {
+            for assertion in results.assertions(at: index) {
                 guard let call = assertion.judge else { continue }
                 if calls[call.backend] == nil { order.append(call.backend) }
                 calls[call.backend, default: []].append((assertion.type, call))
@@ -440,7 +444,7 @@ package enum SummaryMarkdown {
             + table.text
     }
 
-    private static func cacheByTurn(_ aggregate: RunAggregate, results: [RequestResult]) -> String {
+    private static func cacheByTurn(_ aggregate: RunAggregate, results: some Collection<RequestResult>) -> String {
         let heading = "## Cache behaviour by turn\n\n"
         let groupsWithTurns = aggregate.groups.filter { !$0.turns.isEmpty }
         guard !groupsWithTurns.isEmpty else { return heading + "No multi-turn cases in this run.\n" }
@@ -471,7 +475,7 @@ package enum SummaryMarkdown {
 
     /// What each mid-conversation switch cost: the switched turn's cache hit and TTFT beside
     /// the turn before it.
-    private static func switches(_ results: [RequestResult]) -> String {
+    private static func switches(_ results: some Collection<RequestResult>) -> String {
         let switched = results.filter { $0.switched != nil && $0.turn > 1 && ($0.status == .pass || $0.status == .fail) }
         guard !switched.isEmpty else { return "" }
         var byTurn: [String: RequestResult] = [:]
@@ -489,7 +493,7 @@ package enum SummaryMarkdown {
     }
 
     /// The turns furthest below their ideal ratio, with the segment that broke the prefix.
-    private static func brokenPrefixes(_ results: [RequestResult], limit: Int = 5) -> String {
+    private static func brokenPrefixes(_ results: some Collection<RequestResult>, limit: Int = 5) -> String {
         var rows: [(gap: Double, cells: [String])] = []
         for result in results where result.status == .pass || result.status == .fail {
             guard let prefix = result.prefix, let ideal = prefix.idealRatio else { continue }

@@ -400,8 +400,8 @@ package enum EvalRun {
 
     /// Writes results.csv, summary.csv and summary.md from results and the run's metadata;
     /// `baseline`, the `--baseline` run's results, for report.html's case grid.
-    package static func writeReports(_ results: [RequestResult], metadata: RunMetadata, baseline: [RequestResult]? = nil,
-                                     to directory: URL) throws {
+    package static func writeReports(_ results: some Collection<RequestResult>, metadata: RunMetadata,
+                                     baseline: [RequestResult]? = nil, to directory: URL) throws {
         var notes: [String: String] = [:]
         var levelsRun: [String: Set<ReasoningLevel>] = [:]
         for result in results { levelsRun[result.backend, default: []].insert(result.reasoning) }

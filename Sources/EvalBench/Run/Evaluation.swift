@@ -145,7 +145,7 @@ public struct EvaluationReport: Sendable {
     init?(_ outcome: RunOutcome) {
         let aggregate = RunAggregate(outcome.results)
         groups = aggregate.groups
-        caseRuns = aggregate.caseRuns
+        caseRuns = Array(aggregate.caseRuns)
         results = outcome.results
         verdict = outcome.verdict
         outputDirectory = outcome.outputDirectory

@@ -250,7 +250,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
     }
 
     /// A result with these fields.
-    package init(fields: RequestResultFields) {
+    package init(fields: consuming RequestResultFields) {
         box = FieldsBox(fields)
     }
 
@@ -314,7 +314,7 @@ public struct RequestResult: Sendable, Codable, Equatable {
 private final class FieldsBox: @unchecked Sendable {
     @exclusivity(unchecked) var fields: RequestResultFields
 
-    init(_ fields: RequestResultFields) {
+    init(_ fields: consuming RequestResultFields) {
         self.fields = fields
     }
 }

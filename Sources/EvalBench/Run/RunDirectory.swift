@@ -48,6 +48,16 @@ package struct RunDirectory: Sendable, Equatable {
     /// says in messages which run it is. Throws a `Diagnostic` naming the path (and the line of a malformed result)
     /// with how to fix it.
     package func readResults(role: String? = nil) throws -> [RequestResult] {
+        try readingResults(role: role) { try ResultStore.read($0) }
+    }
+
+    /// The recorded results as `readResults` reads them, kept compactly for the reports.
+    package func readResultTable(role: String? = nil) throws -> ResultTable {
+        try readingResults(role: role) { try ResultStore.readTable($0) }
+    }
+
+    /// `read` of this run's results file, once the directory and the file are known to exist.
+    private func readingResults<Results>(role: String?, _ read: (URL) throws -> Results) throws -> Results {
         let run = role.map { "the \($0) run" } ?? "the run"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -59,7 +69,7 @@ package struct RunDirectory: Sendable, Equatable {
                              fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
         }
         do {
-            return try ResultStore.read(results)
+            return try read(results)
         } catch let diagnostic as Diagnostic {
             throw diagnostic
         } catch {

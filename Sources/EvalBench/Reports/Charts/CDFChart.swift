@@ -63,7 +63,7 @@ enum CDFChart {
         }
     }
 
-    static func render(_ measure: Measure, groups: [GroupSummary], results: [RequestResult]) -> (svg: String, hasData: Bool) {
+    static func render(_ measure: Measure, groups: [GroupSummary], results: some Collection<RequestResult>) -> (svg: String, hasData: Bool) {
         var samples: [SummaryGroupKey: [Double]] = [:]
         for result in results where isTimedSuccess(result) {
             if let value = measure.value(of: result) { samples[SummaryGroupKey(result), default: []].append(value) }

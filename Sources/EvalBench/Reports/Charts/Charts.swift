@@ -48,7 +48,7 @@ package struct ChartSet: Sendable, Equatable {
     package var omitted: [OmittedChart]
 
     /// Draws the charts of `aggregate`, whose groups come from `results`.
-    package init(_ aggregate: RunAggregate, results: [RequestResult]) {
+    package init(_ aggregate: RunAggregate, results: some Collection<RequestResult>) {
         let groups = aggregate.groups
         var charts = [Self.latencyScatter(groups), Self.costScatter(groups)]
         let latency = CDFChart.render(.latency, groups: groups, results: results)

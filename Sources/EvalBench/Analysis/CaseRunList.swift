@@ -1,0 +1,64 @@
+/// An aggregate's case runs: each read from the results it was aggregated from when it is asked
+/// for, its requests in turn order, so a million case runs are not held twice (as results and
+/// as case runs). A list made from case runs (a tag's subset) holds them as given.
+package struct CaseRunList: RandomAccessCollection, Sendable {
+    private enum Storage: Sendable {
+        case caseRuns([CaseRun])
+        /// `rows` holds the table's positions, each case run's in turn order; case run `i` is
+        /// `rows[starts[i]..<starts[i + 1]]`.
+        case table(ResultTable, rows: [Int32], starts: [Int32])
+    }
+
+    private var storage: Storage
+
+    /// No case runs.
+    package init() {
+        storage = .caseRuns([])
+    }
+
+    /// The case runs given, as they are.
+    package init(_ caseRuns: [CaseRun]) {
+        storage = .caseRuns(caseRuns)
+    }
+
+    /// The case runs of `table` whose first request is at each of `starts` in `rows` (a case
+    /// run's requests are neighbours there, in turn order).
+    init(_ table: ResultTable, rows: [Int32], starts: [Int32]) {
+        storage = .table(table, rows: rows, starts: starts + [Int32(rows.count)])
+    }
+
+    /// The case runs of `table` when they are not neighbours in `order`: `caseRunOf` gives the
+    /// case run of each position of `order`. Each case run's requests keep the order of `order`
+    /// among equal turns.
+    init(_ table: ResultTable, caseRunOf: [Int32], order: [Int32]) {
+        let arranged = order.indices.sorted { lhs, rhs in
+            let left = (caseRunOf[lhs], table.turn(at: Int(order[lhs])), lhs)
+            let right = (caseRunOf[rhs], table.turn(at: Int(order[rhs])), rhs)
+            return left < right
+        }
+        var starts: [Int32] = []
+        for (position, index) in arranged.enumerated() where position == 0 || caseRunOf[arranged[position - 1]] != caseRunOf[index] {
+            starts.append(Int32(position))
+        }
+        self.init(table, rows: arranged.map { order[$0] }, starts: starts)
+    }
+
+    package var startIndex: Int { 0 }
+
+    package var endIndex: Int {
+        switch storage {
+        case let .caseRuns(caseRuns): caseRuns.count
+        case let .table(_, _, starts): starts.count - 1
+        }
+    }
+
+    package subscript(position: Int) -> CaseRun {
+        switch storage {
+        case let .caseRuns(caseRuns):
+            return caseRuns[position]
+        case let .table(table, rows, starts):
+            let requests = (Int(starts[position])..<Int(starts[position + 1])).map { table[Int(rows[$0])] }
+            return CaseRun(turnOrdered: requests)
+        }
+    }
+}

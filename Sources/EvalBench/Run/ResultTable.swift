@@ -1,0 +1,420 @@
+import Foundation
+
+/// A run's results kept for the reports in a fixed row of about 150 bytes each, instead of
+/// the 800 of a `RequestResult`'s fields: a million results then fit in the report's memory
+/// budget. Strings a case's results repeat (suite, case, prompt, tags, verdicts) are held once,
+/// the key is rebuilt from the fields it is made of, and each result reads back (`subscript`)
+/// exactly as appended. A result with a field the row has no room for (tool calls, details,
+/// a prefix comparison, a count beyond the row's range, …) is kept whole, so nothing is lost.
+package struct ResultTable: RandomAccessCollection, Sendable {
+    private var rows = ChunkedArray<Row>()
+    private var texts = ChunkedArray<String>()
+    private var textIDs: [String: UInt32] = [:]
+    private var tagSets = ChunkedArray<[String]>()
+    private var tagSetIDs: [[String]: UInt32] = [:]
+    private var verdictSets = ChunkedArray<[AssertionResult]>()
+    private var verdictSetIDs: [[AssertionResult]: UInt32] = [:]
+    private var wholes = ChunkedArray<RequestResult>()
+
+    /// The memory a result kept in a row takes there, its strings aside.
+    package static var bytesPerRow: Int { MemoryLayout<Row>.stride }
+
+    /// An empty table.
+    package init() {}
+
+    /// A table of `results`, in the order given.
+    package init<Results: Sequence<RequestResult>>(_ results: Results) {
+        for result in results { append(result) }
+    }
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { rows.count }
+
+    /// The result at `position`, equal to the one appended there.
+    package subscript(position: Int) -> RequestResult {
+        result(rows[position])
+    }
+
+    /// The plan index of the result at `position`, without reading the rest of it.
+    package func planIndex(at position: Int) -> Int? {
+        let row = rows[position]
+        if row.whole != Row.none { return wholes[Int(row.whole)].planIndex }
+        return row.has(.planIndex) ? Int(row.planIndex) : nil
+    }
+
+    /// The turn of the result at `position`, without reading the rest of it.
+    package func turn(at position: Int) -> Int {
+        let row = rows[position]
+        return row.whole != Row.none ? wholes[Int(row.whole)].turn : Int(row.turn)
+    }
+
+    /// The tags of the result at `position`, without reading the rest of it.
+    package func tags(at position: Int) -> [String] {
+        let row = rows[position]
+        if row.whole != Row.none { return wholes[Int(row.whole)].tags }
+        return row.tags == 0 ? [] : tagSets[Int(row.tags - 1)]
+    }
+
+    /// The usage of the result at `position`, without reading the rest of it.
+    package func usage(at position: Int) -> Usage {
+        let row = rows[position]
+        return row.whole != Row.none ? wholes[Int(row.whole)].usage : row.usage.usage
+    }
+
+    /// The verdicts of the result at `position`, without reading the rest of it.
+    package func assertions(at position: Int) -> [AssertionResult] {
+        let row = rows[position]
+        if row.whole != Row.none { return wholes[Int(row.whole)].assertions }
+        return row.assertions == 0 ? [] : verdictSets[Int(row.assertions - 1)]
+    }
+
+    /// The results kept whole, in table order: the only ones that can carry a field a row has
+    /// no room for (`cached`, `details`, `switched`, `prefix`, tool calls, …).
+    package var keptWhole: ChunkedArray<RequestResult> { wholes }
+
+    /// Adds `result` after the others.
+    package mutating func append(_ result: RequestResult) {
+        if let row = compactRow(result.fields) {
+            rows.append(row)
+        } else {
+            var row = Row()
+            row.whole = UInt32(wholes.count)
+            wholes.append(result)
+            rows.append(row)
+        }
+    }
+
+    /// The row for `fields`, or nil when one of them does not fit a row.
+    private mutating func compactRow(_ fields: RequestResultFields) -> Row? {
+        guard Self.fitsRow(fields), wholes.count < Int(Row.none) - 1, rows.count < Int(UInt32.max) - 1,
+              let turn = UInt16(exactly: fields.turn), let turns = UInt16(exactly: fields.turns),
+              let repeatIndex = UInt16(exactly: fields.repeatIndex), let attempts = UInt16(exactly: fields.attempts),
+              let usage = CompactUsage(fields.usage)
+        else { return nil }
+        var row = Row()
+        if let planIndex = fields.planIndex {
+            guard let value = Int32(exactly: planIndex), value >= 0 else { return nil }
+            row.planIndex = value
+            row.flags.insert(.planIndex)
+        }
+        row.turn = turn
+        row.turns = turns
+        row.repeatIndex = repeatIndex
+        row.attempts = attempts
+        row.usage = usage
+        row.status = Self.statuses.firstIndex(of: fields.status).map(UInt8.init) ?? 0
+        row.errorKind = fields.errorKind.flatMap { ErrorKind.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
+        row.reasoning = ReasoningLevel.allCases.firstIndex(of: fields.reasoning).map(UInt8.init) ?? 0
+        row.suite = textID(fields.suite, shared: true)
+        row.caseID = textID(fields.caseID, shared: true)
+        row.variant = textID(fields.variant, shared: true)
+        row.backend = textID(fields.backend, shared: true)
+        row.model = textID(fields.model, shared: true)
+        row.prompt = textID(fields.prompt, shared: true)
+        row.instructions = textID(fields.instructions, shared: true)
+        row.errorMessage = textID(fields.errorMessage, shared: true)
+        row.finishReason = textID(fields.finishReason, shared: true)
+        // Short answers ("Paris", "yes") repeat; long ones are seldom worth a dictionary entry.
+        row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= 15)
+        // The key is its case run's fields joined by "/" unless a turn switched backend or level.
+        row.key = Self.isDerivedKey(fields) ? 0 : textID(fields.key, shared: true)
+        row.tags = tagSetID(fields.tags)
+        row.assertions = verdictSetID(fields.assertions)
+        if let timing = fields.timing {
+            row.flags.insert(.timing)
+            row.startedAt = timing.startedAt.timeIntervalSinceReferenceDate
+            row.firstTokenMs = row.store(timing.firstTokenMs, flag: .firstToken)
+            row.firstAnswerTokenMs = row.store(timing.firstAnswerTokenMs, flag: .firstAnswer)
+            row.endMs = row.store(timing.endMs, flag: .end)
+        }
+        row.costUSD = row.store(fields.costUSD, flag: .cost)
+        row.score = row.store(fields.score, flag: .score)
+        return row
+    }
+
+    /// Whether every field a row has no room for is empty.
+    private static func fitsRow(_ fields: RequestResultFields) -> Bool {
+        fields.details == nil && fields.prefix == nil && fields.cached == nil && fields.switched == nil
+            && fields.historyNote == nil && fields.threshold == nil && fields.caseScore == nil && fields.slo == nil
+            && fields.replayed == nil && fields.replayedFrom == nil && fields.unknownFigures == nil
+            && fields.toolCalls == nil && fields.rounds == nil && fields.toolDefinitionTokens == nil
+            && fields.toolDefinitionTokensCounted == nil && fields.toolDefinitionTokensMethod == nil
+            && fields.reasoningText == nil && fields.skipReason == nil && fields.usage.suspect == nil
+    }
+
+    private static let statuses: [RequestResult.Status] = [.pass, .fail, .error, .skipped]
+
+    /// `suite/case/variant/backend/reasoning/repeat`, as the planner makes a case run's key
+    /// (appended piece by piece: `joined` was a sixth of a million-result report).
+    private static func derivedKey(suite: String, caseID: String, variant: String, backend: String,
+                                   reasoning: ReasoningLevel, repeatIndex: Int) -> String {
+        let repeatText = String(repeatIndex)
+        var key = ""
+        key.reserveCapacity(suite.utf8.count + caseID.utf8.count + variant.utf8.count + backend.utf8.count
+            + reasoning.rawValue.utf8.count + repeatText.utf8.count + 5)
+        key.append(suite)
+        key.append("/")
+        key.append(caseID)
+        key.append("/")
+        key.append(variant)
+        key.append("/")
+        key.append(backend)
+        key.append("/")
+        key.append(reasoning.rawValue)
+        key.append("/")
+        key.append(repeatText)
+        return key
+    }
+
+    /// Whether `fields.key` is `derivedKey(fields)`, compared piece by piece without making it.
+    private static func isDerivedKey(_ fields: RequestResultFields) -> Bool {
+        var key = fields.key
+        return key.withUTF8 { bytes in
+            var offset = 0
+            func take(_ part: String, then separator: Bool) -> Bool {
+                var part = part
+                return part.withUTF8 { piece in
+                    guard offset + piece.count + (separator ? 1 : 0) <= bytes.count else { return false }
+                    if !piece.isEmpty, memcmp(bytes.baseAddress! + offset, piece.baseAddress!, piece.count) != 0 { return false }
+                    offset += piece.count
+                    guard separator else { return true }
+                    guard bytes[offset] == UInt8(ascii: "/") else { return false }
+                    offset += 1
+                    return true
+                }
+            }
+            return take(fields.suite, then: true) && take(fields.caseID, then: true) && take(fields.variant, then: true)
+                && take(fields.backend, then: true) && take(fields.reasoning.rawValue, then: true)
+                && take(String(fields.repeatIndex), then: false) && offset == bytes.count
+        }
+    }
+
+    /// The result a row holds, each field made once and moved into the result.
+    private func result(_ row: Row) -> RequestResult {
+        if row.whole != Row.none { return wholes[Int(row.whole)] }
+        let suite = text(row.suite) ?? "", caseID = text(row.caseID) ?? ""
+        let variant = text(row.variant) ?? "", backend = text(row.backend) ?? ""
+        let reasoning = ReasoningLevel.allCases[Int(row.reasoning)]
+        let repeatIndex = Int(row.repeatIndex)
+        let key = text(row.key) ?? Self.derivedKey(suite: suite, caseID: caseID, variant: variant, backend: backend,
+                                                   reasoning: reasoning, repeatIndex: repeatIndex)
+        let timing = row.has(.timing)
+            ? RequestTiming(startedAt: Date(timeIntervalSinceReferenceDate: row.startedAt),
+                            firstTokenMs: row.value(row.firstTokenMs, flag: .firstToken),
+                            firstAnswerTokenMs: row.value(row.firstAnswerTokenMs, flag: .firstAnswer),
+                            endMs: row.value(row.endMs, flag: .end))
+            : nil
+        var fields = RequestResultFields(
+            key: key, suite: suite, caseID: caseID, turn: Int(row.turn), turns: Int(row.turns), variant: variant,
+            backend: backend, model: text(row.model), reasoning: reasoning, repeatIndex: repeatIndex,
+            tags: row.tags == 0 ? [] : tagSets[Int(row.tags - 1)], status: Self.statuses[Int(row.status)],
+            errorKind: row.errorKind == 0 ? nil : ErrorKind.allCases[Int(row.errorKind - 1)],
+            errorMessage: text(row.errorMessage), instructions: text(row.instructions), prompt: text(row.prompt) ?? "",
+            output: text(row.output), finishReason: text(row.finishReason), timing: timing, usage: row.usage.usage,
+            attempts: Int(row.attempts), assertions: row.assertions == 0 ? [] : verdictSets[Int(row.assertions - 1)],
+            costUSD: row.value(row.costUSD, flag: .cost))
+        fields.score = row.value(row.score, flag: .score)
+        fields.planIndex = row.has(.planIndex) ? Int(row.planIndex) : nil
+        return RequestResult(fields: fields)
+    }
+
+    private func text(_ id: UInt32) -> String? {
+        id == 0 ? nil : texts[Int(id - 1)]
+    }
+
+    /// The id of `text` (0 for nil). A `shared` text equal to one held already, byte for byte
+    /// (Swift's `==` would also match another spelling of the same characters), is that one.
+    private mutating func textID(_ text: String?, shared: Bool) -> UInt32 {
+        guard let text else { return 0 }
+        if shared, let id = textIDs[text], sameBytes(texts[Int(id - 1)], text) { return id }
+        texts.append(text)
+        let id = UInt32(texts.count)
+        if shared, textIDs[text] == nil { textIDs[text] = id }
+        return id
+    }
+
+    private mutating func tagSetID(_ tags: [String]) -> UInt32 {
+        guard !tags.isEmpty else { return 0 }
+        if let id = tagSetIDs[tags], tagSets[Int(id - 1)].elementsEqual(tags, by: sameBytes) {
+            return id
+        }
+        tagSets.append(tags)
+        let id = UInt32(tagSets.count)
+        if tagSetIDs[tags] == nil { tagSetIDs[tags] = id }
+        return id
+    }
+
+    private mutating func verdictSetID(_ verdicts: [AssertionResult]) -> UInt32 {
+        guard !verdicts.isEmpty else { return 0 }
+        // A judge's call is seldom repeated exactly: such verdicts are held as they are.
+        let shareable = verdicts.allSatisfy { $0.judge == nil }
+        if shareable, let id = verdictSetIDs[verdicts],
+           verdictSets[Int(id - 1)].elementsEqual(verdicts, by: Self.identical) {
+            return id
+        }
+        verdictSets.append(verdicts)
+        let id = UInt32(verdictSets.count)
+        if shareable, verdictSetIDs[verdicts] == nil { verdictSetIDs[verdicts] = id }
+        return id
+    }
+
+    /// Equal byte for byte and bit for bit (`==` takes -0 for 0, and either spelling of "é").
+    private static func identical(_ lhs: AssertionResult, _ rhs: AssertionResult) -> Bool {
+        func same(_ left: String?, _ right: String?) -> Bool {
+            switch (left, right) {
+            case (nil, nil): true
+            case let (left?, right?): sameBytes(left, right)
+            default: false
+            }
+        }
+        return same(lhs.type, rhs.type) && same(lhs.name, rhs.name) && lhs.passed == rhs.passed
+            && same(lhs.message, rhs.message) && same(lhs.metric, rhs.metric)
+            && lhs.weight.bitPattern == rhs.weight.bitPattern && lhs.inverted == rhs.inverted
+            && same(lhs.expected, rhs.expected) && same(lhs.actual, rhs.actual) && same(lhs.pointer, rhs.pointer)
+            && same(lhs.note, rhs.note) && lhs.judge == nil && rhs.judge == nil && same(lhs.error, rhs.error)
+    }
+}
+
+/// Whether two strings are the same bytes (Swift's `==` also matches another spelling of the
+/// same characters): compared as memory where both are contiguous, as they are when read.
+private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+    guard lhs.utf8.count == rhs.utf8.count else { return false }
+    let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
+        rhs.utf8.withContiguousStorageIfAvailable { right in
+            left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+        }
+    }
+    return (compared ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
+}
+
+/// One result's fields in fixed form: numbers narrowed to the range they were checked to fit,
+/// strings as ids into the table, absent values marked in `flags`.
+private struct Row {
+    static let none = UInt32.max
+
+    var startedAt = 0.0
+    var firstTokenMs = 0.0
+    var firstAnswerTokenMs = 0.0
+    var endMs = 0.0
+    var costUSD = 0.0
+    var score = 0.0
+    var usage = CompactUsage()
+    var planIndex: Int32 = 0
+    /// The index of the result kept whole, or `none`.
+    var whole = Row.none
+    var suite: UInt32 = 0
+    var caseID: UInt32 = 0
+    var variant: UInt32 = 0
+    var backend: UInt32 = 0
+    var model: UInt32 = 0
+    var prompt: UInt32 = 0
+    var instructions: UInt32 = 0
+    var errorMessage: UInt32 = 0
+    var finishReason: UInt32 = 0
+    var output: UInt32 = 0
+    /// 0 when the key is the one its fields make.
+    var key: UInt32 = 0
+    var tags: UInt32 = 0
+    var assertions: UInt32 = 0
+    var turn: UInt16 = 0
+    var turns: UInt16 = 0
+    var repeatIndex: UInt16 = 0
+    var attempts: UInt16 = 0
+    var status: UInt8 = 0
+    var errorKind: UInt8 = 0
+    var reasoning: UInt8 = 0
+    var flags: Flags = []
+
+    struct Flags: OptionSet {
+        var rawValue: UInt8
+        static let planIndex = Flags(rawValue: 1 << 0)
+        static let timing = Flags(rawValue: 1 << 1)
+        static let firstToken = Flags(rawValue: 1 << 2)
+        static let firstAnswer = Flags(rawValue: 1 << 3)
+        static let end = Flags(rawValue: 1 << 4)
+        static let cost = Flags(rawValue: 1 << 5)
+        static let score = Flags(rawValue: 1 << 6)
+    }
+
+    func has(_ flag: Flags) -> Bool { flags.contains(flag) }
+
+    /// `value`, or 0 when there is none; marks which in `flags`.
+    mutating func store(_ value: Double?, flag: Flags) -> Double {
+        guard let value else { return 0 }
+        flags.insert(flag)
+        return value
+    }
+
+    /// `stored`, or nil when `flag` says there was none.
+    func value(_ stored: Double, flag: Flags) -> Double? {
+        has(flag) ? stored : nil
+    }
+}
+
+/// A `Usage` without `suspect` (a result with one is kept whole), each count in 32 bits with
+/// `Int32.min` for a count not reported.
+private struct CompactUsage {
+    var input = Int32.min
+    var cachedInput = Int32.min
+    var cacheWriteInput = Int32.min
+    var output = Int32.min
+    var reasoning = Int32.min
+    /// 0 for none, else the index of the source in `sources` plus 1.
+    var source: UInt8 = 0
+
+    private static let sources: [TokenSource] = [.reported, .counted, .estimated]
+
+    init() {}
+
+    /// Nil when a count does not fit.
+    init?(_ usage: Usage) {
+        /// The count in 32 bits (`Int32.min` for none); nil when it does not fit.
+        func narrowed(_ count: Int?) -> Int32? {
+            guard let count else { return Int32.min }
+            guard let value = Int32(exactly: count), value != Int32.min else { return nil }
+            return value
+        }
+        guard let input = narrowed(usage.inputTokens), let cachedInput = narrowed(usage.cachedInputTokens),
+              let cacheWriteInput = narrowed(usage.cacheWriteInputTokens), let output = narrowed(usage.outputTokens),
+              let reasoning = narrowed(usage.reasoningTokens)
+        else { return nil }
+        self.input = input
+        self.cachedInput = cachedInput
+        self.cacheWriteInput = cacheWriteInput
+        self.output = output
+        self.reasoning = reasoning
+        source = usage.source.flatMap { Self.sources.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
+    }
+
+    var usage: Usage {
+        func widened(_ count: Int32) -> Int? { count == Int32.min ? nil : Int(count) }
+        return Usage(inputTokens: widened(input), cachedInputTokens: widened(cachedInput),
+                     cacheWriteInputTokens: widened(cacheWriteInput), outputTokens: widened(output),
+                     reasoningTokens: widened(reasoning), source: source == 0 ? nil : Self.sources[Int(source - 1)])
+    }
+}
+
+/// An array kept in chunks of 16,384 elements, so growing it never copies what it holds (an
+/// array of a million rows would briefly need room for a million and a half when it grows).
+package struct ChunkedArray<Element: Sendable>: RandomAccessCollection, Sendable {
+    private static var chunkSize: Int { 1 << 14 }
+    private var chunks: [[Element]] = []
+    package private(set) var count = 0
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { count }
+
+    package subscript(index: Int) -> Element {
+        chunks[index >> 14][index & (Self.chunkSize - 1)]
+    }
+
+    mutating func append(_ element: Element) {
+        if count & (Self.chunkSize - 1) == 0 {
+            var chunk: [Element] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].append(element)
+        count += 1
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// The compact rows the reports keep results in: every result reads back exactly as it was
+/// appended, to the byte and the bit, whether it fits a row or is kept whole.
+@Suite("ResultTable keeps results compactly and reads them back exactly")
+struct ResultTableTests {
+    /// `results` through a table, each compared as its results.jsonl line (which shows every
+    /// byte of every string and the sign of a zero) and as a value.
+    private func expectReadBack(_ results: [RequestResult], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let table = ResultTable(results)
+        #expect(table.count == results.count, sourceLocation: sourceLocation)
+        let encoder = ResultStore.makeEncoder()
+        for (index, result) in results.enumerated() {
+            #expect(table[index] == result, sourceLocation: sourceLocation)
+            #expect(try encoder.encode(table[index]) == (try encoder.encode(result)), "result \(index)", sourceLocation: sourceLocation)
+            #expect(table.planIndex(at: index) == result.planIndex, sourceLocation: sourceLocation)
+            #expect(table.turn(at: index) == result.turn, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("results of every status, with and without timing, usage, cost, score and plan index, read back exactly")
+    func everyKind() throws {
+        var passed = fixtureResult(caseID: "capital", status: .pass, latencyMs: 90, ttftMs: 40,
+                                   usage: Usage(inputTokens: 120, cachedInputTokens: 100, outputTokens: 4, source: .reported),
+                                   costUSD: 0.000_12)
+        passed.planIndex = 0
+        passed.output = "Paris"
+        passed.tags = ["geo", "short"]
+        passed.score = 1
+        passed.finishReason = "stop"
+        passed.instructions = "Answer in one word."
+        var failed = fixtureResult(caseID: "capital", repeatIndex: 2, status: .fail, latencyMs: 51.125,
+                                   usage: Usage(inputTokens: 0, outputTokens: 0, reasoningTokens: 0, source: .estimated),
+                                   failedAssertion: "contains \"Paris\"", costUSD: -0.0)
+        failed.planIndex = 1
+        failed.output = String(repeating: "a long answer ", count: 20)
+        failed.timing?.firstTokenMs = nil
+        failed.score = -0.0
+        var errored = fixtureResult(caseID: "river", backend: "cloud", status: .error, errorKind: .timeout,
+                                    errorMessage: "timed out after 60 s")
+        errored.planIndex = 2_000_000_000
+        errored.attempts = 3
+        let unplanned = fixtureResult(caseID: "mountain", reasoning: .deep, status: .pass, latencyMs: 0,
+                                      usage: Usage(cacheWriteInputTokens: 7, source: .counted))
+        try expectReadBack([passed, failed, errored, unplanned, passed, failed])
+    }
+
+    @Test("strings are kept byte for byte: two spellings of é, which Swift's == takes as equal, stay apart")
+    func canonicalEquivalents() throws {
+        var composed = fixtureResult(caseID: "caf\u{E9}", status: .pass)
+        composed.prompt = "Caf\u{E9}?"
+        composed.tags = ["caf\u{E9}"]
+        composed.assertions = [AssertionResult(type: "contains", name: "caf\u{E9}", passed: true, weight: 0)]
+        var decomposed = fixtureResult(caseID: "cafe\u{301}", status: .pass)
+        decomposed.prompt = "Cafe\u{301}?"
+        decomposed.tags = ["cafe\u{301}"]
+        decomposed.assertions = [AssertionResult(type: "contains", name: "cafe\u{301}", passed: true, weight: -0.0)]
+        #expect(composed.prompt == decomposed.prompt, "Swift's == matches them, so sharing by == would change one")
+        try expectReadBack([composed, decomposed, composed, decomposed])
+        let table = ResultTable([composed, decomposed])
+        #expect(Array(table[1].prompt.utf8) == Array("Cafe\u{301}?".utf8))
+        #expect(table[1].assertions[0].weight.sign == .minus)
+    }
+
+    @Test("a key that is not its fields joined (a turn switched backend) is kept as recorded")
+    func switchedKey() throws {
+        var switched = fixtureResult(caseID: "review", turn: 2, turns: 2, backend: "cloud", status: .pass)
+        switched.key = "geo/review/default/local/none/1"
+        var lookalike = fixtureResult(caseID: "a/b", status: .pass)
+        lookalike.key = "geo/a/b/default/local/none/1"
+        var extra = fixtureResult(caseID: "x", status: .pass)
+        extra.key += "/"
+        try expectReadBack([switched, lookalike, extra])
+    }
+
+    @Test("a result with a field a row has no room for, or a count beyond its range, is kept whole and reads back equal")
+    func keptWhole() throws {
+        var skipped = fixtureResult(caseID: "a", status: .skipped)
+        skipped.skipReason = "reasoning level not supported"
+        var longConversation = fixtureResult(caseID: "b", turn: 70_000, turns: 70_000, status: .pass)
+        longConversation.planIndex = Int.max
+        var hugeUsage = fixtureResult(caseID: "c", status: .pass, usage: Usage(inputTokens: 3_000_000_000))
+        hugeUsage.planIndex = -1
+        var suspect = fixtureResult(caseID: "d", status: .pass, usage: Usage(inputTokens: 5, cachedInputTokens: 9))
+        suspect.usage.suspect = "cached above input"
+        var sentinel = fixtureResult(caseID: "e", status: .pass, usage: Usage(outputTokens: Int(Int32.min)))
+        sentinel.attempts = 1 << 20
+        var tools = fixtureResult(caseID: "f", status: .pass)
+        tools.toolCalls = []
+        tools.cached = true
+        tools.replayed = false
+        try expectReadBack([skipped, longConversation, hugeUsage, suspect, sentinel, tools])
+    }
+
+    @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")
+    func rowSize() {
+        #expect(ResultTable.bytesPerRow <= 160)
+        #expect(MemoryLayout<RequestResultFields>.size >= 4 * ResultTable.bytesPerRow)
+    }
+
+    @Test("an aggregate of a table equals one of the same results as an array, turns found by plan index or by key")
+    func aggregateOfTable() {
+        func turn(_ caseID: String, _ turn: Int, plan: Int?) -> RequestResult {
+            var result = fixtureResult(caseID: caseID, turn: turn, turns: 2, status: turn == 2 && caseID == "b" ? .fail : .pass,
+                                       latencyMs: Double(turn * 10))
+            result.planIndex = plan
+            return result
+        }
+        let planned = [turn("b", 2, plan: 1), turn("a", 1, plan: 0), turn("b", 1, plan: 1), turn("a", 2, plan: 0)]
+        let unplanned = [turn("b", 2, plan: nil), turn("a", 1, plan: nil), turn("b", 1, plan: nil), turn("a", 2, plan: nil)]
+        for results in [planned, unplanned] {
+            let aggregate = RunAggregate(ResultTable(results))
+            #expect(aggregate.caseRuns.map(\.requests) == RunAggregate(results).caseRuns.map(\.requests))
+            #expect(aggregate.caseRuns.map { $0.requests.map(\.turn) } == [[1, 2], [1, 2]])
+            #expect(aggregate.statuses == (results == planned ? [.pass, .fail] : [.fail, .pass]))
+            #expect(aggregate.groups.first?.cases == 2)
+        }
+    }
+}
