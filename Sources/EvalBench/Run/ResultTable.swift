@@ -15,6 +15,10 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var verdictSets = ChunkedArray<[AssertionResult]>()
     private var verdictSetIDs: [[AssertionResult]: UInt32] = [:]
     private var wholes = ChunkedArray<RequestResult>()
+    /// What a case's results on one backend share (suite, case, variant, backend, model, prompt,
+    /// instructions, tags), held once under one id.
+    private var identities = ChunkedArray<Identity>()
+    private var identityIDs: [Identity: UInt32] = [:]
 
     /// The memory a result kept in a row takes there, its strings aside.
     package static var bytesPerRow: Int { MemoryLayout<Row>.stride }
@@ -52,7 +56,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     package func tags(at position: Int) -> [String] {
         let row = rows[position]
         if row.whole != Row.none { return wholes[Int(row.whole)].tags }
-        return row.tags == 0 ? [] : tagSets[Int(row.tags - 1)]
+        let tags = identities[Int(row.identity)].tags
+        return tags == 0 ? [] : tagSets[Int(tags - 1)]
     }
 
     /// The usage of the result at `position`, without reading the rest of it.
@@ -105,20 +110,17 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         row.status = Self.statuses.firstIndex(of: fields.status).map(UInt8.init) ?? 0
         row.errorKind = fields.errorKind.flatMap { ErrorKind.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
         row.reasoning = ReasoningLevel.allCases.firstIndex(of: fields.reasoning).map(UInt8.init) ?? 0
-        row.suite = textID(fields.suite, shared: true)
-        row.caseID = textID(fields.caseID, shared: true)
-        row.variant = textID(fields.variant, shared: true)
-        row.backend = textID(fields.backend, shared: true)
-        row.model = textID(fields.model, shared: true)
-        row.prompt = textID(fields.prompt, shared: true)
-        row.instructions = textID(fields.instructions, shared: true)
+        row.identity = identityID(Identity(
+            suite: textID(fields.suite, shared: true), caseID: textID(fields.caseID, shared: true),
+            variant: textID(fields.variant, shared: true), backend: textID(fields.backend, shared: true),
+            model: textID(fields.model, shared: true), prompt: textID(fields.prompt, shared: true),
+            instructions: textID(fields.instructions, shared: true), tags: tagSetID(fields.tags)))
         row.errorMessage = textID(fields.errorMessage, shared: true)
         row.finishReason = textID(fields.finishReason, shared: true)
         // Short answers ("Paris", "yes") repeat; long ones are seldom worth a dictionary entry.
         row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= 15)
         // The key is its case run's fields joined by "/" unless a turn switched backend or level.
         row.key = Self.isDerivedKey(fields) ? 0 : textID(fields.key, shared: true)
-        row.tags = tagSetID(fields.tags)
         row.assertions = verdictSetID(fields.assertions)
         if let timing = fields.timing {
             row.flags.insert(.timing)
@@ -192,8 +194,9 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// The result a row holds, each field made once and moved into the result.
     private func result(_ row: Row) -> RequestResult {
         if row.whole != Row.none { return wholes[Int(row.whole)] }
-        let suite = text(row.suite) ?? "", caseID = text(row.caseID) ?? ""
-        let variant = text(row.variant) ?? "", backend = text(row.backend) ?? ""
+        let identity = identities[Int(row.identity)]
+        let suite = text(identity.suite) ?? "", caseID = text(identity.caseID) ?? ""
+        let variant = text(identity.variant) ?? "", backend = text(identity.backend) ?? ""
         let reasoning = ReasoningLevel.allCases[Int(row.reasoning)]
         let repeatIndex = Int(row.repeatIndex)
         let key = text(row.key) ?? Self.derivedKey(suite: suite, caseID: caseID, variant: variant, backend: backend,
@@ -206,10 +209,10 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             : nil
         var fields = RequestResultFields(
             key: key, suite: suite, caseID: caseID, turn: Int(row.turn), turns: Int(row.turns), variant: variant,
-            backend: backend, model: text(row.model), reasoning: reasoning, repeatIndex: repeatIndex,
-            tags: row.tags == 0 ? [] : tagSets[Int(row.tags - 1)], status: Self.statuses[Int(row.status)],
+            backend: backend, model: text(identity.model), reasoning: reasoning, repeatIndex: repeatIndex,
+            tags: identity.tags == 0 ? [] : tagSets[Int(identity.tags - 1)], status: Self.statuses[Int(row.status)],
             errorKind: row.errorKind == 0 ? nil : ErrorKind.allCases[Int(row.errorKind - 1)],
-            errorMessage: text(row.errorMessage), instructions: text(row.instructions), prompt: text(row.prompt) ?? "",
+            errorMessage: text(row.errorMessage), instructions: text(identity.instructions), prompt: text(identity.prompt) ?? "",
             output: text(row.output), finishReason: text(row.finishReason), timing: timing, usage: row.usage.usage,
             attempts: Int(row.attempts), assertions: row.assertions == 0 ? [] : verdictSets[Int(row.assertions - 1)],
             costUSD: row.value(row.costUSD, flag: .cost))
@@ -230,6 +233,16 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         texts.append(text)
         let id = UInt32(texts.count)
         if shared, textIDs[text] == nil { textIDs[text] = id }
+        return id
+    }
+
+    /// The index of `identity` among those held (ids of equal texts are equal, so equal ids are
+    /// the same bytes).
+    private mutating func identityID(_ identity: Identity) -> UInt32 {
+        if let id = identityIDs[identity] { return id }
+        let id = UInt32(identities.count)
+        identities.append(identity)
+        identityIDs[identity] = id
         return id
     }
 
@@ -302,19 +315,13 @@ private struct Row {
     var planIndex: Int32 = 0
     /// The index of the result kept whole, or `none`.
     var whole = Row.none
-    var suite: UInt32 = 0
-    var caseID: UInt32 = 0
-    var variant: UInt32 = 0
-    var backend: UInt32 = 0
-    var model: UInt32 = 0
-    var prompt: UInt32 = 0
-    var instructions: UInt32 = 0
+    /// The index of its `Identity` in the table.
+    var identity: UInt32 = 0
     var errorMessage: UInt32 = 0
     var finishReason: UInt32 = 0
     var output: UInt32 = 0
     /// 0 when the key is the one its fields make.
     var key: UInt32 = 0
-    var tags: UInt32 = 0
     var assertions: UInt32 = 0
     var turn: UInt16 = 0
     var turns: UInt16 = 0
@@ -349,6 +356,18 @@ private struct Row {
     func value(_ stored: Double, flag: Flags) -> Double? {
         has(flag) ? stored : nil
     }
+}
+
+/// The fields a case's results on one backend share, as ids of the table's texts and tag sets.
+private struct Identity: Hashable {
+    var suite: UInt32
+    var caseID: UInt32
+    var variant: UInt32
+    var backend: UInt32
+    var model: UInt32
+    var prompt: UInt32
+    var instructions: UInt32
+    var tags: UInt32
 }
 
 /// A `Usage` without `suspect` (a result with one is kept whole), each count in 32 bits with
