@@ -94,10 +94,24 @@ struct ResultTableTests {
         try expectReadBack([skipped, longConversation, hugeUsage, suspect, sentinel, tools])
     }
 
+    @Test("cost, score and a key of its own, which most results lack, read back wherever they first and last appear")
+    func sparseColumns() throws {
+        let plain = fixtureResult(caseID: "a", status: .pass)
+        var priced = fixtureResult(caseID: "b", status: .pass, costUSD: 0.25)
+        priced.score = 0.5
+        var keyed = fixtureResult(caseID: "c", status: .pass)
+        keyed.key = "recorded/elsewhere"
+        var kept = fixtureResult(caseID: "d", status: .pass, costUSD: 1)
+        kept.toolCalls = []
+        // Plain rows before, between and after the ones with a column value; one kept whole between them.
+        try expectReadBack([plain, plain, priced, plain, kept, keyed, plain, priced, plain, plain])
+        try expectReadBack([priced, keyed, kept])
+    }
+
     @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")
     func rowSize() {
-        #expect(ResultTable.bytesPerRow <= 160)
-        #expect(MemoryLayout<RequestResultFields>.size >= 4 * ResultTable.bytesPerRow)
+        #expect(ResultTable.bytesPerRow <= 88)
+        #expect(MemoryLayout<RequestResultFields>.size >= 8 * ResultTable.bytesPerRow)
     }
 
     @Test("an aggregate of a table equals one of the same results as an array, turns found by plan index or by key")

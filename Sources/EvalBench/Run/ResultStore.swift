@@ -94,7 +94,7 @@ package actor ResultStore {
     }
 
     /// Reads a `results.jsonl` as `read` does, into a `ResultTable`: what a report of a million
-    /// results reads, since each is kept in a row of about 150 bytes, not as a result of 800.
+    /// results reads, since each is kept in a row of 80 bytes, not as a result of 800.
     package static func readTable(_ url: URL, skipped: (Diagnostic) -> Void = ResultStore.warn) throws -> ResultTable {
         var table = ResultTable()
         try scan(url, skipped: skipped) { table.append($0) }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A run's results kept for the reports in a fixed row of about 150 bytes each, instead of
+/// A run's results kept for the reports in a fixed row of about 80 bytes each, instead of
 /// the 800 of a `RequestResult`'s fields: a million results then fit in the report's memory
 /// budget. Strings a case's results repeat (suite, case, prompt, tags, verdicts) are held once,
 /// the key is rebuilt from the fields it is made of, and each result reads back (`subscript`)
@@ -19,6 +19,16 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// instructions, tags), held once under one id.
     private var identities = ChunkedArray<Identity>()
     private var identityIDs: [Identity: UInt32] = [:]
+    /// How a result ended (status, error, finish reason, verdicts, attempts), held once under one id.
+    private var outcomes = ChunkedArray<Outcome>()
+    private var outcomeIDs: [Outcome: UInt32] = [:]
+    /// Fields most results lack, in columns that take memory only once a result has one.
+    private var costs = OptionalColumn<Double>()
+    private var scores = OptionalColumn<Double>()
+    /// The text id of a key that is not the one its fields make.
+    private var keys = OptionalColumn<UInt32>()
+    /// The index in `wholes` of a result kept whole.
+    private var wholeIndices = OptionalColumn<UInt32>()
 
     /// The memory a result kept in a row takes there, its strings aside.
     package static var bytesPerRow: Int { MemoryLayout<Row>.stride }
@@ -36,26 +46,31 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     /// The result at `position`, equal to the one appended there.
     package subscript(position: Int) -> RequestResult {
-        result(rows[position])
+        result(rows[position], at: position)
+    }
+
+    /// The result kept whole at `position`, if it is one.
+    private func whole(_ row: Row, at position: Int) -> RequestResult? {
+        row.has(.whole) ? wholes[Int(wholeIndices[position])] : nil
     }
 
     /// The plan index of the result at `position`, without reading the rest of it.
     package func planIndex(at position: Int) -> Int? {
         let row = rows[position]
-        if row.whole != Row.none { return wholes[Int(row.whole)].planIndex }
+        if let whole = whole(row, at: position) { return whole.planIndex }
         return row.has(.planIndex) ? Int(row.planIndex) : nil
     }
 
     /// The turn of the result at `position`, without reading the rest of it.
     package func turn(at position: Int) -> Int {
         let row = rows[position]
-        return row.whole != Row.none ? wholes[Int(row.whole)].turn : Int(row.turn)
+        return whole(row, at: position)?.turn ?? Int(row.turn)
     }
 
     /// The tags of the result at `position`, without reading the rest of it.
     package func tags(at position: Int) -> [String] {
         let row = rows[position]
-        if row.whole != Row.none { return wholes[Int(row.whole)].tags }
+        if let whole = whole(row, at: position) { return whole.tags }
         let tags = identities[Int(row.identity)].tags
         return tags == 0 ? [] : tagSets[Int(tags - 1)]
     }
@@ -63,14 +78,15 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// The usage of the result at `position`, without reading the rest of it.
     package func usage(at position: Int) -> Usage {
         let row = rows[position]
-        return row.whole != Row.none ? wholes[Int(row.whole)].usage : row.usage.usage
+        return whole(row, at: position)?.usage ?? row.usage.usage
     }
 
     /// The verdicts of the result at `position`, without reading the rest of it.
     package func assertions(at position: Int) -> [AssertionResult] {
         let row = rows[position]
-        if row.whole != Row.none { return wholes[Int(row.whole)].assertions }
-        return row.assertions == 0 ? [] : verdictSets[Int(row.assertions - 1)]
+        if let whole = whole(row, at: position) { return whole.assertions }
+        let assertions = outcomes[Int(row.outcome)].assertions
+        return assertions == 0 ? [] : verdictSets[Int(assertions - 1)]
     }
 
     /// The results kept whole, in table order: the only ones that can carry a field a row has
@@ -79,19 +95,26 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     /// Adds `result` after the others.
     package mutating func append(_ result: RequestResult) {
-        if let row = compactRow(result.fields) {
+        let position = rows.count
+        if let (row, columns) = compactRow(result.fields, at: position) {
+            // The fields most results lack are kept in their columns, at this position.
+            if let cost = columns.cost { costs.set(cost, at: position) }
+            if let score = columns.score { scores.set(score, at: position) }
+            if let key = columns.key { keys.set(key, at: position) }
             rows.append(row)
         } else {
             var row = Row()
-            row.whole = UInt32(wholes.count)
+            row.flags.insert(.whole)
+            wholeIndices.set(UInt32(wholes.count), at: position)
             wholes.append(result)
             rows.append(row)
         }
     }
 
-    /// The row for `fields`, or nil when one of them does not fit a row.
-    private mutating func compactRow(_ fields: RequestResultFields) -> Row? {
-        guard Self.fitsRow(fields), wholes.count < Int(Row.none) - 1, rows.count < Int(UInt32.max) - 1,
+    /// The row for `fields` and what goes in the columns, or nil when one of them does not fit a row.
+    private mutating func compactRow(_ fields: RequestResultFields, at position: Int)
+        -> (Row, (cost: Double?, score: Double?, key: UInt32?))? {
+        guard Self.fitsRow(fields), wholes.count < Int(UInt32.max) - 1, position < Int(Int32.max) - 1,
               let turn = UInt16(exactly: fields.turn), let turns = UInt16(exactly: fields.turns),
               let repeatIndex = UInt16(exactly: fields.repeatIndex), let attempts = UInt16(exactly: fields.attempts),
               let usage = CompactUsage(fields.usage)
@@ -105,23 +128,28 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         row.turn = turn
         row.turns = turns
         row.repeatIndex = repeatIndex
-        row.attempts = attempts
         row.usage = usage
-        row.status = Self.statuses.firstIndex(of: fields.status).map(UInt8.init) ?? 0
-        row.errorKind = fields.errorKind.flatMap { ErrorKind.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0
         row.reasoning = ReasoningLevel.allCases.firstIndex(of: fields.reasoning).map(UInt8.init) ?? 0
         row.identity = identityID(Identity(
             suite: textID(fields.suite, shared: true), caseID: textID(fields.caseID, shared: true),
             variant: textID(fields.variant, shared: true), backend: textID(fields.backend, shared: true),
             model: textID(fields.model, shared: true), prompt: textID(fields.prompt, shared: true),
             instructions: textID(fields.instructions, shared: true), tags: tagSetID(fields.tags)))
-        row.errorMessage = textID(fields.errorMessage, shared: true)
-        row.finishReason = textID(fields.finishReason, shared: true)
+        let assertions = verdictSetID(fields.assertions)
+        row.outcome = outcomeID(Outcome(
+            status: Self.statuses.firstIndex(of: fields.status).map(UInt8.init) ?? 0,
+            errorKind: fields.errorKind.flatMap { ErrorKind.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0,
+            attempts: attempts, errorMessage: textID(fields.errorMessage, shared: true),
+            finishReason: textID(fields.finishReason, shared: true), assertions: assertions.id),
+            shared: assertions.shared)
         // Short answers ("Paris", "yes") repeat; long ones are seldom worth a dictionary entry.
         row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= 15)
         // The key is its case run's fields joined by "/" unless a turn switched backend or level.
-        row.key = Self.isDerivedKey(fields) ? 0 : textID(fields.key, shared: true)
-        row.assertions = verdictSetID(fields.assertions)
+        var key: UInt32?
+        if !Self.isDerivedKey(fields) {
+            row.flags.insert(.key)
+            key = textID(fields.key, shared: true)
+        }
         if let timing = fields.timing {
             row.flags.insert(.timing)
             row.startedAt = timing.startedAt.timeIntervalSinceReferenceDate
@@ -129,9 +157,9 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             row.firstAnswerTokenMs = row.store(timing.firstAnswerTokenMs, flag: .firstAnswer)
             row.endMs = row.store(timing.endMs, flag: .end)
         }
-        row.costUSD = row.store(fields.costUSD, flag: .cost)
-        row.score = row.store(fields.score, flag: .score)
-        return row
+        if fields.costUSD != nil { row.flags.insert(.cost) }
+        if fields.score != nil { row.flags.insert(.score) }
+        return (row, (fields.costUSD, fields.score, key))
     }
 
     /// Whether every field a row has no room for is empty.
@@ -192,14 +220,14 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     }
 
     /// The result a row holds, each field made once and moved into the result.
-    private func result(_ row: Row) -> RequestResult {
-        if row.whole != Row.none { return wholes[Int(row.whole)] }
-        let identity = identities[Int(row.identity)]
+    private func result(_ row: Row, at position: Int) -> RequestResult {
+        if let whole = whole(row, at: position) { return whole }
+        let identity = identities[Int(row.identity)], outcome = outcomes[Int(row.outcome)]
         let suite = text(identity.suite) ?? "", caseID = text(identity.caseID) ?? ""
         let variant = text(identity.variant) ?? "", backend = text(identity.backend) ?? ""
         let reasoning = ReasoningLevel.allCases[Int(row.reasoning)]
         let repeatIndex = Int(row.repeatIndex)
-        let key = text(row.key) ?? Self.derivedKey(suite: suite, caseID: caseID, variant: variant, backend: backend,
+        let key = (row.has(.key) ? text(keys[position]) : nil) ?? Self.derivedKey(suite: suite, caseID: caseID, variant: variant, backend: backend,
                                                    reasoning: reasoning, repeatIndex: repeatIndex)
         let timing = row.has(.timing)
             ? RequestTiming(startedAt: Date(timeIntervalSinceReferenceDate: row.startedAt),
@@ -210,13 +238,13 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         var fields = RequestResultFields(
             key: key, suite: suite, caseID: caseID, turn: Int(row.turn), turns: Int(row.turns), variant: variant,
             backend: backend, model: text(identity.model), reasoning: reasoning, repeatIndex: repeatIndex,
-            tags: identity.tags == 0 ? [] : tagSets[Int(identity.tags - 1)], status: Self.statuses[Int(row.status)],
-            errorKind: row.errorKind == 0 ? nil : ErrorKind.allCases[Int(row.errorKind - 1)],
-            errorMessage: text(row.errorMessage), instructions: text(identity.instructions), prompt: text(identity.prompt) ?? "",
-            output: text(row.output), finishReason: text(row.finishReason), timing: timing, usage: row.usage.usage,
-            attempts: Int(row.attempts), assertions: row.assertions == 0 ? [] : verdictSets[Int(row.assertions - 1)],
-            costUSD: row.value(row.costUSD, flag: .cost))
-        fields.score = row.value(row.score, flag: .score)
+            tags: identity.tags == 0 ? [] : tagSets[Int(identity.tags - 1)], status: Self.statuses[Int(outcome.status)],
+            errorKind: outcome.errorKind == 0 ? nil : ErrorKind.allCases[Int(outcome.errorKind - 1)],
+            errorMessage: text(outcome.errorMessage), instructions: text(identity.instructions), prompt: text(identity.prompt) ?? "",
+            output: text(row.output), finishReason: text(outcome.finishReason), timing: timing, usage: row.usage.usage,
+            attempts: Int(outcome.attempts), assertions: outcome.assertions == 0 ? [] : verdictSets[Int(outcome.assertions - 1)],
+            costUSD: row.has(.cost) ? costs[position] : nil)
+        fields.score = row.has(.score) ? scores[position] : nil
         fields.planIndex = row.has(.planIndex) ? Int(row.planIndex) : nil
         return RequestResult(fields: fields)
     }
@@ -246,6 +274,16 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return id
     }
 
+    /// The index of `outcome` among those held; one that is not `shared` (its verdicts are a
+    /// judge's) gets an id of its own.
+    private mutating func outcomeID(_ outcome: Outcome, shared: Bool) -> UInt32 {
+        if shared, let id = outcomeIDs[outcome] { return id }
+        let id = UInt32(outcomes.count)
+        outcomes.append(outcome)
+        if shared { outcomeIDs[outcome] = id }
+        return id
+    }
+
     private mutating func tagSetID(_ tags: [String]) -> UInt32 {
         guard !tags.isEmpty else { return 0 }
         if let id = tagSetIDs[tags], tagSets[Int(id - 1)].elementsEqual(tags, by: sameBytes) {
@@ -257,18 +295,19 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return id
     }
 
-    private mutating func verdictSetID(_ verdicts: [AssertionResult]) -> UInt32 {
-        guard !verdicts.isEmpty else { return 0 }
+    /// The id of `verdicts` (0 for none), and whether it is shared with equal ones.
+    private mutating func verdictSetID(_ verdicts: [AssertionResult]) -> (id: UInt32, shared: Bool) {
+        guard !verdicts.isEmpty else { return (0, true) }
         // A judge's call is seldom repeated exactly: such verdicts are held as they are.
         let shareable = verdicts.allSatisfy { $0.judge == nil }
         if shareable, let id = verdictSetIDs[verdicts],
            verdictSets[Int(id - 1)].elementsEqual(verdicts, by: Self.identical) {
-            return id
+            return (id, true)
         }
         verdictSets.append(verdicts)
         let id = UInt32(verdictSets.count)
         if shareable, verdictSetIDs[verdicts] == nil { verdictSetIDs[verdicts] = id }
-        return id
+        return (id, shareable)
     }
 
     /// Equal byte for byte and bit for bit (`==` takes -0 for 0, and either spelling of "é").
@@ -301,39 +340,28 @@ private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
 }
 
 /// One result's fields in fixed form: numbers narrowed to the range they were checked to fit,
-/// strings as ids into the table, absent values marked in `flags`.
+/// strings as ids into the table, absent values marked in `flags`. The fields most results lack
+/// (cost, score, a key of its own, the index of a result kept whole) are in the table's columns.
 private struct Row {
-    static let none = UInt32.max
-
     var startedAt = 0.0
     var firstTokenMs = 0.0
     var firstAnswerTokenMs = 0.0
     var endMs = 0.0
-    var costUSD = 0.0
-    var score = 0.0
     var usage = CompactUsage()
     var planIndex: Int32 = 0
-    /// The index of the result kept whole, or `none`.
-    var whole = Row.none
     /// The index of its `Identity` in the table.
     var identity: UInt32 = 0
-    var errorMessage: UInt32 = 0
-    var finishReason: UInt32 = 0
+    /// The index of its `Outcome` in the table.
+    var outcome: UInt32 = 0
     var output: UInt32 = 0
-    /// 0 when the key is the one its fields make.
-    var key: UInt32 = 0
-    var assertions: UInt32 = 0
     var turn: UInt16 = 0
     var turns: UInt16 = 0
     var repeatIndex: UInt16 = 0
-    var attempts: UInt16 = 0
-    var status: UInt8 = 0
-    var errorKind: UInt8 = 0
     var reasoning: UInt8 = 0
     var flags: Flags = []
 
     struct Flags: OptionSet {
-        var rawValue: UInt8
+        var rawValue: UInt16
         static let planIndex = Flags(rawValue: 1 << 0)
         static let timing = Flags(rawValue: 1 << 1)
         static let firstToken = Flags(rawValue: 1 << 2)
@@ -341,6 +369,8 @@ private struct Row {
         static let end = Flags(rawValue: 1 << 4)
         static let cost = Flags(rawValue: 1 << 5)
         static let score = Flags(rawValue: 1 << 6)
+        static let key = Flags(rawValue: 1 << 7)
+        static let whole = Flags(rawValue: 1 << 8)
     }
 
     func has(_ flag: Flags) -> Bool { flags.contains(flag) }
@@ -368,6 +398,33 @@ private struct Identity: Hashable {
     var prompt: UInt32
     var instructions: UInt32
     var tags: UInt32
+}
+
+/// How a result ended, as ids of the table's texts and verdict sets.
+private struct Outcome: Hashable {
+    var status: UInt8
+    var errorKind: UInt8
+    var attempts: UInt16
+    var errorMessage: UInt32
+    var finishReason: UInt32
+    var assertions: UInt32
+}
+
+/// A column of a value most rows lack: empty until a row has one, then one value a row (the
+/// rows before it filled with `Value()`), so a field no result has takes no memory.
+private struct OptionalColumn<Value: Sendable & ExpressibleByIntegerLiteral>: Sendable {
+    private var values = ChunkedArray<Value>()
+
+    /// Sets the value at `position`, the table's last row (earlier rows read `0`).
+    mutating func set(_ value: Value, at position: Int) {
+        while values.count < position { values.append(0) }
+        values.append(value)
+    }
+
+    /// The value at `position`; `0` for a row after the last one set.
+    subscript(position: Int) -> Value {
+        position < values.count ? values[position] : 0
+    }
 }
 
 /// A `Usage` without `suspect` (a result with one is kept whole), each count in 32 bits with
