@@ -36,6 +36,10 @@ struct RecommendationTests {
         let perThousand = try #require(cloud.summary.costPerThousandCasesUSD)
         #expect(abs(perThousand - 1) < 1e-12)
         #expect(RecommendationMarkdown.sentence(qa).contains("use device · none · default"))
+        // Each candidate keeps its percentiles, not the samples they came from (a tag's would
+        // otherwise outlive the recommendation, on every report).
+        #expect(qa.candidates.allSatisfy { $0.summary.timedLatenciesMs.isEmpty && $0.summary.timedTTFTsMs.isEmpty })
+        #expect(cloud.summary.latencyP50Ms == 100 && cloud.summary.ttftP95Ms == 50)
     }
 
     @Test("a backend missing the suite's latency targets is passed over for a dearer one that meets them")

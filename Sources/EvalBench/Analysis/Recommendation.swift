@@ -52,7 +52,9 @@ package struct TagRecommendation: Sendable, Equatable {
 
     /// One backend × reasoning × variant on the tag's cases.
     package struct Candidate: Sendable, Equatable {
-        /// Aggregated over the tag's results only, exactly as summary.csv aggregates a run.
+        /// Aggregated over the tag's results only, exactly as summary.csv aggregates a run,
+        /// without its timed samples (`timedLatenciesMs`, `timedTTFTsMs` are empty): its
+        /// percentiles are kept, and a tag's samples would outlive the recommendation.
         package var summary: GroupSummary
         /// The pass rate's lower bound is at or above the target.
         package var meetsTarget: Bool
@@ -225,7 +227,10 @@ package enum Recommendation {
                 return (RecommendationSettings.defaultTarget, "default")
             }()
             let candidates = groups.filter { $0.cases - $0.skipped > 0 }.map { summary in
-                TagRecommendation.Candidate(summary: summary,
+                var summary = summary
+                summary.timedLatenciesMs = []
+                summary.timedTTFTsMs = []
+                return TagRecommendation.Candidate(summary: summary,
                                             meetsTarget: (summary.passRateLow ?? 0) >= target - 1e-12,
                                             meetsLatency: slo.map { meets($0, summary) })
             }
