@@ -7,7 +7,7 @@ package struct RunAggregate: Sendable {
     /// One summary per backend × reasoning × variant, in first-seen order.
     package private(set) var groups: [GroupSummary] = []
     /// Each case's repeats per backend × reasoning × variant, in first-seen order.
-    package private(set) var repeats: [CaseRepeats] = []
+    package private(set) var repeats = CaseRepeatsList()
     /// Each case run's status (`CaseRun.status`), in the order of `caseRuns`: computed once here,
     /// since every report asks for it and it walks the case run's requests.
     package private(set) var statuses: [RequestResult.Status] = []
@@ -131,12 +131,12 @@ struct CaseRunGroups {
     private let keepsRepeats: Bool
     private var groupIndexByKey: [SummaryGroupKey: Int] = [:]
     private var accumulators: [GroupAccumulator] = []
-    private var caseIndexByKey: [CaseKey: Int] = [:]
+    private var caseIndexByKey: [CaseKey: UInt32] = [:]
     private var cases: [CaseKey] = []
-    private var lastCase: (key: CaseKey, index: Int)?
-    private var repeatIndexByKey: [RepeatKey: Int] = [:]
+    private var lastCase: (key: CaseKey, index: UInt32)?
+    private var repeatIndexByKey: [RepeatKey: UInt32] = [:]
     private var repeatSets: [RepeatSet] = []
-    private var lastRepeat: (key: RepeatKey, index: Int)?
+    private var lastRepeat: (key: RepeatKey, index: UInt32)?
 
     init(keepsRepeats: Bool = true) {
         self.keepsRepeats = keepsRepeats
@@ -154,31 +154,32 @@ struct CaseRunGroups {
         }
         for request in caseRun.requests { accumulators[groupIndex].add(request) }
         accumulators[groupIndex].count(status)
-        let key = RepeatKey(caseIndex: caseIndex(CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)), groupIndex: groupIndex)
-        let index: Int
+        let key = RepeatKey(caseIndex: caseIndex(CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)),
+                            groupIndex: UInt32(truncatingIfNeeded: groupIndex))
+        let index: UInt32
         // In plan order a case's repeats are neighbours, so most keys are the last one's.
         if let lastRepeat, lastRepeat.key == key {
             index = lastRepeat.index
         } else if let existing = repeatIndexByKey[key] {
             index = existing
         } else {
-            index = repeatSets.count
+            index = UInt32(truncatingIfNeeded: repeatSets.count)
             repeatIndexByKey[key] = index
             repeatSets.append(RepeatSet(key: key))
         }
         lastRepeat = (key, index)
-        repeatSets[index].count(status)
+        repeatSets[Int(index)].count(status)
     }
 
     /// The number of the case `key`, numbered as the cases first come.
-    private mutating func caseIndex(_ key: CaseKey) -> Int {
+    private mutating func caseIndex(_ key: CaseKey) -> UInt32 {
         // A case's case runs are neighbours in plan order; equal strings shared by a table compare at once.
         if let lastCase, lastCase.key == key { return lastCase.index }
-        let index: Int
+        let index: UInt32
         if let existing = caseIndexByKey[key] {
             index = existing
         } else {
-            index = caseIndexByKey.count
+            index = UInt32(truncatingIfNeeded: caseIndexByKey.count)
             caseIndexByKey[key] = index
             if keepsRepeats { cases.append(key) }
         }
@@ -189,51 +190,70 @@ struct CaseRunGroups {
     /// Each case's repeats (empty unless `keepsRepeats`), and the groups with their
     /// percentiles and intervals.
     /// Each group's samples are sorted where they are, not copied.
-    mutating func finished() -> (repeats: [CaseRepeats], groups: [GroupSummary]) {
+    mutating func finished() -> (repeats: CaseRepeatsList, groups: [GroupSummary]) {
         for repeatSet in repeatSets where repeatSet.ran > 0 {
-            accumulators[repeatSet.key.groupIndex].summary.distinctCases += 1
-            if repeatSet.passed == repeatSet.ran { accumulators[repeatSet.key.groupIndex].summary.casesPassingEveryRepeat += 1 }
+            accumulators[Int(repeatSet.key.groupIndex)].summary.distinctCases += 1
+            if repeatSet.passed == repeatSet.ran { accumulators[Int(repeatSet.key.groupIndex)].summary.casesPassingEveryRepeat += 1 }
         }
-        var repeats: [CaseRepeats] = []
-        if keepsRepeats {
-            repeats.reserveCapacity(repeatSets.count)
-            for repeatSet in repeatSets {
-                let key = cases[repeatSet.key.caseIndex]
-                var caseRepeats = CaseRepeats(suite: key.suite, caseID: key.caseID,
-                                              group: accumulators[repeatSet.key.groupIndex].summary.group)
-                caseRepeats.ran = repeatSet.ran
-                caseRepeats.passed = repeatSet.passed
-                repeats.append(caseRepeats)
-            }
-        }
+        let repeats = keepsRepeats
+            ? CaseRepeatsList(cases: cases, groups: accumulators.map(\.summary.group), sets: repeatSets)
+            : CaseRepeatsList()
         var groups: [GroupSummary] = []
         for index in accumulators.indices { groups.append(accumulators[index].finish()) }
         return (repeats, groups)
     }
+}
 
-    /// A suite and case id.
-    private struct CaseKey: Hashable {
-        var suite: String
-        var caseID: String
+/// A suite and case id.
+struct CaseKey: Hashable {
+    var suite: String
+    var caseID: String
+}
+
+/// A case on a group, by their numbers.
+struct RepeatKey: Hashable {
+    var caseIndex: UInt32
+    var groupIndex: UInt32
+}
+
+/// How many of a case's repeats on a group ran and passed, in 16 bytes.
+struct RepeatSet {
+    var key: RepeatKey
+    var ran: UInt32 = 0
+    var passed: UInt32 = 0
+
+    mutating func count(_ status: RequestResult.Status) {
+        guard status != .skipped else { return }
+        ran &+= 1
+        if status == .pass { passed &+= 1 }
+    }
+}
+
+/// An aggregate's `CaseRepeats`, each made when asked for from 16 bytes (the case's and the
+/// group's numbers, the counts), not held with copies of their names.
+package struct CaseRepeatsList: RandomAccessCollection, Sendable {
+    private var cases: [CaseKey] = []
+    private var groups: [SummaryGroupKey] = []
+    private var sets: [RepeatSet] = []
+
+    /// None.
+    package init() {}
+
+    init(cases: [CaseKey], groups: [SummaryGroupKey], sets: [RepeatSet]) {
+        self.cases = cases
+        self.groups = groups
+        self.sets = sets
     }
 
-    /// A case on a group, by their numbers.
-    private struct RepeatKey: Hashable {
-        var caseIndex: Int
-        var groupIndex: Int
-    }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { sets.count }
 
-    /// How many of a case's repeats on a group ran and passed.
-    private struct RepeatSet {
-        var key: RepeatKey
-        var ran = 0
-        var passed = 0
-
-        mutating func count(_ status: RequestResult.Status) {
-            guard status != .skipped else { return }
-            ran += 1
-            if status == .pass { passed += 1 }
-        }
+    package subscript(position: Int) -> CaseRepeats {
+        let set = sets[position], key = cases[Int(set.key.caseIndex)]
+        var repeats = CaseRepeats(suite: key.suite, caseID: key.caseID, group: groups[Int(set.key.groupIndex)])
+        repeats.ran = Int(set.ran)
+        repeats.passed = Int(set.passed)
+        return repeats
     }
 }
 
