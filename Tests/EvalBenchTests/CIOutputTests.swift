@@ -123,6 +123,27 @@ struct CIOutputTests {
         #expect(skipped.attributes["message"] == "no reasoning on this model")
     }
 
+    @Test("a testcase's repeats apart in the results, and suites interleaved, still make one testcase each, grouped by suite in first-seen order")
+    func junitInterleaved() throws {
+        let results = [
+            fixtureResult(caseID: "a", repeatIndex: 1, status: .pass),
+            fixtureResult(suite: "math", caseID: "b", repeatIndex: 1, status: .fail, failedAssertion: "sum"),
+            fixtureResult(caseID: "a", repeatIndex: 2, status: .fail, failedAssertion: "capital"),
+            fixtureResult(caseID: "c", status: .pass),
+            fixtureResult(suite: "math", caseID: "b", repeatIndex: 2, status: .pass),
+            fixtureResult(caseID: "a", backend: "cloud", status: .pass),
+        ]
+        let elements = try JUnitReader.read(JUnitXML.render(RunAggregate(results)))
+        #expect(elements.filter { $0.name == "testsuite" }.map { $0.attributes["name"] } == ["geo", "math"])
+        #expect(elements.filter { $0.name == "testcase" }.map { $0.attributes["name"] ?? "" } == [
+            "a [local, none, default]", "c [local, none, default]", "a [cloud, none, default]", "b [local, none, default]",
+        ])
+        let messages = elements.filter { $0.name == "failure" }.compactMap { $0.attributes["message"] }
+        #expect(messages.count == 2)
+        #expect(messages.allSatisfy { $0.hasSuffix("(1/2 repeats passed)") })
+        #expect(messages[0].hasPrefix("repeat 2, turn 1: capital") && messages[1].hasPrefix("repeat 1, turn 1: sum"))
+    }
+
     @Test("pass^N counts cases whose every repeat passed, and the flaky listing shows cases with 0 < k < N as k/N")
     func flaky() {
         let results = [

@@ -8,6 +8,9 @@ package struct RunAggregate: Sendable {
     package private(set) var groups: [GroupSummary] = []
     /// Each case's repeats per backend × reasoning × variant, in first-seen order.
     package private(set) var repeats = CaseRepeatsList()
+    /// The index in `repeats` of each case run's case on its group, in the order of `caseRuns`:
+    /// the case runs one JUnit testcase reports.
+    package private(set) var repeatOfCaseRun: [UInt32] = []
     /// Each case run's status (`CaseRun.status`), in the order of `caseRuns`: computed once here,
     /// since every report asks for it and it walks the case run's requests.
     package private(set) var statuses: [RequestResult.Status] = []
@@ -53,6 +56,7 @@ package struct RunAggregate: Sendable {
         }
         self.statuses = statuses
         (repeats, self.groups) = groups.finished()
+        repeatOfCaseRun = groups.repeatOfCaseRun
     }
 
     /// The case run of each of `order`'s positions, for results some of which have no plan
@@ -81,6 +85,7 @@ package struct RunAggregate: Sendable {
             groups.add(caseRun, status: statuses[index])
         }
         (repeats, self.groups) = groups.finished()
+        repeatOfCaseRun = groups.repeatOfCaseRun
     }
 
     /// The group summaries that `RunAggregate(caseRuns:statuses:)` gives for `caseRuns` (any
@@ -137,6 +142,8 @@ struct CaseRunGroups {
     private var repeatIndexByKey: [RepeatKey: UInt32] = [:]
     private var repeatSets: [RepeatSet] = []
     private var lastRepeat: (key: RepeatKey, index: UInt32)?
+    /// The index in `repeatSets` of each case run added, when `keepsRepeats`.
+    private(set) var repeatOfCaseRun: [UInt32] = []
 
     init(keepsRepeats: Bool = true) {
         self.keepsRepeats = keepsRepeats
@@ -169,6 +176,7 @@ struct CaseRunGroups {
         }
         lastRepeat = (key, index)
         repeatSets[Int(index)].count(status)
+        if keepsRepeats { repeatOfCaseRun.append(index) }
     }
 
     /// The number of the case `key`, numbered as the cases first come.

@@ -36,10 +36,10 @@ package enum JUnitXML {
         var totals = Counts()
         var suiteCounts = Array(repeating: Counts(), count: plan.suites.count)
         var tallies: [(outcome: TestCase.Outcome, seconds: Double)] = []
-        tallies.reserveCapacity(plan.testcases.count)
+        tallies.reserveCapacity(plan.testcaseCount)
         for (suite, testcases) in plan.testcasesOfSuite.enumerated() {
             for index in testcases {
-                let testcase = TestCase(plan.testcases[index], of: aggregate)
+                let testcase = TestCase(plan.caseRuns(of: index), of: aggregate)
                 tallies.append((testcase.outcome, testcase.seconds))
                 suiteCounts[suite].add(testcase)
             }
@@ -59,7 +59,7 @@ package enum JUnitXML {
         for (suite, testcases) in plan.testcasesOfSuite.enumerated() {
             try output("  <testsuite name=\"\(escape(plan.suites[suite]))\" \(suiteCounts[suite].attributes)>\n")
             for index in testcases {
-                try output(TestCase(plan.testcases[index], of: aggregate, outcome: tallies[tally].outcome,
+                try output(TestCase(plan.caseRuns(of: index), of: aggregate, outcome: tallies[tally].outcome,
                                     seconds: tallies[tally].seconds).xml)
                 tally += 1
             }
@@ -69,46 +69,46 @@ package enum JUnitXML {
     }
 
     /// The suites in first-seen order, and each suite's testcases, each the indices of its case
-    /// runs (its repeats) in the aggregate.
+    /// runs (its repeats) in the aggregate. A testcase is one of the aggregate's case repeats (a
+    /// case on a backend × reasoning × variant), so its case runs are found by number, without a
+    /// dictionary of case names; they are held as one flat list of 32-bit indices.
     private struct Layout {
         var suites: [String] = []
         var testcasesOfSuite: [[Int]] = []
-        var testcases: [[Int]] = []
+        /// Testcase `i`'s case runs are `members[starts[i]..<starts[i + 1]]`, in aggregate order.
+        private var starts: [Int32]
+        private var members: [Int32]
 
         init(_ aggregate: RunAggregate) {
+            let testcaseCount = aggregate.repeats.count
+            var counts = [Int32](repeating: 0, count: testcaseCount + 1)
+            for testcase in aggregate.repeatOfCaseRun { counts[Int(testcase) + 1] &+= 1 }
+            for index in 0..<testcaseCount { counts[index + 1] &+= counts[index] }
+            starts = counts
+            var next = counts
+            members = [Int32](repeating: 0, count: aggregate.repeatOfCaseRun.count)
+            for (caseRun, testcase) in aggregate.repeatOfCaseRun.enumerated() {
+                members[Int(next[Int(testcase)])] = Int32(truncatingIfNeeded: caseRun)
+                next[Int(testcase)] &+= 1
+            }
             var suiteIndex: [String: Int] = [:]
-            var testcaseIndex: [Key: Int] = [:]
-            var last: (key: Key, testcase: Int)?
-            for (index, caseRun) in aggregate.caseRuns.enumerated() {
-                let key = Key(suite: caseRun.suite, caseID: caseRun.caseID, group: caseRun.group)
-                // In plan order a testcase's repeats are neighbours: most case runs join the last one.
-                if let last, last.key == key {
-                    testcases[last.testcase].append(index)
-                    continue
-                }
-                if let existing = testcaseIndex[key] {
-                    testcases[existing].append(index)
-                    last = (key, existing)
-                    continue
-                }
-                let suite = suiteIndex[caseRun.suite] ?? {
-                    suites.append(caseRun.suite)
+            for testcase in 0..<testcaseCount {
+                let suite = aggregate.repeats[testcase].suite
+                let index = suiteIndex[suite] ?? {
+                    suites.append(suite)
                     testcasesOfSuite.append([])
-                    suiteIndex[caseRun.suite] = suites.count - 1
+                    suiteIndex[suite] = suites.count - 1
                     return suites.count - 1
                 }()
-                testcaseIndex[key] = testcases.count
-                last = (key, testcases.count)
-                testcasesOfSuite[suite].append(testcases.count)
-                testcases.append([index])
+                testcasesOfSuite[index].append(testcase)
             }
         }
 
-        /// A case within one backend × reasoning × variant: one testcase.
-        struct Key: Hashable {
-            var suite: String
-            var caseID: String
-            var group: SummaryGroupKey
+        var testcaseCount: Int { starts.count - 1 }
+
+        /// The indices in the aggregate of testcase `index`'s case runs.
+        func caseRuns(of index: Int) -> ArraySlice<Int32> {
+            members[Int(starts[index])..<Int(starts[index + 1])]
         }
     }
 
@@ -190,9 +190,9 @@ package enum JUnitXML {
 
         /// The testcase of the case runs at `indices` of `aggregate`, its outcome and time
         /// counted from their requests.
-        init(_ indices: [Int], of aggregate: RunAggregate) {
-            runs = indices.map { aggregate.caseRuns[$0] }
-            statuses = indices.map { aggregate.statuses[$0] }
+        init(_ indices: ArraySlice<Int32>, of aggregate: RunAggregate) {
+            runs = indices.map { aggregate.caseRuns[Int($0)] }
+            statuses = indices.map { aggregate.statuses[Int($0)] }
             // Replayed timings are the earlier run's, so they do not count as this run's time.
             var seconds = 0.0
             var errored = false
@@ -215,9 +215,9 @@ package enum JUnitXML {
         }
 
         /// The testcase whose outcome and time were counted already.
-        init(_ indices: [Int], of aggregate: RunAggregate, outcome: Outcome, seconds: Double) {
-            runs = indices.map { aggregate.caseRuns[$0] }
-            statuses = indices.map { aggregate.statuses[$0] }
+        init(_ indices: ArraySlice<Int32>, of aggregate: RunAggregate, outcome: Outcome, seconds: Double) {
+            runs = indices.map { aggregate.caseRuns[Int($0)] }
+            statuses = indices.map { aggregate.statuses[Int($0)] }
             self.outcome = outcome
             self.seconds = seconds
         }

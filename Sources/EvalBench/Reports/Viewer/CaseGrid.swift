@@ -93,12 +93,16 @@ package struct CaseGrid: Sendable {
     }
 }
 
-/// Collects a run's case runs, one at a time, into a `CaseGrid`; answers are cut to
-/// `CaseGrid.answerLimit`, so what it holds grows with the number of case runs only.
+/// Collects a run's case runs, one at a time, into a `CaseGrid`: each cell's verdict and
+/// counts, and the number of its first case run, whose turns are read again only for the cells
+/// shown (a million case runs would otherwise hold a million cells' answers for 2,000 shown).
 package struct CaseGridCollector: Sendable {
     private var columns: [CaseGrid.Column] = []
     private var columnIndex: [SummaryGroupKey: Int] = [:]
+    /// The rows, their cells without turns.
     private var rows: [CaseGrid.Row] = []
+    /// Each row's cells' first case runs, by column: indices in the aggregate's case runs.
+    private var firstCaseRuns: [[Int: Int32]] = []
     private var rowIndex: [String: Int] = [:]
     private var baseline: [String: CaseGrid.Baseline] = [:]
 
@@ -107,14 +111,17 @@ package struct CaseGridCollector: Sendable {
     /// The grid of `aggregate`'s case runs, with `baseline`'s beside them.
     package static func grid(_ aggregate: RunAggregate, baseline: [RequestResult]?) -> CaseGrid {
         var collector = CaseGridCollector()
-        for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) { collector.add(caseRun, status: status) }
+        for (index, (caseRun, status)) in zip(aggregate.caseRuns, aggregate.statuses).enumerated() {
+            collector.add(caseRun, at: index, status: status)
+        }
         let before = RunAggregate(baseline ?? [])
         for (caseRun, status) in zip(before.caseRuns, before.statuses) { collector.addBaseline(caseRun, status: status) }
-        return collector.grid()
+        return collector.grid(caseRuns: aggregate.caseRuns)
     }
 
-    /// Adds one case run of the run; `status` is its `CaseRun.status`, as the aggregate computed it.
-    package mutating func add(_ caseRun: CaseRun, status: RequestResult.Status) {
+    /// Adds the case run at `index` of the aggregate's; `status` is its `CaseRun.status`, as the
+    /// aggregate computed it.
+    private mutating func add(_ caseRun: CaseRun, at index: Int, status: RequestResult.Status) {
         let column = columnIndex[caseRun.group] ?? {
             columns.append(CaseGrid.Column(group: caseRun.group))
             columnIndex[caseRun.group] = columns.count - 1
@@ -124,6 +131,7 @@ package struct CaseGridCollector: Sendable {
         let row = rowIndex[rowKey] ?? {
             rows.append(CaseGrid.Row(suite: caseRun.suite, caseID: caseRun.caseID,
                                      tags: caseRun.requests.first?.tags ?? [], cells: [:]))
+            firstCaseRuns.append([:])
             rowIndex[rowKey] = rows.count - 1
             return rows.count - 1
         }()
@@ -134,8 +142,8 @@ package struct CaseGridCollector: Sendable {
             if CaseGrid.severity(status) > CaseGrid.severity(cell.status) { cell.status = status }
             rows[row].cells[column] = cell
         } else {
-            rows[row].cells[column] = CaseGrid.Cell(status: status, repeats: 1, passedRepeats: passed,
-                                                    turns: caseRun.requests.map(Self.turn), baseline: nil)
+            rows[row].cells[column] = CaseGrid.Cell(status: status, repeats: 1, passedRepeats: passed, turns: [], baseline: nil)
+            firstCaseRuns[row][column] = Int32(truncatingIfNeeded: index)
         }
     }
 
@@ -147,8 +155,9 @@ package struct CaseGridCollector: Sendable {
         baseline[key] = CaseGrid.Baseline(status: status, answer: answer, flipped: false)
     }
 
-    /// The grid; above `cellLimit` cells, failing and flipped cases and an even sample of the rest.
-    package func grid(cellLimit: Int = CaseGrid.cellLimit) -> CaseGrid {
+    /// The grid; above `cellLimit` cells, failing and flipped cases and an even sample of the
+    /// rest. The cells shown get the turns of their first case run, read from `caseRuns`.
+    private func grid(cellLimit: Int = CaseGrid.cellLimit, caseRuns: CaseRunList) -> CaseGrid {
         var rows = self.rows
         for index in rows.indices {
             for (column, cell) in rows[index].cells {
@@ -158,15 +167,22 @@ package struct CaseGridCollector: Sendable {
                 rows[index].cells[column]?.baseline = before
             }
         }
-        let notable = rows.filter { $0.status == .fail || $0.status == .error || $0.flipped }
-        var rest = rows.filter { !($0.status == .fail || $0.status == .error || $0.flipped) }
+        let isNotable = { (row: CaseGrid.Row) in row.status == .fail || row.status == .error || row.flipped }
+        let notable = rows.indices.filter { isNotable(rows[$0]) }
+        var rest = rows.indices.filter { !isNotable(rows[$0]) }
         let perRow = max(columns.count, 1)
         let room = max(0, cellLimit / perRow - notable.count)
         if rest.count > room {
             let stride = Double(rest.count) / Double(max(room, 1))
             rest = room == 0 ? [] : (0..<room).map { rest[Int(Double($0) * stride)] }
         }
-        let shown = Array(notable.prefix(max(cellLimit / perRow, 1))) + rest
+        let shown = (Array(notable.prefix(max(cellLimit / perRow, 1))) + rest).map { index in
+            var row = rows[index]
+            for (column, caseRun) in firstCaseRuns[index] {
+                row.cells[column]?.turns = caseRuns[Int(caseRun)].requests.map(Self.turn)
+            }
+            return row
+        }
         return CaseGrid(columns: columns, rows: shown, totalCases: rows.count, hasBaseline: !baseline.isEmpty)
     }
 
