@@ -172,6 +172,23 @@ struct CIOutputTests {
         #expect(flakySection?.contains("steady") == false)
     }
 
+    @Test("the flaky listing stops at its limit and says how many more there are and where they are")
+    func flakyCapped() {
+        let count = SummaryMarkdown.flakyLimit + 7
+        let results = (0..<count).flatMap { index in
+            [fixtureResult(caseID: "c\(index)", repeatIndex: 1, status: .pass),
+             fixtureResult(caseID: "c\(index)", repeatIndex: 2, status: .fail, failedAssertion: "a")]
+        }
+        let aggregate = RunAggregate(results)
+        let markdown = SummaryMarkdown.render(ReportInput(results: results, startedAt: Date(), endedAt: Date()), aggregate: aggregate)
+        let section = markdown.components(separatedBy: "## Flaky cases").last?.components(separatedBy: "\n## ").first ?? ""
+        #expect(section.contains("| geo | c0 | local | none | default | 1/2 |"))
+        #expect(section.contains("| c\(SummaryMarkdown.flakyLimit - 1) |"))
+        #expect(!section.contains("| c\(SummaryMarkdown.flakyLimit) |"))
+        #expect(section.contains("7 more flaky cases (case × backend × reasoning × variant) are not listed; every case's k/N is in cases.csv."))
+        #expect(markdown.contains("| local | none | default | \(count) | 0/\(count) | \(count) |"))
+    }
+
     @Test("goodput is the share of requests under the slo that succeeded within every target; p90 and p99 are nearest-rank")
     func goodput() {
         let slo = ServiceLevel(ttftMs: 300, latencyMs: 2000)

@@ -9,6 +9,8 @@ package enum SummaryMarkdown {
     private static let explanationLimit = 300
     /// Most failed assertions listed; the rest are counted, and all are in results.jsonl.
     private static let failureLimit = 50
+    /// Most flaky cases listed; the rest are counted, and every case's k/N is in cases.csv.
+    package static let flakyLimit = 50
 
     /// The whole document for `input`, aggregated as `aggregate`; `recommendations` and
     /// `charts` are computed from `input` when not given.
@@ -201,27 +203,36 @@ package enum SummaryMarkdown {
         guard aggregate.repeats.contains(where: { $0.ran > 1 }) else { return nil }
         var table = MarkdownTable([("Backend", .left), ("Reasoning", .left), ("Variant", .left),
                                    ("Cases", .right), ("pass^N (every repeat passed)", .right), ("Flaky", .right)])
+        // One pass over the case repeats, not one per group.
+        var flakyByGroup: [SummaryGroupKey: Int] = [:]
+        for item in aggregate.repeats where item.isFlaky { flakyByGroup[item.group, default: 0] += 1 }
         for summary in aggregate.groups {
-            let flaky = aggregate.repeats.filter { $0.group == summary.group && $0.isFlaky }.count
             table.appendRow([summary.group.backend, summary.group.reasoning.rawValue, summary.group.variant,
                              String(summary.distinctCases),
-                             "\(summary.casesPassingEveryRepeat)/\(summary.distinctCases)", String(flaky)])
+                             "\(summary.casesPassingEveryRepeat)/\(summary.distinctCases)", String(flakyByGroup[summary.group] ?? 0)])
         }
         return "## Repeats\n\n" + table.text
     }
 
-    /// Cases that passed on some repeats and not on others (0 < k < N).
+    /// Cases that passed on some repeats and not on others (0 < k < N): the first `flakyLimit`
+    /// in plan order, and how many more there are.
     private static func flakyCases(_ aggregate: RunAggregate) -> String? {
         guard aggregate.repeats.contains(where: { $0.ran > 1 }) else { return nil }
-        let flaky = aggregate.repeats.filter(\.isFlaky)
-        guard !flaky.isEmpty else { return "## Flaky cases\n\nNone: every case passed on all its repeats or on none.\n" }
         var table = MarkdownTable([("Suite", .left), ("Case", .left), ("Backend", .left), ("Reasoning", .left),
                                    ("Variant", .left), ("Passed k/N", .right)])
-        for item in flaky {
+        var total = 0
+        for item in aggregate.repeats where item.isFlaky {
+            total += 1
+            guard total <= flakyLimit else { continue }
             table.appendRow([item.suite, item.caseID, item.group.backend, item.group.reasoning.rawValue,
                              item.group.variant, "\(item.passed)/\(item.ran)"])
         }
-        return "## Flaky cases\n\n" + table.text
+        guard total > 0 else { return "## Flaky cases\n\nNone: every case passed on all its repeats or on none.\n" }
+        let more = total > flakyLimit
+            ? "\n\(total - flakyLimit) more flaky cases (case × backend × reasoning × variant) are not listed; "
+                + "every case's k/N is in cases.csv.\n"
+            : ""
+        return "## Flaky cases\n\n" + table.text + more
     }
 
     private static func backendNotes(_ input: ReportInput, aggregate: RunAggregate) -> String? {
