@@ -42,6 +42,34 @@ struct RecommendationTests {
         #expect(cloud.summary.latencyP50Ms == 100 && cloud.summary.ttftP95Ms == 50)
     }
 
+    @Test("a tag's percentiles, kept as positions in (or bits over) the whole run's samples, equal an aggregate of the tag's results alone")
+    func tagPercentilesExact() throws {
+        // Latencies with ties, a -0 and values on both sides of each tag's share, on two backends.
+        var results: [RequestResult] = []
+        for index in 0..<90 {
+            var result = fixtureResult(caseID: "c\(index)", backend: index % 2 == 0 ? "local" : "cloud", status: .pass,
+                                       latencyMs: index == 4 ? -0.0 : Double((index * 37) % 23) + 0.125,
+                                       ttftMs: Double((index * 11) % 7))
+            result.tags = index % 3 == 0 ? ["odd-one"] : ["common"]
+            results.append(result)
+        }
+        let recommendations = Recommendation.compute(results, settings: RecommendationSettings())
+        for tag in ["odd-one", "common"] {
+            let row = try #require(recommendations.first { $0.tag == tag })
+            let alone = RunAggregate(results.filter { $0.tags == [tag] })
+            for candidate in row.candidates {
+                let expected = try #require(alone.groups.first { $0.group == candidate.summary.group })
+                let got = candidate.summary
+                #expect([got.latencyP50Ms, got.latencyP90Ms, got.latencyP95Ms, got.latencyP99Ms].map { $0?.bitPattern }
+                    == [expected.latencyP50Ms, expected.latencyP90Ms, expected.latencyP95Ms, expected.latencyP99Ms].map { $0?.bitPattern })
+                #expect([got.ttftP50Ms, got.ttftP90Ms, got.ttftP95Ms, got.ttftP99Ms]
+                    == [expected.ttftP50Ms, expected.ttftP90Ms, expected.ttftP95Ms, expected.ttftP99Ms])
+                #expect([got.ttfaP50Ms, got.ttfaP95Ms] == [expected.ttfaP50Ms, expected.ttfaP95Ms])
+                #expect(got.passRate == expected.passRate && got.cases == expected.cases)
+            }
+        }
+    }
+
     @Test("a backend missing the suite's latency targets is passed over for a dearer one that meets them")
     func latencyTargets() throws {
         let slo = ServiceLevel(latencyMs: 500)

@@ -145,8 +145,23 @@ struct CaseRunGroups {
     /// The index in `repeatSets` of each case run added, when `keepsRepeats`.
     private(set) var repeatOfCaseRun: [UInt32] = []
 
+    /// The sorted samples of the groups these case runs are a subset of, by group.
+    private var references: [SummaryGroupKey: GroupAccumulator.Reference] = [:]
+
     init(keepsRepeats: Bool = true) {
         self.keepsRepeats = keepsRepeats
+    }
+
+    /// Groups of a subset of the case runs `whole` summarises (a tag's of an aggregate's): their
+    /// latencies and TTFTs are held as a `SampleSubset` of `whole`'s (4 bytes a sample, or one
+    /// bit per sample of the whole group once that is less), and the finished groups keep their
+    /// percentiles, exact, but not their samples.
+    init(subsetOf whole: [GroupSummary]) {
+        keepsRepeats = false
+        for summary in whole {
+            references[summary.group] = GroupAccumulator.Reference(latenciesMs: summary.timedLatenciesMs,
+                                                                   ttftsMs: summary.timedTTFTsMs)
+        }
     }
 
     /// Counts `caseRun`, whose status is `status`, and every one of its requests in its group.
@@ -157,7 +172,7 @@ struct CaseRunGroups {
         } else {
             groupIndex = accumulators.count
             groupIndexByKey[caseRun.group] = groupIndex
-            accumulators.append(GroupAccumulator(group: caseRun.group))
+            accumulators.append(GroupAccumulator(group: caseRun.group, reference: references[caseRun.group]))
         }
         for request in caseRun.requests { accumulators[groupIndex].add(request) }
         accumulators[groupIndex].count(status)
@@ -276,9 +291,27 @@ private struct GroupAccumulator {
     var metricIndexByName: [String: Int] = [:]
     /// Σ cost over the requests whose cost is known; the group's cost only when all are.
     var knownCostUSD = 0.0
+    /// A tag's share of the whole group's samples, when this group counts a subset of another.
+    var latencySubset: SampleSubset?
+    var ttftSubset: SampleSubset?
+    /// Held against the whole group's TTFTs, which most TTFAs equal (all but a reasoning model's).
+    var ttfaSubset: SampleSubset?
 
-    init(group: SummaryGroupKey) {
+    /// A whole group's samples, sorted.
+    struct Reference {
+        var latenciesMs: [Double]
+        var ttftsMs: [Double]
+    }
+
+    /// With a `reference`, the group counts a subset of that group's requests (a tag's): its
+    /// latencies, TTFTs and TTFAs are held as `SampleSubset`s of the reference's.
+    init(group: SummaryGroupKey, reference: Reference? = nil) {
         summary = GroupSummary(group: group)
+        if let reference {
+            latencySubset = SampleSubset(of: reference.latenciesMs)
+            ttftSubset = SampleSubset(of: reference.ttftsMs)
+            ttfaSubset = SampleSubset(of: reference.ttftsMs)
+        }
     }
 
     mutating func add(_ result: RequestResult) {
@@ -312,9 +345,15 @@ private struct GroupAccumulator {
             summary.sloRequests += 1
             if result.status != .error, slo.isMet(by: result.timing) { summary.goodRequests += 1 }
         }
-        if succeeded, let latency = result.timing?.latencyMs { latenciesMs.append(latency) }
-        if succeeded, let ttft = result.timing?.ttftMs { ttftsMs.append(ttft) }
-        if succeeded, let ttfa = result.timing?.ttfaMs { ttfasMs.append(ttfa) }
+        if succeeded, let latency = result.timing?.latencyMs {
+            if latencySubset != nil { latencySubset!.insert(latency) } else { latenciesMs.append(latency) }
+        }
+        if succeeded, let ttft = result.timing?.ttftMs {
+            if ttftSubset != nil { ttftSubset!.insert(ttft) } else { ttftsMs.append(ttft) }
+        }
+        if succeeded, let ttfa = result.timing?.ttfaMs {
+            if ttfaSubset != nil { ttfaSubset!.insert(ttfa) } else { ttfasMs.append(ttfa) }
+        }
         if result.turns > 1 {
             turns[result.turn, default: TurnAccumulator()].add(result, succeeded: succeeded)
         }
@@ -359,9 +398,9 @@ private struct GroupAccumulator {
             summary.passRateLow = interval?.low
             summary.passRateHigh = interval?.high
         }
-        latenciesMs.sort()
-        ttftsMs.sort()
-        ttfasMs.sort()
+        if let latencySubset { latenciesMs = latencySubset.sortedValues() } else { latenciesMs.sort() }
+        if let ttftSubset { ttftsMs = ttftSubset.sortedValues() } else { ttftsMs.sort() }
+        if let ttfaSubset { ttfasMs = ttfaSubset.sortedValues() } else { ttfasMs.sort() }
         let latencies = latenciesMs, ttfts = ttftsMs, ttfas = ttfasMs
         summary.latencyP50Ms = percentile(50, of: latencies)
         summary.latencyP90Ms = percentile(90, of: latencies)
@@ -375,6 +414,17 @@ private struct GroupAccumulator {
         summary.timedTTFTsMs = ttfts
         summary.ttfaP50Ms = percentile(50, of: ttfas)
         summary.ttfaP95Ms = percentile(95, of: ttfas)
+        if latencySubset != nil {
+            // A subset's samples are its whole group's again: not kept twice.
+            summary.timedLatenciesMs = []
+            summary.timedTTFTsMs = []
+            latenciesMs = []
+            ttftsMs = []
+            ttfasMs = []
+            latencySubset = nil
+            ttftSubset = nil
+            ttfaSubset = nil
+        }
         summary.turns = turns.keys.sorted().compactMap { turn in
             turns[turn].map { $0.summary(turn: turn) }
         }

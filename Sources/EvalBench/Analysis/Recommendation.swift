@@ -123,7 +123,7 @@ package enum Recommendation {
         let all = aggregate ?? RunAggregate(results)
         var lookup = TagLookup(tags)
         var overall = Tally(countsGroups: false)
-        var tallies = tags.map { _ in Tally(countsGroups: true) }
+        var tallies = tags.map { _ in Tally(subsetOf: all.groups) }
         for (caseRun, status) in zip(all.caseRuns, all.statuses) {
             // Each case run's token estimate once, for every row that includes it.
             let fit = CaseRunFit(caseRun, settings: settings)
@@ -191,8 +191,15 @@ package enum Recommendation {
         var ranOnPCC = 0
         var attemptsOnPCC = 0
 
+        /// The all-cases row, whose groups are the aggregate's.
         init(countsGroups: Bool) {
             self.countsGroups = countsGroups
+        }
+
+        /// A tag's row, whose groups are a subset of `whole`, the aggregate's.
+        init(subsetOf whole: [GroupSummary]) {
+            countsGroups = true
+            groups = CaseRunGroups(subsetOf: whole)
         }
 
         mutating func add(_ caseRun: CaseRun, status: RequestResult.Status, fit: CaseRunFit,
