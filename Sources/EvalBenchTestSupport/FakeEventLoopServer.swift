@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import EvalBench
 import Foundation
 
 /// A fake HTTP/1.1 server like `FakeHTTPServer`, but on one thread: a `poll` loop over the
@@ -25,11 +26,15 @@ public final class FakeEventLoopServer: @unchecked Sendable {
     private var wake: (read: Int32, write: Int32) = (-1, -1)
     private let loopEnded = DispatchSemaphore(value: 0)
     private var connections: [Int32: Connection] = [:]
+    /// Where every read lands (the loop thread's alone).
+    private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
 
     /// A server that answers every request with `respond(request)`, called on the loop thread.
     public init(respond: @escaping @Sendable (FakeHTTPRequest) -> FakeHTTPResponse) {
         self.respond = respond
     }
+
+    deinit { chunk.deallocate() }
 
     /// The port it listens on; 0 before `start()`.
     public var port: Int { lock.withLock { boundPort } }
@@ -117,6 +122,7 @@ public final class FakeEventLoopServer: @unchecked Sendable {
             guard fd >= 0 else { return }
             FakeSockets.nonBlocking(fd)
             FakeSockets.noDelay(fd)
+            ReceiveStamp.enable(fd)
             connections[fd] = Connection(fd: fd)
         }
     }
@@ -125,12 +131,14 @@ public final class FakeEventLoopServer: @unchecked Sendable {
     private func read(_ connection: Connection) {
         // The scripted delays run from when the request arrived, not from when `respond` (run
         // for one request after another on this thread) returned.
-        let arrived = DispatchTime.now().uptimeNanoseconds
-        var chunk = [UInt8](repeating: 0, count: 65_536)
+        // They run from the kernel's stamp of the request's bytes (Linux), so a request read
+        // late because this thread was answering others is still answered on time.
+        var arrived: UInt64?
         while true {
-            let count = recv(connection.fd, &chunk, chunk.count, 0)
+            let (count, stamp) = ReceiveStamp.receive(connection.fd, into: chunk)
             if count > 0 {
-                connection.input.append(contentsOf: chunk[..<count])
+                arrived = arrived ?? stamp
+                connection.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
                 continue
             }
             if count < 0, errno == EINTR { continue }
@@ -140,7 +148,7 @@ public final class FakeEventLoopServer: @unchecked Sendable {
         while let (request, consumed) = FakeRequestParser.parse(connection.input) {
             connection.input.removeFirst(consumed)
             lock.withLock { received.append(request) }
-            schedule(respond(request), on: connection, arrived: arrived,
+            schedule(respond(request), on: connection, arrived: arrived ?? DispatchTime.now().uptimeNanoseconds,
                      close: request.headers["connection"]?.lowercased() == "close")
         }
         if connection.closing, connection.scheduled.isEmpty, connection.output.isEmpty { drop(connection) }
@@ -305,30 +313,51 @@ enum FakeSockets {
 
 /// Parses one HTTP/1.1 request off the front of a buffer.
 enum FakeRequestParser {
-    private static let headEnd: [UInt8] = Array("\r\n\r\n".utf8)
-
     /// The request at the start of `buffer` and how many bytes it took; nil until it is complete.
+    /// Read byte by byte (the benchmark's server parses every request, and its cost is counted
+    /// against the client's figures): header names lower-cased, values without surrounding
+    /// spaces and tabs, repeated headers joined with ", ".
     static func parse(_ buffer: [UInt8]) -> (FakeHTTPRequest, Int)? {
-        guard buffer.count >= headEnd.count,
-              let end = (0...(buffer.count - headEnd.count)).first(where: { buffer[$0..<($0 + 4)].elementsEqual(headEnd) }) else {
-            return nil
+        buffer.withUnsafeBufferPointer { bytes in
+            guard bytes.count >= 4 else { return nil }
+            var end = -1
+            for index in 0...(bytes.count - 4)
+            where bytes[index] == 0x0D && bytes[index + 1] == 0x0A && bytes[index + 2] == 0x0D && bytes[index + 3] == 0x0A {
+                end = index
+                break
+            }
+            guard end >= 0 else { return nil }
+            var lines: [Range<Int>] = []
+            var lineStart = 0
+            var index = 0
+            while index < end {
+                if bytes[index] == 0x0D && bytes[index + 1] == 0x0A {
+                    lines.append(lineStart..<index)
+                    index += 2
+                    lineStart = index
+                } else {
+                    index += 1
+                }
+            }
+            lines.append(lineStart..<end)
+            let requestLine = String(decoding: UnsafeBufferPointer(rebasing: bytes[lines[0]]), as: UTF8.self).split(separator: " ")
+            guard requestLine.count >= 2 else { return nil }
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.first(where: { bytes[$0] == UInt8(ascii: ":") }) else { continue }
+                var valueStart = colon + 1, valueEnd = line.upperBound
+                while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+                while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[line.lowerBound..<colon]), as: UTF8.self).lowercased()
+                let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+                headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+            }
+            let bodyStart = end + 4
+            let bodyLength = max(0, Int(headers["content-length"] ?? "0") ?? 0)
+            guard bytes.count - bodyStart >= bodyLength else { return nil }
+            let body = Data(UnsafeBufferPointer(rebasing: bytes[bodyStart..<(bodyStart + bodyLength)]))
+            return (FakeHTTPRequest(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body),
+                    bodyStart + bodyLength)
         }
-        let head = String(decoding: buffer[..<end], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ")
-        guard requestLine.count >= 2 else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-        }
-        let bodyStart = end + headEnd.count
-        let bodyLength = max(0, Int(headers["content-length"] ?? "0") ?? 0)
-        guard buffer.count >= bodyStart + bodyLength else { return nil }
-        let body = Data(buffer[bodyStart..<(bodyStart + bodyLength)])
-        return (FakeHTTPRequest(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body),
-                bodyStart + bodyLength)
     }
 }

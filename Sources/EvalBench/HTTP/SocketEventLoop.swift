@@ -299,8 +299,8 @@ final class SocketExchange: @unchecked Sendable {
     }
 
     private func receive(on loop: SocketEventLoop) {
-        let count = recv(fd, loop.buffer.baseAddress, loop.buffer.count, 0)
-        let receivedAt = DispatchTime.now().uptimeNanoseconds
+        // When the bytes reached this machine (the kernel's stamp), not when this thread got to them.
+        let (count, receivedAt) = ReceiveStamp.receive(fd, into: loop.buffer)
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
         if count <= 0 && reused && !anyByteReceived { return retryOnNewConnection() }
         if count < 0 { return finish(.failed(.network, "the connection was lost")) }

@@ -29,7 +29,8 @@ package final class DefaultStreamTransport: HTTPStreaming {
 /// A small HTTP/1.1 client over POSIX sockets for plain `http://`: every exchange's socket
 /// I/O runs on one `poll` thread (``SocketEventLoop``), and connections are kept alive and
 /// reused (an idle one is closed after a few seconds, or as soon as the server closes it).
-/// Bytes are stamped and handed on the moment `recv` returns them.
+/// Bytes are handed on the moment `recv` returns them, stamped with when they arrived
+/// (``ReceiveStamp``: the kernel's stamp on Linux).
 ///
 /// URLSession on Linux (libcurl underneath) spends about a millisecond of CPU per request;
 /// against a local server that answers in a few milliseconds at concurrency 64, that is most
@@ -159,6 +160,7 @@ struct SocketAddress: Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        ReceiveStamp.enable(fd)
         #if canImport(Darwin)
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
