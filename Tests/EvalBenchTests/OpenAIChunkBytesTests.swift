@@ -46,6 +46,9 @@ struct OpenAIChunkBytesTests {
             #"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":"{\"x\":"}}]}}]}"#,
             #" { "choices" : [ { "index" : 2 , "delta" : { } } ] } "#,
             #"{}"#,
+            #"{"usage":{"prompt_tokens":12,"completion_tokens":30,"total_tokens":42,"prompt_tokens_details":{"cached_tokens":null,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":20,"accepted_prediction_tokens":0}}}"#,
+            #"{"usage":{"prompt_tokens":null,"completion_tokens_details":null,"prompt_tokens_details":{}}}"#,
+            #"{"choices":[],"timings":{"cache_n":0,"prompt_n":14,"prompt_ms":12.5,"predicted_n":3,"predicted_per_second":80.1}}"#,
         ]
         payloads.forEach(expectReadAsJSONDecoderReads)
     }
@@ -59,6 +62,10 @@ struct OpenAIChunkBytesTests {
             #"{"choices":[null]}"#,                     // a null choice, which JSONDecoder rejects
             #"{"choices":{"index":0}}"#,                // an object where an array belongs
             #"{"model":"a"} trailing"#,
+            #"{"usage":{"prompt_tokens":5.0}}"#,         // a count written as a fraction
+            #"{"usage":{"prompt_tokens_details":{"cached_tokens":1,"cached_tokens":2}}}"#,
+            #"{"timings":{"cache_n":"7"}}"#,              // a count written as a string
+            #"{"usage":[1]}"#,
             #"not json"#,
         ]
         for payload in refused { #expect(OpenAIChunk.fromBytes(payload, nested: JSONDecoder()) == nil, "\(payload)") }

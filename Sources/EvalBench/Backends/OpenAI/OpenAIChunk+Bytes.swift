@@ -3,7 +3,8 @@ import Foundation
 extension OpenAIChunk {
     /// The chunk in an SSE event's payload, read straight from its bytes: `JSONDecoder` built
     /// containers for every key of every event, about 7% of a request's CPU at concurrency 256.
-    /// The rare members (`usage`, `timings`, `error`, `tool_calls`) go to `nested`. Anything
+    /// The rare members (`error`, `tool_calls`) go to `nested`; `usage` and `timings`, which
+    /// every request's last chunk carries, are read here too. Anything
     /// read differently from `JSONDecoder` is refused (nil, and the caller uses `JSONDecoder`):
     /// a number in another form, a lone surrogate, a key given twice, a value of another type.
     static func fromBytes(_ payload: String, nested: JSONDecoder) -> OpenAIChunk? {
@@ -21,8 +22,8 @@ extension OpenAIChunk {
             switch key {
             case "model": chunk.model = try reader.string()
             case "choices": chunk.choices = try reader.array { try Choice.read(&$0, nested: nested) }
-            case "usage": chunk.usage = try reader.nested(OpenAIUsage.self, with: nested)
-            case "timings": chunk.timings = try reader.nested(LlamaTimings.self, with: nested)
+            case "usage": chunk.usage = try OpenAIUsage.read(&reader)
+            case "timings": chunk.timings = try LlamaTimings.read(&reader)
             case "error": chunk.error = try reader.nested(OpenAIErrorBody.self, with: nested)
             default: try reader.skipValue()
             }
@@ -60,6 +61,47 @@ extension OpenAIChunk.Delta {
             }
         }
         return delta
+    }
+}
+
+extension OpenAIUsage {
+    fileprivate static func read(_ reader: inout JSONByteReader) throws -> Self {
+        var usage = Self()
+        try reader.uniqueMembers { reader, key in
+            switch key {
+            case "prompt_tokens": usage.promptTokens = try reader.int()
+            case "completion_tokens": usage.completionTokens = try reader.int()
+            case "prompt_tokens_details":
+                var details = PromptDetails()
+                try reader.uniqueMembers { reader, key in
+                    if key == "cached_tokens" { details.cachedTokens = try reader.int() } else { try reader.skipValue() }
+                }
+                usage.promptTokensDetails = details
+            case "completion_tokens_details":
+                var details = CompletionDetails()
+                try reader.uniqueMembers { reader, key in
+                    if key == "reasoning_tokens" { details.reasoningTokens = try reader.int() } else { try reader.skipValue() }
+                }
+                usage.completionTokensDetails = details
+            default: try reader.skipValue()
+            }
+        }
+        return usage
+    }
+}
+
+extension LlamaTimings {
+    fileprivate static func read(_ reader: inout JSONByteReader) throws -> Self {
+        var timings = Self()
+        try reader.uniqueMembers { reader, key in
+            switch key {
+            case "cache_n": timings.cacheN = try reader.int()
+            case "prompt_n": timings.promptN = try reader.int()
+            case "predicted_n": timings.predictedN = try reader.int()
+            default: try reader.skipValue()
+            }
+        }
+        return timings
     }
 }
 
