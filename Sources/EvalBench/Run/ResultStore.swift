@@ -46,6 +46,8 @@ package actor ResultStore {
     /// `result` with finite figures and its line, encoded with the store's encoder settings.
     package static func encoded(_ result: RequestResult) -> Encoded {
         let finite = result.withFiniteFigures()
+        // By hand, byte for byte as the encoder writes it; the encoder when that cannot be done.
+        if let line = ResultLineEncoder.encode(finite, nested: sharedEncoder) { return Encoded(result: finite, line: .success(line)) }
         return Encoded(result: finite, line: Result { try sharedEncoder.encode(finite) })
     }
 
