@@ -14,6 +14,10 @@ struct HighConcurrencyFigures {
 
     var wallMs: Double
     var ttftErrorsMs: [Double]
+    /// Where the wall went, in ms from the run's start: the last request started, the last
+    /// answer ended (its stamp), and the run returned.
+    var lastStartMs: Double?
+    var lastEndMs: Double?
 
     var idealMs: Double { Double((Self.count + Self.concurrency - 1) / Self.concurrency) * Self.delayMs }
 
@@ -31,8 +35,14 @@ struct HighConcurrencyFigures {
         try delayed.start()
         defer { delayed.stop() }
         _ = try await runCases(baseURL: delayed.baseURL, count: concurrency, concurrency: concurrency)
+        let began = Date()
         let (wall, results) = try await runCases(baseURL: delayed.baseURL, count: count, concurrency: concurrency)
-        return HighConcurrencyFigures(wallMs: wall, ttftErrorsMs: results.compactMap { $0.timing?.ttftMs }.map { $0 - delayMs })
+        let starts = results.compactMap { $0.timing.map { $0.startedAt.timeIntervalSince(began) * 1000 } }
+        let ends = results.compactMap { result in
+            result.timing.flatMap { timing in timing.endMs.map { timing.startedAt.timeIntervalSince(began) * 1000 + $0 } }
+        }
+        return HighConcurrencyFigures(wallMs: wall, ttftErrorsMs: results.compactMap { $0.timing?.ttftMs }.map { $0 - delayMs },
+                                      lastStartMs: starts.max(), lastEndMs: ends.max())
     }
 
     /// The value at fraction `q` of the sorted errors (nearest rank), nil when there are none.
@@ -45,6 +55,14 @@ struct HighConcurrencyFigures {
     func printScheduling() {
         line("N=\(Self.count) c=\(Self.concurrency) d=\(Int(Self.delayMs)) ms: wall vs ideal \(Int(idealMs)) ms",
              String(format: "%.1f ms (+%.1f%%)", wallMs, (wallMs / idealMs - 1) * 100), "within 10%")
+        printPhases()
+    }
+
+    /// The wall's parts: requests starting, the wait, and the results recorded after the last answer.
+    func printPhases() {
+        guard let lastStartMs, let lastEndMs else { return }
+        line("c=\(Self.concurrency): last start / last answer / run done (ms)",
+             String(format: "%.1f / %.1f / %.1f", lastStartMs, lastEndMs, wallMs), "where the wall goes")
     }
 
     func printTiming() {

@@ -188,7 +188,8 @@ final class SocketExchange: @unchecked Sendable {
 
     private let request: HTTPStreamRequest
     private let continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation
-    private let target: String
+    /// The URL without credentials or query, for messages: made only when one is needed.
+    private lazy var target = HTTPTarget.describe(request.url)
     private let outgoing: [UInt8]
     private var sent = 0
     private let addresses: [SocketAddress]
@@ -213,7 +214,6 @@ final class SocketExchange: @unchecked Sendable {
         self.addresses = addresses
         self.outgoing = outgoing
         deadline = DispatchTime.now().uptimeNanoseconds + UInt64(min(max(0, request.timeoutSeconds), 1e9) * 1e9)
-        target = HTTPTarget.describe(request.url)
         key = "\(request.url.host ?? ""):\(request.url.port ?? 80)"
         let connection = request.headers.first { $0.key.lowercased() == "connection" }?.value.lowercased()
         mayKeepConnection = !(connection?.contains("close") ?? false)

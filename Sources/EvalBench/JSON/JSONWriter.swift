@@ -14,69 +14,85 @@ package struct RawJSON: Sendable, Equatable {
 /// `JSONSerialization` cannot take a fragment of text as it is, and a dictionary has no order.
 enum JSONWriter {
     static func data(_ value: Any) -> Data {
-        var text = ""
-        write(value, into: &text)
-        return Data(text.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(value, into: &bytes)
+        return Data(bytes)
     }
 
     static func string(_ value: Any) -> String {
-        var text = ""
-        write(value, into: &text)
-        return text
+        var bytes: [UInt8] = []
+        write(value, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func write(_ value: Any, into text: inout String) {
+    private static func write(_ value: Any, into bytes: inout [UInt8]) {
         switch value {
-        case let raw as RawJSON:
-            text += raw.text
         case let string as String:
-            writeString(string, into: &text)
+            writeString(string, into: &bytes)
+        case let raw as RawJSON:
+            bytes.append(contentsOf: raw.text.utf8)
         case let flag as Bool where type(of: value) == Bool.self:
-            text += flag ? "true" : "false"
+            bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         case let number as Int:
-            text += String(number)
+            bytes.append(contentsOf: String(number).utf8)
         case let number as Double:
-            text += number.isFinite ? (number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : "\(number)") : "null"
+            let text = number.isFinite ? (number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : "\(number)") : "null"
+            bytes.append(contentsOf: text.utf8)
         case let object as [String: Any]:
-            text += "{"
+            bytes.append(UInt8(ascii: "{"))
             for (index, key) in object.keys.sorted().enumerated() {
-                if index > 0 { text += "," }
-                writeString(key, into: &text)
-                text += ":"
-                write(object[key]!, into: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeString(key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                write(object[key]!, into: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         case let array as [Any]:
-            text += "["
+            bytes.append(UInt8(ascii: "["))
             for (index, element) in array.enumerated() {
-                if index > 0 { text += "," }
-                write(element, into: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element, into: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case let number as NSNumber:
-            text += number.stringValue
+            bytes.append(contentsOf: number.stringValue.utf8)
         default:
-            text += "null"
+            bytes.append(contentsOf: "null".utf8)
         }
     }
 
-    private static func writeString(_ string: String, into text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case let control where control.value < 0x20:
-                text += String(format: "\\u%04x", control.value)
-            default:
-                text.unicodeScalars.append(scalar)
+    /// `"` and `\` escaped, `\n \r \t`, any other control character as `\u00xx`, the rest as
+    /// it is. Every byte of a multi-byte UTF-8 sequence is 0x80 or above, so the bytes are
+    /// scanned, and the runs between escapes copied whole.
+    private static func writeString(_ string: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var mark = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if index > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index])) }
+                mark = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
+                case 0x0A: bytes.append(contentsOf: "\\n".utf8)
+                case 0x0D: bytes.append(contentsOf: "\\r".utf8)
+                case 0x09: bytes.append(contentsOf: "\\t".utf8)
+                default:
+                    bytes.append(contentsOf: "\\u00".utf8)
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0x0F)])
+                }
             }
+            if utf8.count > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark...])) }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
+
+    private static let hex = Array("0123456789abcdef".utf8)
 }
 
 extension JSONNode {
