@@ -9,7 +9,9 @@ let package = Package(
         .executable(name: "evalbench", targets: ["evalbench"]),
     ],
     targets: [
-        .target(name: "EvalBench"),
+        // epoll's declarations, which Glibc's Swift module lacks (empty elsewhere).
+        .target(name: "CEvalBenchLinux"),
+        .target(name: "EvalBench", dependencies: ["CEvalBenchLinux"]),
         // The declarative command-line parser: generic, no EvalBench dependency.
         .target(name: "EvalBenchCommandLine"),
         .executableTarget(name: "evalbench", dependencies: ["EvalBench", "EvalBenchCommandLine"]),

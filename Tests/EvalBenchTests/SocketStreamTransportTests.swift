@@ -161,11 +161,15 @@ private final class CallCounter: @unchecked Sendable {
     func next() -> Int { lock.withLock { count += 1; return count } }
 }
 
-/// The body of a drained exchange, or its failure.
-private func fetch(_ url: URL, headers: [String: String] = [:]) async -> Result<String, BackendFailure> {
+/// A socket loop that waits with `poll`, as on macOS, where Linux's loops wait with epoll.
+private let pollLoop = SocketEventLoop(usesEpoll: false)
+
+/// The body of a drained exchange, or its failure (on the epoll loop, or the `poll` one).
+private func fetch(_ url: URL, headers: [String: String] = [:], epoll: Bool = true) async -> Result<String, BackendFailure> {
     var body = Data()
+    let transport = epoll ? SocketStreamTransport() : SocketStreamTransport(loop: pollLoop)
     do {
-        for try await event in SocketStreamTransport().stream(HTTPStreamRequest(url: url, method: "GET", headers: headers, timeoutSeconds: 10)) {
+        for try await event in transport.stream(HTTPStreamRequest(url: url, method: "GET", headers: headers, timeoutSeconds: 10)) {
             if case let .bytes(bytes, _) = event { body += bytes }
         }
     } catch {
@@ -177,43 +181,45 @@ private func fetch(_ url: URL, headers: [String: String] = [:]) async -> Result<
 extension LoopbackNetworkTests {
     @Suite("Socket transport connection reuse")
     struct SocketConnectionReuseTests {
-        @Test("requests one after another share one kept-alive connection; a response that says Connection: close, or a request that asks for it, is not reused")
-        func sequentialShareOne() async throws {
+        @Test("requests one after another share one kept-alive connection; a response that says Connection: close, or a request that asks for it, is not reused",
+              arguments: [true, false])
+        func sequentialShareOne(epoll: Bool) async throws {
             let server = FakeHTTPServer { request in
                 request.path == "/bye" ? .full(status: 200, headers: ["Connection": "close"], body: Data("bye".utf8))
                     : .full(status: 200, body: Data("ok".utf8))
             }
             try server.start()
             defer { server.stop() }
-            for _ in 0..<3 { #expect(try await fetch(server.baseURL).get() == "ok") }
+            for _ in 0..<3 { #expect(try await fetch(server.baseURL, epoll: epoll).get() == "ok") }
             #expect(server.requests.count == 3)
             #expect(server.acceptedConnectionCount == 1)
-            #expect(try await fetch(server.baseURL.appendingPathComponent("bye")).get() == "bye")
-            #expect(try await fetch(server.baseURL).get() == "ok")
+            #expect(try await fetch(server.baseURL.appendingPathComponent("bye"), epoll: epoll).get() == "bye")
+            #expect(try await fetch(server.baseURL, epoll: epoll).get() == "ok")
             #expect(server.acceptedConnectionCount == 2, "the connection that answered Connection: close was not used again")
-            #expect(try await fetch(server.baseURL, headers: ["Connection": "close"]).get() == "ok")
-            #expect(try await fetch(server.baseURL).get() == "ok")
+            #expect(try await fetch(server.baseURL, headers: ["Connection": "close"], epoll: epoll).get() == "ok")
+            #expect(try await fetch(server.baseURL, epoll: epoll).get() == "ok")
             #expect(server.acceptedConnectionCount == 3, "the request that asked for Connection: close did not leave its connection to the next")
         }
 
-        @Test("a kept-alive connection the server closes as a request arrives: the request goes once more on a new connection and succeeds")
-        func staleConnectionRetried() async throws {
+        @Test("a kept-alive connection the server closes as a request arrives: the request goes once more on a new connection and succeeds",
+              arguments: [true, false])
+        func staleConnectionRetried(epoll: Bool) async throws {
             let calls = CallCounter()
             let server = FakeHTTPServer { _ in calls.next() == 2 ? .closeWithoutAnswer : .full(status: 200, body: Data("ok".utf8)) }
             try server.start()
             defer { server.stop() }
-            #expect(try await fetch(server.baseURL).get() == "ok")
-            #expect(try await fetch(server.baseURL).get() == "ok")
+            #expect(try await fetch(server.baseURL, epoll: epoll).get() == "ok")
+            #expect(try await fetch(server.baseURL, epoll: epoll).get() == "ok")
             #expect(server.requests.count == 3, "the second request was sent twice: on the reused connection, then on a new one")
             #expect(server.acceptedConnectionCount == 2)
         }
 
-        @Test("a new connection closed without an answer fails as lost, and the request is not sent again")
-        func freshConnectionNotRetried() async throws {
+        @Test("a new connection closed without an answer fails as lost, and the request is not sent again", arguments: [true, false])
+        func freshConnectionNotRetried(epoll: Bool) async throws {
             let server = FakeHTTPServer { _ in .closeWithoutAnswer }
             try server.start()
             defer { server.stop() }
-            let failure = try #require(await fetch(server.baseURL).failure)
+            let failure = try #require(await fetch(server.baseURL, epoll: epoll).failure)
             #expect(failure.kind == .network)
             #expect(failure.message.contains("the connection was lost before any response"))
             #expect(server.requests.count == 1)

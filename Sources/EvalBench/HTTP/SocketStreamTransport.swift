@@ -45,6 +45,11 @@ package final class SocketStreamTransport: HTTPStreaming {
         loop = SocketEventLoop.shared
     }
 
+    /// A transport on `loop` rather than the shared one.
+    init(loop: SocketEventLoop) {
+        self.loop = loop
+    }
+
     /// `http://` to 127.0.0.0/8, `localhost` or `::1`.
     package static func isLoopbackHTTP(_ url: URL) -> Bool {
         guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return false }
