@@ -62,37 +62,9 @@ enum JSONWriter {
         }
     }
 
-    /// `"` and `\` escaped, `\n \r \t`, any other control character as `\u00xx`, the rest as
-    /// it is. Every byte of a multi-byte UTF-8 sequence is 0x80 or above, so the bytes are
-    /// scanned, and the runs between escapes copied whole.
     private static func writeString(_ string: String, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { utf8 in
-            var mark = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if index > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index])) }
-                mark = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
-                case 0x0A: bytes.append(contentsOf: "\\n".utf8)
-                case 0x0D: bytes.append(contentsOf: "\\r".utf8)
-                case 0x09: bytes.append(contentsOf: "\\t".utf8)
-                default:
-                    bytes.append(contentsOf: "\\u00".utf8)
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0x0F)])
-                }
-            }
-            if utf8.count > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark...])) }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONStringBytes.append(string, to: &bytes, shortBackspaceAndFormFeed: false)
     }
-
-    private static let hex = Array("0123456789abcdef".utf8)
 }
 
 extension JSONNode {

@@ -194,38 +194,10 @@ struct ResultLineEncoder {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    /// A string as JSONEncoder escapes it: `"` and `\` escaped, control bytes as `\b \f \n \r \t`
-    /// or `\u00xx` (lower-case hex), everything else (`/`, DEL, non-ASCII) as it is.
+    /// A string as JSONEncoder escapes it (`\b` and `\f` short, other control bytes `\u00xx`).
     private mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            var mark = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if index > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index])) }
-                mark = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                default:
-                    bytes.append(contentsOf: "u00".utf8)
-                    bytes.append(Self.hex[Int(byte >> 4)])
-                    bytes.append(Self.hex[Int(byte & 0x0F)])
-                }
-            }
-            if utf8.count > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark...])) }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONStringBytes.append(value, to: &bytes, shortBackspaceAndFormFeed: true)
     }
-
-    private static let hex = Array("0123456789abcdef".utf8)
 }
 
 /// The punctuation of one object: `{` before the first member, `,` between, `}` at the end.
