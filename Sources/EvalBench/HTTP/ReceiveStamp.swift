@@ -43,22 +43,15 @@ package enum ReceiveStamp {
                 message.msg_control = controlBytes.baseAddress
                 message.msg_controllen = controlBytes.count
                 let count = recvmsg(fd, &message, 0)
-                guard count > 0 else {
-                    let error = errno
-                    defer { errno = error }
-                    return (count, nil)
-                }
+                guard count > 0 else { return (count, nil) }
                 return (count, timestamp(in: UnsafeRawBufferPointer(rebasing: controlBytes[0..<min(Int(message.msg_controllen), controlBytes.count)])))
             }
         }
-        guard let stamp else {
-            // `errno` from recvmsg stays for the caller.
-            let error = errno
-            let now = DispatchTime.now().uptimeNanoseconds
-            errno = error
-            return (count, now)
-        }
+        // `errno` from recvmsg stays for the caller, whatever reading the clocks does to it.
+        let error = errno
+        defer { errno = error }
         let now = DispatchTime.now().uptimeNanoseconds
+        guard let stamp else { return (count, now) }
         return (count, uptime(ofWallClock: stamp, uptimeNow: now, wallNow: wallClockNow()))
         #else
         let count = recv(fd, buffer.baseAddress, buffer.count, 0)

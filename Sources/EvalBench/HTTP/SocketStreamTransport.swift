@@ -103,24 +103,19 @@ package final class SocketStreamTransport: HTTPStreaming {
 /// The request target (path and query) and `Host` header of a URL, worked out once per URL:
 /// parsing its components was about a percent of a request's CPU at concurrency 256.
 private enum RequestLine {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var known: [URL: (target: String, host: String)] = [:]
+    private static let known = MemoCache<URL, (target: String, host: String)>()
 
     static func of(_ url: URL) -> (target: String, host: String) {
-        if let found = lock.withLock({ known[url] }) { return found }
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let path = components?.percentEncodedPath ?? "/"
-        var requestTarget = path.isEmpty ? "/" : path
-        if let query = components?.percentEncodedQuery { requestTarget += "?" + query }
-        var hostHeader = url.host ?? "localhost"
-        if hostHeader.contains(":") && !hostHeader.hasPrefix("[") { hostHeader = "[\(hostHeader)]" }
-        if let port = url.port { hostHeader += ":\(port)" }
-        lock.withLock {
-            // A few URLs per run; a run that makes new ones per request starts over.
-            if known.count >= 64 { known.removeAll() }
-            known[url] = (requestTarget, hostHeader)
+        known.value(for: url) {
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            let path = components?.percentEncodedPath ?? "/"
+            var requestTarget = path.isEmpty ? "/" : path
+            if let query = components?.percentEncodedQuery { requestTarget += "?" + query }
+            var hostHeader = url.host ?? "localhost"
+            if hostHeader.contains(":") && !hostHeader.hasPrefix("[") { hostHeader = "[\(hostHeader)]" }
+            if let port = url.port { hostHeader += ":\(port)" }
+            return (requestTarget, hostHeader)
         }
-        return (requestTarget, hostHeader)
     }
 }
 
@@ -137,15 +132,14 @@ struct SocketAddress: Sendable {
         var what: String
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var resolved: [String: [SocketAddress]] = [:]
+    private static let resolved = MemoCache<String, [SocketAddress]>(limit: 1_024)
 
     /// The addresses of the URL's host and port (remembered: loopback names do not move).
     static func resolve(_ url: URL) -> Result<[SocketAddress], Failure> {
         guard let host = url.host else { return .failure(Failure(kind: .badRequest, what: "the URL has no host")) }
         let port = url.port ?? 80
         let key = "\(host):\(port)"
-        if let known = lock.withLock({ resolved[key] }) { return .success(known) }
+        if let known = resolved.value(for: key) { return .success(known) }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
@@ -173,7 +167,7 @@ struct SocketAddress: Sendable {
                                            proto: info.pointee.ai_protocol, storage: storage, length: info.pointee.ai_addrlen))
         }
         guard !addresses.isEmpty else { return .failure(Failure(kind: .network, what: "the host name could not be resolved")) }
-        lock.withLock { resolved[key] = addresses }
+        resolved.keep(addresses, for: key)
         return .success(addresses)
     }
 
