@@ -302,6 +302,10 @@ final class SocketExchange: @unchecked Sendable {
     private var status: Int?
     private var bytesReceived = 0
     private var anyByteReceived = false
+    /// The response's head, held until its first body bytes or its end so that the consumer is
+    /// woken once for both: a head alone gives it nothing to do, and a server that sends its
+    /// headers at once and its answer later would otherwise cost a task wake-up per request.
+    private var heldHead: (status: Int, headers: [String: String])?
 
     init(request: HTTPStreamRequest, outgoing: [UInt8], addresses: [SocketAddress],
          continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation) {
@@ -413,10 +417,11 @@ final class SocketExchange: @unchecked Sendable {
         }
         if let head = output.head {
             status = head.status
-            continuation.yield(.response(status: head.status, headers: head.headers))
+            heldHead = (head.status, head.headers)
         }
         if !output.body.isEmpty {
             bytesReceived += output.body.count
+            yieldHeldHead()
             continuation.yield(.bytes(output.body, receivedAtNanos: receivedAt))
         }
         if output.complete { return complete(on: loop) }
@@ -426,6 +431,7 @@ final class SocketExchange: @unchecked Sendable {
     /// The response ended: the connection goes back to the loop if it can carry another request.
     private func complete(on loop: SocketEventLoop) {
         isFinished = true
+        yieldHeldHead()
         if mayKeepConnection && parser.leavesConnectionReusable {
             loop.keepIdle(fd, key: key)
             fd = -1
@@ -454,6 +460,8 @@ final class SocketExchange: @unchecked Sendable {
         guard !isFinished else { return }
         isFinished = true
         closeConnection()
+        // A server that sent its head and then stalled or hung up: the consumer sees the status.
+        yieldHeldHead()
         switch stop {
         case .timedOut:
             continuation.finish(throwing: BackendFailure(
@@ -462,6 +470,12 @@ final class SocketExchange: @unchecked Sendable {
         case let .failed(kind, what):
             continuation.finish(throwing: BackendFailure(kind: kind, message: "\(target): \(what) \(progress)", httpStatus: status))
         }
+    }
+
+    private func yieldHeldHead() {
+        guard let head = heldHead else { return }
+        heldHead = nil
+        continuation.yield(.response(status: head.status, headers: head.headers))
     }
 
     /// Its consumer went away: closes the connection and ends the stream quietly.
