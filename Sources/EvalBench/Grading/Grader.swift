@@ -122,7 +122,26 @@ package struct Grader: Sendable {
         case let .similar(grader, value, threshold):
             return await GradingTimeLimit.outcome(within: seconds) { await similar(grader.backend, value, threshold, input.output) }
         default:
+            if Self.isQuick(check, output: input.output) { return Self.evaluate(check, input) }
             return await GradingTimeLimit.outcome(within: seconds) { Self.evaluate(check, input) }
+        }
+    }
+
+    /// The longest answer (UTF-8 bytes) a quick check is graded in place on.
+    static let quickAnswerBytes = 64 * 1024
+
+    /// Whether `check` finishes in microseconds whatever it is given: a measurement check, or a
+    /// text comparison (no pattern, no parsing) on an answer of at most `quickAnswerBytes`. Those
+    /// are graded in place: a thread and a timer for each would cost more than the check
+    /// (at concurrency 256 they were a tenth of the client's CPU) and could never fire.
+    static func isQuick(_ check: Assertion.Check, output: String) -> Bool {
+        switch check {
+        case .maxLatencyMs, .maxTTFTMs, .maxOutputTokens, .minCacheHitRatio:
+            return true
+        case .contains, .notContains, .equals, .startsWith, .containsAll, .containsAny, .lengthBetween, .label, .keywords:
+            return output.utf8.count <= quickAnswerBytes
+        default:
+            return false
         }
     }
 
