@@ -23,15 +23,15 @@ struct HighConcurrencyFigures {
 
     /// One warm-up round, then the measured one.
     static func measure() async throws -> HighConcurrencyFigures {
-        // One poll thread answering every connection on time with bytes made once, so that the
-        // figures are the client's: a thread per connection, or a response built per request
-        // on one thread, spreads 256 answers over tens of milliseconds on 2 cores by itself.
+        // One poll thread answering every connection on time with bytes framed once, so that
+        // the figures are the client's: a thread per connection, or a response built per
+        // request, spreads 256 answers over tens of milliseconds on 2 cores by itself.
         let answer = FakeHTTPResponse.stream(headers: ["Content-Type": "text/event-stream"], pieces: [
             .init(afterMs: delayMs, #"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}"# + "\n\n"),
             .init(#"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}"# + "\n\n"),
             .init("data: [DONE]\n\n"),
         ])
-        let delayed = FakeEventLoopServer { _ in answer }
+        let delayed = FakeEventLoopServer(always: answer)
         try delayed.start()
         defer { delayed.stop() }
         _ = try await runCases(baseURL: delayed.baseURL, count: concurrency, concurrency: concurrency)

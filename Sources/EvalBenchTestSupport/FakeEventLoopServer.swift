@@ -26,12 +26,23 @@ public final class FakeEventLoopServer: @unchecked Sendable {
     private var wake: (read: Int32, write: Int32) = (-1, -1)
     private let loopEnded = DispatchSemaphore(value: 0)
     private var connections: [Int32: Connection] = [:]
+    /// The connections with bytes scheduled or unsent (the loop thread's alone).
+    private var pending = Set<Int32>()
+    private let fixedFrames: [(afterNs: UInt64, bytes: Data?)]?
     /// Where every read lands (the loop thread's alone).
     private let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
 
     /// A server that answers every request with `respond(request)`, called on the loop thread.
     public init(respond: @escaping @Sendable (FakeHTTPRequest) -> FakeHTTPResponse) {
         self.respond = respond
+        fixedFrames = nil
+    }
+
+    /// A server that answers every request with `response`, framed once (as a static file is
+    /// served): the benchmark's stub, whose own work is then mostly the kernel's.
+    public init(always response: FakeHTTPResponse) {
+        respond = { _ in response }
+        fixedFrames = Self.frame(response)
     }
 
     deinit { chunk.deallocate() }
@@ -99,20 +110,36 @@ public final class FakeEventLoopServer: @unchecked Sendable {
             close(listener)
             loopEnded.signal()
         }
+        var fds: [pollfd] = []
         while !lock.withLock({ isStopped }) {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            for connection in connections.values {
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+            var nextDue: UInt64?
+            for (fd, connection) in connections {
                 let events = Int16(POLLIN) | (connection.output.isEmpty ? 0 : Int16(POLLOUT))
-                fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+                fds.append(pollfd(fd: fd, events: events, revents: 0))
             }
-            FakeSockets.poll(&fds, until: connections.values.compactMap { $0.scheduled.first?.due }.min())
+            for fd in pending {
+                guard let due = connections[fd]?.scheduled.first?.due else { continue }
+                nextDue = min(nextDue ?? due, due)
+            }
+            FakeSockets.poll(&fds, until: nextDue)
             if fds[0].revents != 0 { acceptAll(listener) }
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 guard let connection = connections[entry.fd] else { continue }
                 if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
+                if entry.revents & Int16(POLLOUT) != 0 { pending.insert(entry.fd) }
             }
             let now = DispatchTime.now().uptimeNanoseconds
-            for connection in Array(connections.values) { flush(connection, now: now) }
+            for fd in Array(pending) {
+                guard let connection = connections[fd] else {
+                    pending.remove(fd)
+                    continue
+                }
+                flush(connection, now: now)
+                if connections[fd] == nil || (connection.scheduled.isEmpty && connection.output.isEmpty) { pending.remove(fd) }
+            }
         }
     }
 
@@ -156,30 +183,49 @@ public final class FakeEventLoopServer: @unchecked Sendable {
 
     private func schedule(_ response: FakeHTTPResponse, on connection: Connection, arrived: UInt64, close: Bool) {
         var due = max(arrived, connection.scheduled.last?.due ?? 0)
+        for frame in frames(of: response) {
+            due += frame.afterNs
+            connection.scheduled.append((due, frame.bytes))
+        }
+        if close { connection.scheduled.append((due, nil)) }
+        pending.insert(connection.fd)
+    }
+
+    /// `response` as bytes on the wire, each after its delay (ns) from the one before; `nil`
+    /// bytes close the connection. A `fixed` server's answer is framed once, at `init`.
+    private func frames(of response: FakeHTTPResponse) -> [(afterNs: UInt64, bytes: Data?)] {
+        if let fixedFrames { return fixedFrames }
+        return Self.frame(response)
+    }
+
+    private static func frame(_ response: FakeHTTPResponse) -> [(afterNs: UInt64, bytes: Data?)] {
+        var frames: [(afterNs: UInt64, bytes: Data?)] = []
         switch response {
         case let .full(status, headers, body):
             var framed = headers
             framed["Content-Length"] = String(body.count)
-            connection.scheduled.append((due, FakeSockets.head(status, framed) + body))
+            frames.append((0, FakeSockets.head(status, framed) + body))
         case .closeWithoutAnswer:
-            connection.scheduled.append((due, nil))
+            frames.append((0, nil))
         case let .stream(status, headers, pieces), let .streamThenReset(status, headers, pieces), let .stall(status, headers, pieces):
             var framed = headers
             framed["Transfer-Encoding"] = "chunked"
-            connection.scheduled.append((due, FakeSockets.head(status, framed)))
+            frames.append((0, FakeSockets.head(status, framed)))
+            var wait: UInt64 = 0
             for piece in pieces {
-                due += UInt64(max(0, piece.delayMs) * 1_000_000)
+                wait += UInt64(max(0, piece.delayMs) * 1_000_000)
                 // An empty chunk would end the body, so an empty piece is only a delay.
                 if piece.bytes.isEmpty { continue }
-                connection.scheduled.append((due, Data(String(piece.bytes.count, radix: 16).utf8) + Data("\r\n".utf8) + piece.bytes + Data("\r\n".utf8)))
+                frames.append((wait, Data(String(piece.bytes.count, radix: 16).utf8) + Data("\r\n".utf8) + piece.bytes + Data("\r\n".utf8)))
+                wait = 0
             }
             switch response {
-            case .stream: connection.scheduled.append((due, Data("0\r\n\r\n".utf8)))
-            case .streamThenReset: connection.scheduled.append((due, nil))
+            case .stream: frames.append((wait, Data("0\r\n\r\n".utf8)))
+            case .streamThenReset: frames.append((wait, nil))
             default: break
             }
         }
-        if close { connection.scheduled.append((due, nil)) }
+        return frames
     }
 
     /// Moves what is due into the output and writes as much as the socket takes.
@@ -209,6 +255,7 @@ public final class FakeEventLoopServer: @unchecked Sendable {
 
     private func drop(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.fd) != nil else { return }
+        pending.remove(connection.fd)
         close(connection.fd)
     }
 }

@@ -260,6 +260,38 @@ extension LoopbackNetworkTests {
             #expect(server.requests.count == 40)
         }
 
+        @Test("a server made with one fixed answer frames it once and answers every request with it, on time, on kept-alive connections")
+        func fixedAnswer() async throws {
+            let server = FakeEventLoopServer(always: .stream(headers: ["Content-Type": "text/event-stream"],
+                                                             pieces: [.init("a;"), .init(afterMs: 20, "b;"), .init("c")]))
+            try server.start()
+            defer { server.stop() }
+            let transport = SocketStreamTransport()
+            for round in 0..<2 {
+                let bodies = try await withThrowingTaskGroup(of: (String, Double?).self) { group in
+                    for index in 0..<20 {
+                        group.addTask {
+                            let started = DispatchTime.now().uptimeNanoseconds
+                            var text = ""
+                            var lastAt: Double?
+                            let request = HTTPStreamRequest(url: server.baseURL.appendingPathComponent("r\(round)-\(index)"), timeoutSeconds: 20)
+                            for try await event in transport.stream(request) {
+                                guard case let .bytes(bytes, at) = event else { continue }
+                                text += String(decoding: bytes, as: UTF8.self)
+                                lastAt = Double(at - started) / 1e6
+                            }
+                            return (text, lastAt)
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(bodies.map(\.0) == Array(repeating: "a;b;c", count: 20), "round \(round)")
+                #expect(bodies.allSatisfy { ($0.1 ?? 0) >= 20 }, "a piece scripted 20 ms after arrival came sooner (round \(round))")
+            }
+            #expect(server.requests.count == 40)
+            #expect(Set(server.requests.map(\.path)).count == 40)
+        }
+
         @Test("a full response arrives with its status and Content-Length body; after stop(), twice, nothing answers")
         func fullAndStop() async throws {
             let server = FakeEventLoopServer { _ in .full(status: 200, body: Data("ok".utf8)) }
