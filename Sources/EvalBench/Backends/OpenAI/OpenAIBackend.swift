@@ -28,6 +28,9 @@ package struct OpenAIBackend: Backend {
     /// How tools are sent: natively, or in evalbench's JSON format for a template without one.
     let toolFormat: ToolFormat
     let transport: any HTTPStreaming
+    /// Where and with what headers every chat request goes, worked out once.
+    private let chatURL: URL
+    private let chatHeaders: [String: String]
 
     package init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
                 headers: [String: String] = [:], concurrency: Int, reasoningModel: Bool = false,
@@ -52,6 +55,12 @@ package struct OpenAIBackend: Backend {
         self.maxTokensField = maxTokensField
         self.structuredOutput = structuredOutput
         self.transport = transport
+        chatURL = baseURL.appendingPathComponent("chat/completions")
+        var chatHeaders = headers
+        chatHeaders["Content-Type"] = "application/json"
+        chatHeaders["Accept"] = "text/event-stream"
+        if let apiKey { chatHeaders["Authorization"] = "Bearer \(apiKey)" }
+        self.chatHeaders = chatHeaders
     }
 
     package func prepare() async -> Availability { .available }
@@ -177,13 +186,8 @@ package struct OpenAIBackend: Backend {
     }
 
     func httpRequest(for request: ModelRequest) throws -> HTTPStreamRequest {
-        var headers = self.headers
-        headers["Content-Type"] = "application/json"
-        headers["Accept"] = "text/event-stream"
-        if let apiKey { headers["Authorization"] = "Bearer \(apiKey)" }
-        let data = JSONWriter.data(body(for: request))
-        return HTTPStreamRequest(url: baseURL.appendingPathComponent("chat/completions"), method: "POST",
-                                 headers: headers, body: data, timeoutSeconds: request.timeoutSeconds)
+        HTTPStreamRequest(url: chatURL, method: "POST", headers: chatHeaders, body: JSONWriter.data(body(for: request)),
+                          timeoutSeconds: request.timeoutSeconds)
     }
 }
 
