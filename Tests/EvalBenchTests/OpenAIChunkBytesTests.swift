@@ -70,4 +70,16 @@ struct OpenAIChunkBytesTests {
         ]
         for payload in refused { #expect(OpenAIChunk.fromBytes(payload, nested: JSONDecoder()) == nil, "\(payload)") }
     }
+
+    @Test("a key given twice is refused in an object of any size: before and after the reader's short list of keys fills")
+    func duplicatesInWideObjects() {
+        let keys = (0..<40).map { #""k\#($0)":\#($0)"# }
+        let wide = "{" + keys.joined(separator: ",") + #","model":"m"}"#
+        expectReadAsJSONDecoderReads(wide)
+        for repeated in [3, 15, 16, 30] {
+            let payload = "{" + keys.joined(separator: ",") + #","k\#(repeated)":0}"#
+            #expect(OpenAIChunk.fromBytes(payload, nested: JSONDecoder()) == nil, "k\(repeated) given twice among 41 keys")
+        }
+        #expect(OpenAIChunk.fromBytes(#"{"k1":1,"k2":2,"k1":3}"#, nested: JSONDecoder()) == nil)
+    }
 }

@@ -110,9 +110,17 @@ extension JSONByteReader {
     /// a null member is absent (`member` is not called). A key given twice is refused, as
     /// `JSONDecoder`'s choice between the two is its own.
     mutating func uniqueMembers(_ member: (inout JSONByteReader, String) throws -> Void) throws {
-        var seen: Set<String> = []
+        // An object's few keys are compared in a list; a server's object with many goes to a set.
+        var seen: [String] = []
+        var many: Set<String> = []
         try object { reader, key in
-            guard seen.insert(key).inserted else { throw Refused() }
+            if seen.count < 16 {
+                guard !seen.contains(key) else { throw Refused() }
+                seen.append(key)
+                if seen.count == 16 { many = Set(seen) }
+            } else {
+                guard many.insert(key).inserted else { throw Refused() }
+            }
             if reader.null() { return }
             try member(&reader, key)
         }
