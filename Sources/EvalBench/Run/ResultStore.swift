@@ -62,7 +62,7 @@ package actor ResultStore {
         do {
             var line = try encoded.line.get()
             line.append(0x0A)
-            try handle.write(contentsOf: line)
+            try Self.write(line, to: handle.fileDescriptor)
         } catch {
             let failure = ResultWriteFailure(path: url.path, key: result.key, turn: result.turn, cause: Self.describe(error))
             self.failure = failure
@@ -72,6 +72,28 @@ package actor ResultStore {
     }
 
     package func all() -> [RequestResult] { results }
+
+    /// Writes all of `bytes` with `write(2)`, going on after a short write or an interrupted
+    /// call; FileHandle's own write cost about as much again as the system call.
+    private static func write(_ bytes: Data, to fd: Int32) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                #if canImport(Glibc)
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                #else
+                let written = Darwin.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                #endif
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    throw POSIXError(POSIXErrorCode(rawValue: written < 0 ? errno : EIO) ?? .EIO)
+                }
+            }
+        }
+    }
 
     package func close() throws {
         try handle.synchronize()
