@@ -25,6 +25,26 @@ struct GradingTimeLimitTests {
         #expect(stalledCall == nil, "an awaited call (a judge) is given up on and cancelled")
     }
 
+    @Test("only checks that cannot run long are graded in place: measurements, and text comparisons on answers up to 64 KiB")
+    func quickChecks() async {
+        let short = "Paris", long = String(repeating: "a", count: Grader.quickAnswerBytes + 1)
+        let quick: [Assertion.Check] = [.contains("P", ignoreCase: true), .notContains("x", ignoreCase: false),
+                                        .equals("Paris", ignoreCase: false), .containsAll(["a", "r"], ignoreCase: false),
+                                        .maxLatencyMs(10), .maxTTFTMs(10)]
+        for check in quick { #expect(Grader.isQuick(check, output: short), "\(check)") }
+        for check in quick.prefix(4) { #expect(!Grader.isQuick(check, output: long), "\(check) on a long answer") }
+        #expect(Grader.isQuick(.maxLatencyMs(10), output: long))
+        for check: Assertion.Check in [.regex("a+", ignoreCase: false), .json, .similar(ModelGrader(backend: "emb"), value: "P", threshold: 0.5)] {
+            #expect(!Grader.isQuick(check, output: short), "\(check)")
+        }
+        // In place or on a thread, the verdict is the same.
+        let grader = Grader(models: [:], timeoutSeconds: 1, timeLimitSeconds: 10)
+        let input = GradingInput(output: long + "Paris", latencyMs: 1, ttftMs: 1, usage: Usage())
+        let inPlace = await grader.grade([Assertion(.contains("Paris", ignoreCase: false))], GradingInput(output: "Paris", latencyMs: 1, ttftMs: 1, usage: Usage()))
+        let onThread = await grader.grade([Assertion(.contains("Paris", ignoreCase: false))], input)
+        #expect(inPlace.results.map(\.passed) == [true] && onThread.results.map(\.passed) == [true])
+    }
+
     @Test("an assertion over its limit fails with grading_timeout, also under not: true, and the next one is graded")
     func timedOutAssertion() async throws {
         // An embeddings backend that answers only when cancelled: the similarity check cannot
