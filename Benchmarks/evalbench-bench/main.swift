@@ -41,8 +41,8 @@ func runCases(baseURL: URL, count: Int, concurrency: Int, transport: any HTTPStr
     let stopwatch = Stopwatch()
     await runner.run(plan, availability: ["stub": .available])
     let wall = stopwatch.ms()
-    try await store.close()
-    return (wall, await store.all())
+    try store.close()
+    return (wall, store.all())
 }
 
 /// The same request sent with plain URLSession data tasks, `concurrency` at a time: what

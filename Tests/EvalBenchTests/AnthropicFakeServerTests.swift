@@ -22,10 +22,10 @@ private func run(_ server: FakeAnthropicServer, cases: [EvalCase], reasoning: [R
     let suite = Suite(name: "s", file: "s.json", cases: cases)
     await runner.run(Planner.plan([suite], PlanSelection(backends: ["claude"], reasoning: reasoning)),
                      availability: ["claude": .available])
-    try await store.close()
+    try store.close()
     let lines = try String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8)
     #expect(!lines.contains(secretKey), "the API key must never reach results")
-    return await store.all().sorted { ($0.caseID, $0.reasoning, $0.turn) < ($1.caseID, $1.reasoning, $1.turn) }
+    return store.all().sorted { ($0.caseID, $0.reasoning, $0.turn) < ($1.caseID, $1.reasoning, $1.turn) }
 }
 
 private func startedServer(_ replies: [FakeAnthropicServer.Script]) throws -> FakeAnthropicServer {

@@ -235,8 +235,8 @@ func runApple(_ backends: [String: any Backend], cases: [EvalCase], reasoning: [
     let names = backends.keys.sorted()
     let plan = Planner.plan([Suite(name: "s", file: "s.json", cases: cases)], PlanSelection(backends: names, reasoning: reasoning))
     await runner.run(plan, availability: availability)
-    try await store.close()
-    return await store.all().sorted { ($0.backend, $0.caseID, $0.reasoning, $0.turn) < ($1.backend, $1.caseID, $1.reasoning, $1.turn) }
+    try store.close()
+    return store.all().sorted { ($0.backend, $0.caseID, $0.reasoning, $0.turn) < ($1.backend, $1.caseID, $1.reasoning, $1.turn) }
 }
 
 func appleBackend(_ name: String, _ driver: any AppleModelDriving, fallback: (any Backend)? = nil,

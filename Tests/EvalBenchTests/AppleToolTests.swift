@@ -161,8 +161,8 @@ struct AppleToolTests {
         let recorded = try await runApple(["device": appleBackend("device", driver)], cases: cases)
         #expect(recorded.first?.rounds?.first?.answeredByBackend == true)
         let store = try ResultStore(url: RunDirectory(fixture.directory).results)
-        for result in recorded { try await store.append(result) }
-        try await store.close()
+        for result in recorded { try store.append(result) }
+        try store.close()
         let replay = ReplayBackend(name: "again", model: nil, directory: fixture.directory, concurrency: 1)
         let replayed = try #require(try await runApple(["again": replay], cases: cases).first)
         #expect(replayed.status == .pass, "\(replayed.errorMessage ?? "") \(replayed.failedAssertions.map { $0.message ?? "" })")

@@ -100,7 +100,7 @@ struct CacheAndValueLimitTests {
         runner.cache = ResponseCache(directory: cacheDirectory)
         let suite = Suite(name: "s", file: "s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "q")])])
         await runner.run(Planner.plan([suite], PlanSelection(backends: ["o"])), availability: ["o": .available])
-        try await store.close()
+        try store.close()
         let files = try FileManager.default.subpathsOfDirectory(atPath: cacheDirectory.path)
         #expect(!files.isEmpty, "the answer was cached")
         for file in files {

@@ -16,10 +16,10 @@ private func run(_ server: FakeOpenAIServer, cases: [EvalCase], retries: Int = 0
                         pricing: pricing.map { ["fake": $0] } ?? [:])
     let suite = Suite(name: "s", file: "s.json", cases: cases)
     await runner.run(Planner.plan([suite], PlanSelection(backends: ["fake"])), availability: ["fake": .available])
-    try await store.close()
+    try store.close()
     let lines = try String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8)
     #expect(!lines.contains("sk-test-secret-value"), "the API key must never reach results")
-    return await store.all().sorted { ($0.caseID, $0.turn) < ($1.caseID, $1.turn) }
+    return store.all().sorted { ($0.caseID, $0.turn) < ($1.caseID, $1.turn) }
 }
 
 private func median(_ values: [Double]) -> Double {

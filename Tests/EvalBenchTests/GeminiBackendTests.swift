@@ -40,10 +40,10 @@ private func run(_ gemini: GeminiBackend, cases: [EvalCase], reasoning: [Reasoni
                         retryPolicy: RetryPolicy(maxRetries: retries, baseDelaySeconds: 0.01, maxDelaySeconds: 0.05))
     let suite = Suite(name: "s", file: "s.json", cases: cases)
     await runner.run(Planner.plan([suite], PlanSelection(backends: ["gem"], reasoning: reasoning)), availability: ["gem": .available])
-    try await store.close()
+    try store.close()
     let lines = try String(contentsOf: out.appendingPathComponent("results.jsonl"), encoding: .utf8)
     #expect(!lines.contains(secret), "the API key must never reach results")
-    return await store.all().sorted { ($0.caseID, $0.turn, $0.reasoning) < ($1.caseID, $1.turn, $1.reasoning) }
+    return store.all().sorted { ($0.caseID, $0.turn, $0.reasoning) < ($1.caseID, $1.turn, $1.reasoning) }
 }
 
 private func oneCase(_ id: String = "a", expect: [Assertion] = []) -> EvalCase {

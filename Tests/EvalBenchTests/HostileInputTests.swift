@@ -16,11 +16,11 @@ private func run(_ server: FakeOpenAIServer, cases: [EvalCase], pricing: Pricing
     let suite = Suite(name: "s", file: "s.json", cases: cases)
     await runner.run(Planner.plan([suite], PlanSelection(backends: ["fake"])), availability: ["fake": .available])
     if given == nil {
-        try await store.close()
-        #expect(try ResultStore.read(out.appendingPathComponent("results.jsonl")).count == (await store.all()).count,
+        try store.close()
+        #expect(try ResultStore.read(out.appendingPathComponent("results.jsonl")).count == store.all().count,
                 "every result kept in memory is on disk too")
     }
-    return (await store.all().sorted { $0.caseID < $1.caseID }, store)
+    return (store.all().sorted { $0.caseID < $1.caseID }, store)
 }
 
 private func cases(_ count: Int, expect: [Assertion] = []) -> [EvalCase] {
@@ -113,7 +113,7 @@ struct UnrecordableRunTests {
         #expect(results.count == 2)
         #expect(results.allSatisfy { $0.costUSD == nil })
         #expect(results.allSatisfy { $0.unknownFigures?.first?.contains("not a finite number") == true })
-        #expect(await store.failure == nil)
+        #expect(store.failure == nil)
     }
 
     @Test("two assertion weights of 1e308 leave the score null instead of NaN, and the result is recorded")
@@ -152,8 +152,8 @@ struct UnrecordableRunTests {
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let result = Self.nonFiniteResult()
         let store = try ResultStore(url: url)
-        try await store.append(result)
-        try await store.close()
+        try store.append(result)
+        try store.close()
         let read = try ResultStore.read(url)
         #expect(read.first?.costUSD == nil && read.first?.score == nil)
         #expect(read.first?.unknownFigures?.count == 2)
@@ -166,18 +166,18 @@ struct UnrecordableRunTests {
         let result = Self.nonFiniteResult()
         let store = try ResultStore(url: url)
         let encoded = ResultStore.encoded(result)
-        try await store.append(encoded)
+        try store.append(encoded)
         let line = try ResultStore.makeEncoder().encode(result.withFiniteFigures())
         #expect(try Data(contentsOf: url) == line + Data([0x0A]))
         struct Unencodable: Error {}
         var unencodable = result
         unencodable.key = "s/b/default/p/none/1"
-        await #expect(throws: ResultWriteFailure.self) {
-            try await store.append(ResultStore.Encoded(result: unencodable, line: .failure(Unencodable())))
+        #expect(throws: ResultWriteFailure.self) {
+            try store.append(ResultStore.Encoded(result: unencodable, line: .failure(Unencodable())))
         }
-        #expect(await store.failure?.key == "s/b/default/p/none/1")
-        await #expect(throws: ResultWriteFailure.self) { try await store.append(result) }
-        try await store.close()
+        #expect(store.failure?.key == "s/b/default/p/none/1")
+        #expect(throws: ResultWriteFailure.self) { try store.append(result) }
+        try store.close()
         #expect(try ResultStore.read(url) == [result.withFiniteFigures()])
     }
 
@@ -189,7 +189,7 @@ struct UnrecordableRunTests {
         defer { server.stop() }
         let store = try ResultStore(url: URL(fileURLWithPath: "/dev/full"))
         let (results, _) = try await run(server, cases: cases(20), store: store)
-        let failure = try #require(await store.failure)
+        let failure = try #require(store.failure)
         #expect(failure.path == "/dev/full")
         #expect(failure.cause.lowercased().contains("space"), "the cause is named: \(failure.cause)")
         #expect(failure.description.contains("could not write the result of s/c0/default/fake/none/1"))
@@ -247,8 +247,8 @@ struct TornResultsTests {
         #expect(result.map(\.caseID) == ["a"])
         var next = result[0]
         next.caseID = "c"
-        try await store.append(next)
-        try await store.close()
+        try store.append(next)
+        try store.close()
         var warnings: [Diagnostic] = []
         #expect(try ResultStore.read(url) { warnings.append($0) }.map(\.caseID) == ["a", "c"])
         #expect(warnings.isEmpty, "the torn tail was cut off, not buried mid-file")

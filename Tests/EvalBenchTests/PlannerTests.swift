@@ -82,8 +82,8 @@ struct PlannerTests {
         let first = RequestResult(key: "s/a/default/p/none/1", suite: "s", caseID: "a", turn: 1, turns: 1, variant: "default",
                                   backend: "p", model: "m", reasoning: .none, repeatIndex: 1, tags: [], status: .pass,
                                   instructions: nil, prompt: "q", output: "a", usage: Usage(inputTokens: 3))
-        try await store.append(first)
-        try await store.close()
+        try store.append(first)
+        try store.close()
         let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("{\"key\":\"s/b".utf8))

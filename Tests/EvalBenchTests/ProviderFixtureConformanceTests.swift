@@ -132,8 +132,8 @@ private func runResult(_ fixture: ProviderFixture, pricing: Pricing? = nil) asyn
     let suite = Suite(name: "s", file: "s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "Hello")])])
     await runner.run(Planner.plan([suite], PlanSelection(backends: [made.name], reasoning: [.none])),
                      availability: [made.name: .available])
-    try await store.close()
-    return try #require(await store.all().first)
+    try store.close()
+    return try #require(store.all().first)
 }
 
 extension LoopbackNetworkTests {

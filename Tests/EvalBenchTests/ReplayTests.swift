@@ -41,9 +41,9 @@ struct ReplayTests {
         for (backend, answer) in [("small", "Rome"), ("large", "Paris")] {
             var result = fixtureResult(caseID: "a", backend: backend, status: .pass)
             result.output = answer
-            try await store.append(result)
+            try store.append(result)
         }
-        try await store.close()
+        try store.close()
         func load(_ extra: String) -> Result<Config, LoadError> {
             Result { () throws(LoadError) in
                 try ConfigLoader.load(data: Data("""

@@ -84,10 +84,10 @@ struct RequestResultStorageTests {
             result.assertions = [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: index != 2,
                                                  message: index == 2 ? "the answer does not contain \"Paris\"" : nil)]
             recorded.append(result)
-            try await store.append(result)
+            try store.append(result)
         }
-        try await store.close()
-        let kept = await store.all()
+        try store.close()
+        let kept = store.all()
         #expect(kept == recorded)
         #expect(try ResultStore.read(url) == recorded)
         kept[0].tags.withUnsafeBufferPointer { first in

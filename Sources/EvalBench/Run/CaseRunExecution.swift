@@ -81,7 +81,7 @@ struct CaseRunExecution {
     private mutating func run() async {
         for (index, turn) in evalCase.turns.enumerated() {
             if Task.isCancelled { return }
-            if await runner.store.failure != nil { return }
+            if runner.store.failure != nil { return }
             if let change = turn.switchTo {
                 guard await apply(change, at: index) else { return }
             }
@@ -231,7 +231,7 @@ struct CaseRunExecution {
             return (.success(hit), 0, true)
         }
         await global.acquire()
-        if let failure = await runner.store.failure {
+        if let failure = runner.store.failure {
             await global.release()
             return (.failure(BackendFailure(kind: .cancelled, message: failure.description)), 0, false)
         }

@@ -236,18 +236,18 @@ package enum EvalRun {
         await runner.run(loaded.plan, availability: availability, finishedKeys: Set(kept.map(\.key)))
         for backend in ordered { await backend.shutdown() }
 
-        let results = await store.all()
+        let results = store.all()
         if Task.isCancelled {
             let planned = Set(loaded.plan.caseRuns.map(\.key))
             let finished = results.filter { planned.contains($0.key) }.count
             metadata.interruption = RunMetadata.Interruption(unfinishedRequests: max(0, loaded.plan.requestCount - finished),
                                                              plannedRequests: loaded.plan.requestCount)
         }
-        if let failure = await store.failure {
-            try? await store.close()
+        if let failure = store.failure {
+            try? store.close()
             throw failure
         }
-        try await store.close()
+        try store.close()
         metadata.endedAt = Date()
         metadata.backends = ordered.map { backendInfo($0, availability: availability[$0.name] ?? .available, plan: loaded.plan) }
         try metadata.write(to: directory.metadata)

@@ -6,15 +6,26 @@ import Foundation
 /// A write that fails (a full disk, a removed directory) is not shrugged off: the store
 /// keeps the first failure, takes no further lines, and the runner sends no new request,
 /// so no request is paid for whose result would be lost.
-package actor ResultStore {
+///
+/// Appends are taken one at a time under a lock, on the recording task's own thread. (An
+/// actor made every result wait for its turn as a task: a hop onto the store and back per
+/// result, so at concurrency 256 the last answers waited milliseconds to be recorded while a
+/// core sat idle.) What is done under the lock is the write and keeping the result.
+package final class ResultStore: @unchecked Sendable {
+    // @unchecked: every mutable field is read and written under `lock`.
+    private let lock = NSLock()
     package let url: URL
     private let handle: FileHandle
-    private(set) var results: [RequestResult] = []
+    private var kept: [RequestResult] = []
     /// The results kept for the reports share equal strings, tags and verdicts, as results
     /// read back from the file do: a run of a hundred thousand requests holds each once.
     private var strings = StringInterner()
+    private var firstFailure: ResultWriteFailure?
+
     /// The first write that failed, naming the file and the cause; nil while every write held.
-    package private(set) var failure: ResultWriteFailure?
+    package var failure: ResultWriteFailure? { lock.withLock { firstFailure } }
+    /// Every result recorded, in order (those it was opened with first).
+    var results: [RequestResult] { lock.withLock { kept } }
 
     /// Opens (creating or appending to) `results.jsonl`, keeping `existing` as already recorded.
     /// A torn last line (a crash or a full disk mid-write) is cut off first, so that the next
@@ -26,7 +37,7 @@ package actor ResultStore {
         }
         handle = try FileHandle(forUpdating: url)
         try Self.cutTornTail(handle)
-        results = existing
+        kept = existing
     }
 
     /// Records `result`; throws, and keeps the failure, when it cannot be written. After a
@@ -57,18 +68,35 @@ package actor ResultStore {
 
     /// Records an encoded result; throws, and keeps the failure, when it cannot be written.
     package func append(_ encoded: Encoded) throws {
-        if let failure { throw failure }
         let result = encoded.result
+        let line: Data
         do {
-            var line = try encoded.line.get()
-            line.append(0x0A)
-            try Self.write(line, to: handle.fileDescriptor)
+            var bytes = try encoded.line.get()
+            bytes.append(0x0A)
+            line = bytes
         } catch {
-            let failure = ResultWriteFailure(path: url.path, key: result.key, turn: result.turn, cause: Self.describe(error))
-            self.failure = failure
-            throw failure
+            try fail(ResultWriteFailure(path: url.path, key: result.key, turn: result.turn, cause: Self.describe(error)))
         }
-        results.append(strings.shared(result))
+        try lock.withLock {
+            if let firstFailure { throw firstFailure }
+            do {
+                try Self.write(line, to: handle.fileDescriptor)
+            } catch {
+                let failure = ResultWriteFailure(path: url.path, key: result.key, turn: result.turn, cause: Self.describe(error))
+                firstFailure = failure
+                throw failure
+            }
+            kept.append(strings.shared(result))
+        }
+    }
+
+    /// Keeps `failure` unless an earlier one is kept, and throws the one kept.
+    private func fail(_ failure: ResultWriteFailure) throws -> Never {
+        let kept = lock.withLock {
+            if firstFailure == nil { firstFailure = failure }
+            return firstFailure ?? failure
+        }
+        throw kept
     }
 
     package func all() -> [RequestResult] { results }
@@ -96,8 +124,10 @@ package actor ResultStore {
     }
 
     package func close() throws {
-        try handle.synchronize()
-        try handle.close()
+        try lock.withLock {
+            try handle.synchronize()
+            try handle.close()
+        }
     }
 
     static func makeEncoder() -> JSONEncoder {

@@ -81,7 +81,7 @@ package struct Runner: Sendable {
                     group.addTask {
                         while let caseRun = await queue.next() {
                             if Task.isCancelled { break }
-                            if await store.failure != nil { break }
+                            if store.failure != nil { break }
                             if let reason = await failFast[name]?.reason {
                                 await skip(caseRun, from: 0, model: slot.backend.model, reason: reason)
                                 continue
@@ -110,7 +110,7 @@ package struct Runner: Sendable {
     func record(_ result: RequestResult) async {
         do {
             // Encoded here, on this task's thread, so results are not encoded one at a time by the store.
-            try await store.append(ResultStore.encoded(result))
+            try store.append(ResultStore.encoded(result))
         } catch {
             // The first failure stops the run (see ResultStore); it is said once, by the caller.
         }

@@ -84,7 +84,7 @@ struct AnthropicLocalModelIntegrationTests {
                             retryPolicy: RetryPolicy(maxRetries: 0))
         await runner.run(Planner.plan([suite], PlanSelection(backends: [backend.name])),
                          availability: [backend.name: .available])
-        try await store.close()
-        return await store.all().sorted { ($0.caseID, $0.turn) < ($1.caseID, $1.turn) }
+        try store.close()
+        return store.all().sorted { ($0.caseID, $0.turn) < ($1.caseID, $1.turn) }
     }
 }
