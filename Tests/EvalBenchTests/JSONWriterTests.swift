@@ -64,7 +64,7 @@ struct JSONWriterTests {
             (0..<Int(generator.next() % 10)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
         }
         func value(_ depth: Int) -> Any {
-            switch generator.next() % (depth > 2 ? 6 : 8) {
+            switch generator.next() % (depth > 2 ? 6 : 11) {
             case 0: return text()
             case 1: return Int(bitPattern: UInt(generator.next())) >> Int(generator.next() % 64)
             case 2: return [0.5, -0.0, 1e15, 3.0, 1e300, .infinity, 0.1 + 0.2][Int(generator.next() % 7)]
@@ -72,7 +72,11 @@ struct JSONWriterTests {
             case 4: return RawJSON(#"{"b":1,"a":[2]}"#)
             case 5: return NSNull()
             case 6: return Dictionary((0..<Int(generator.next() % 4)).map { _ in (text(), value(depth + 1)) }, uniquingKeysWith: { first, _ in first })
-            default: return (0..<Int(generator.next() % 4)).map { _ in value(depth + 1) }
+            case 7: return (0..<Int(generator.next() % 4)).map { _ in value(depth + 1) }
+            // Typed arrays, as request bodies are built: messages, tools, stop sequences.
+            case 8: return (0..<Int(generator.next() % 3)).map { _ -> [String: Any] in [text(): value(depth + 1), "role": "user"] }
+            case 9: return (0..<Int(generator.next() % 3)).map { _ in text() }
+            default: return (0..<Int(generator.next() % 3)).map { _ in Int(generator.next() % 1000) - 500 }
             }
         }
         for _ in 0..<2_000 {

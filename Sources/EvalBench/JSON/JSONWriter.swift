@@ -27,12 +27,21 @@ enum JSONWriter {
     }
 
     private static func write(_ value: Any, into bytes: inout [UInt8]) {
+        // The types request bodies are made of, told by their exact type first: a failed cast
+        // from `Any` costs more than the write, and casting `[[String: Any]]` to `[Any]` copies
+        // it. Each branch writes what the cast below would.
+        let kind = type(of: value)
+        if kind == String.self { return writeString(value as! String, into: &bytes) }
+        if kind == [String: Any].self { return writeObject(value as! [String: Any], into: &bytes) }
+        if kind == [[String: Any]].self { return writeArray(value as! [[String: Any]], into: &bytes) }
+        if kind == [Any].self { return writeArray(value as! [Any], into: &bytes) }
+        if kind == Int.self { return bytes.append(contentsOf: String(value as! Int).utf8) }
         switch value {
         case let string as String:
             writeString(string, into: &bytes)
         case let raw as RawJSON:
             bytes.append(contentsOf: raw.text.utf8)
-        case let flag as Bool where type(of: value) == Bool.self:
+        case let flag as Bool where kind == Bool.self:
             bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         case let number as Int:
             bytes.append(contentsOf: String(number).utf8)
@@ -40,26 +49,34 @@ enum JSONWriter {
             let text = number.isFinite ? (number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : "\(number)") : "null"
             bytes.append(contentsOf: text.utf8)
         case let object as [String: Any]:
-            bytes.append(UInt8(ascii: "{"))
-            for (index, key) in object.keys.sorted().enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                writeString(key, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                write(object[key]!, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "}"))
+            writeObject(object, into: &bytes)
         case let array as [Any]:
-            bytes.append(UInt8(ascii: "["))
-            for (index, element) in array.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "]"))
+            writeArray(array, into: &bytes)
         case let number as NSNumber:
             bytes.append(contentsOf: number.stringValue.utf8)
         default:
             bytes.append(contentsOf: "null".utf8)
         }
+    }
+
+    private static func writeObject(_ object: [String: Any], into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "{"))
+        for (index, entry) in object.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            writeString(entry.key, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            write(entry.value, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    private static func writeArray<Element>(_ array: [Element], into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in array.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(element, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     private static func writeString(_ string: String, into bytes: inout [UInt8]) {
