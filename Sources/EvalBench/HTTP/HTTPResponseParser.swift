@@ -180,31 +180,50 @@ struct HTTPResponseParser {
 
     private static func parseHead(_ bytes: ArraySlice<UInt8>) throws -> Head {
         // Line by line over the bytes: the status line, then `name: value` fields.
-        var lines: [String] = []
+        var lines: [Range<Int>] = []
         var lineStart = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {
             if bytes[index] == 13, index + 1 < bytes.endIndex, bytes[index + 1] == 10 {
-                lines.append(String(decoding: bytes[lineStart..<index], as: UTF8.self))
+                lines.append(lineStart..<index)
                 index += 2
                 lineStart = index
             } else {
                 index += 1
             }
         }
-        lines.append(String(decoding: bytes[lineStart..<bytes.endIndex], as: UTF8.self))
-        let parts = lines[0].split(separator: " ", maxSplits: 2)
+        lines.append(lineStart..<bytes.endIndex)
+        let statusLine = String(decoding: bytes[lines[0]], as: UTF8.self)
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]), (100...999).contains(status) else {
             throw Malformed(reason: "a status line that is not HTTP/1.x")
         }
         var headers: [String: String] = [:]
-        for line in lines.dropFirst() where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else { throw Malformed(reason: "a header line without a colon") }
-            let name = line[..<colon].trimmingWhitespace().lowercased()
-            let value = line[line.index(after: colon)...].trimmingWhitespace()
+        for range in lines.dropFirst() where !range.isEmpty {
+            let (name, value) = try field(bytes[range])
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
         return Head(status: status, headers: headers, isHTTP10: parts[0] == "HTTP/1.0")
+    }
+
+    /// A header line's name (lower-cased) and value (trimmed of spaces and tabs). An ASCII line,
+    /// which every real header is, is read from its bytes; any other goes through `String`,
+    /// whose characters (a colon with a combining mark is not a colon) and case rules differ.
+    private static func field(_ line: ArraySlice<UInt8>) throws -> (name: String, value: String) {
+        guard line.allSatisfy({ $0 < 0x80 }) else {
+            let text = String(decoding: line, as: UTF8.self)
+            guard let colon = text.firstIndex(of: ":") else { throw Malformed(reason: "a header line without a colon") }
+            return (text[..<colon].trimmingWhitespace().lowercased(), text[text.index(after: colon)...].trimmingWhitespace())
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw Malformed(reason: "a header line without a colon") }
+        func trimmed(_ part: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+            var part = part
+            while let first = part.first, first == 0x20 || first == 0x09 { part = part.dropFirst() }
+            while let last = part.last, last == 0x20 || last == 0x09 { part = part.dropLast() }
+            return part
+        }
+        let name = trimmed(line[..<colon]).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        return (String(decoding: name, as: UTF8.self), String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self))
     }
 
     /// The index of the blank line's CRLFCRLF, or nil.
