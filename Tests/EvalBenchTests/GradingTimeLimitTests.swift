@@ -34,6 +34,10 @@ struct GradingTimeLimitTests {
         for check in quick { #expect(Grader.isQuick(check, output: short), "\(check)") }
         for check in quick.prefix(4) { #expect(!Grader.isQuick(check, output: long), "\(check) on a long answer") }
         #expect(Grader.isQuick(.maxLatencyMs(10), output: long))
+        let longValue = String(repeating: "b", count: 4_096)
+        #expect(!Grader.isQuick(.contains(longValue, ignoreCase: false), output: String(repeating: "a", count: 60_000)),
+                "a long value searched for in a long answer goes to a thread")
+        #expect(Grader.isQuick(.contains(longValue, ignoreCase: false), output: short))
         for check: Assertion.Check in [.regex("a+", ignoreCase: false), .json, .similar(ModelGrader(backend: "emb"), value: "P", threshold: 0.5)] {
             #expect(!Grader.isQuick(check, output: short), "\(check)")
         }
@@ -43,6 +47,25 @@ struct GradingTimeLimitTests {
         let inPlace = await grader.grade([Assertion(.contains("Paris", ignoreCase: false))], GradingInput(output: "Paris", latencyMs: 1, ttftMs: 1, usage: Usage()))
         let onThread = await grader.grade([Assertion(.contains("Paris", ignoreCase: false))], input)
         #expect(inPlace.results.map(\.passed) == [true] && onThread.results.map(\.passed) == [true])
+    }
+
+    @Test("the byte search of plain ASCII finds what Foundation's search finds, ignoring case or not, and declines anything else")
+    func asciiSearch() {
+        var generator = SplitMix64(seed: 11)
+        let letters = Array("aAbB zZ\t\n.")
+        func text(_ most: UInt64) -> String { String((0..<Int(generator.next() % most)).map { _ in letters[Int(generator.next() % UInt64(letters.count))] }) }
+        for _ in 0..<3_000 {
+            let haystack = text(24), needle = text(4)
+            for ignoreCase in [false, true] {
+                let foundation = haystack.range(of: needle, options: ignoreCase ? [.caseInsensitive] : []) != nil
+                #expect(TextChecks.find(needle, in: haystack, ignoreCase) == foundation, "\(needle.debugDescription) in \(haystack.debugDescription)")
+                if !needle.isEmpty { #expect(TextChecks.asciiFind(needle, in: haystack, ignoreCase) == foundation) }
+            }
+        }
+        #expect(TextChecks.asciiFind("", in: "abc", false) == nil, "an empty value is left to Foundation")
+        #expect(TextChecks.asciiFind("é", in: "café", false) == nil)
+        #expect(TextChecks.asciiFind("a", in: "a\r\nb", false) == nil)
+        #expect(TextChecks.find("E\u{301}", in: "caf\u{E9}", true) == ("caf\u{E9}".range(of: "E\u{301}", options: .caseInsensitive) != nil))
     }
 
     @Test("an assertion over its limit fails with grading_timeout, also under not: true, and the next one is graded")

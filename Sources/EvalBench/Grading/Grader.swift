@@ -129,17 +129,30 @@ package struct Grader: Sendable {
 
     /// The longest answer (UTF-8 bytes) a quick check is graded in place on.
     static let quickAnswerBytes = 64 * 1024
+    /// The most byte comparisons a search in a quick check may make (answer × values), a few
+    /// milliseconds at worst: a long value searched for in a long answer goes to a thread.
+    static let quickSearchBytes = 1 << 22
 
     /// Whether `check` finishes in microseconds whatever it is given: a measurement check, or a
-    /// text comparison (no pattern, no parsing) on an answer of at most `quickAnswerBytes`. Those
-    /// are graded in place: a thread and a timer for each would cost more than the check
-    /// (at concurrency 256 they were a tenth of the client's CPU) and could never fire.
+    /// text comparison (no pattern, no parsing) on an answer of at most `quickAnswerBytes`, with
+    /// searches bounded by `quickSearchBytes`. Those are graded in place: a thread and a timer
+    /// for each would cost more than the check (at concurrency 256 they were a tenth of the
+    /// client's CPU) and could never fire.
     static func isQuick(_ check: Assertion.Check, output: String) -> Bool {
+        let answer = output.utf8.count
+        func searchIsQuick(_ values: [String]) -> Bool {
+            let total = values.reduce(0) { $0 + $1.utf8.count }
+            return total <= quickSearchBytes / max(1, answer)
+        }
         switch check {
         case .maxLatencyMs, .maxTTFTMs, .maxOutputTokens, .minCacheHitRatio:
             return true
-        case .contains, .notContains, .equals, .startsWith, .containsAll, .containsAny, .lengthBetween, .label, .keywords:
-            return output.utf8.count <= quickAnswerBytes
+        case .equals, .startsWith, .lengthBetween, .label:
+            return answer <= quickAnswerBytes
+        case let .contains(value, _), let .notContains(value, _):
+            return answer <= quickAnswerBytes && searchIsQuick([value])
+        case let .containsAll(values, _), let .containsAny(values, _), let .keywords(values, _, _):
+            return answer <= quickAnswerBytes && searchIsQuick(values)
         default:
             return false
         }

@@ -98,7 +98,30 @@ enum TextChecks {
     }
 
     static func find(_ value: String, in text: String, _ ignoreCase: Bool) -> Bool {
-        text.range(of: value, options: ignoreCase ? [.caseInsensitive] : []) != nil
+        if let found = asciiFind(value, in: text, ignoreCase) { return found }
+        return text.range(of: value, options: ignoreCase ? [.caseInsensitive] : []) != nil
+    }
+
+    /// `find` over the bytes when both strings are printable ASCII, tabs and line feeds (where
+    /// Foundation's search, ignoring case or not, is a byte search): about a tenth of its cost.
+    /// Nil for anything else, and for an empty value, which Foundation never finds.
+    static func asciiFind(_ value: String, in text: String, _ ignoreCase: Bool) -> Bool? {
+        func plain(_ byte: UInt8) -> Bool { (byte >= 0x20 && byte < 0x7F) || byte == 0x09 || byte == 0x0A }
+        func folded(_ byte: UInt8) -> UInt8 { ignoreCase && byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+        var value = value, text = text
+        return value.withUTF8 { needle -> Bool? in
+            text.withUTF8 { haystack -> Bool? in
+                guard !needle.isEmpty, needle.allSatisfy(plain), haystack.allSatisfy(plain) else { return nil }
+                guard needle.count <= haystack.count else { return false }
+                let first = folded(needle[0])
+                for start in 0...(haystack.count - needle.count) where folded(haystack[start]) == first {
+                    var offset = 1
+                    while offset < needle.count, folded(haystack[start + offset]) == folded(needle[offset]) { offset += 1 }
+                    if offset == needle.count { return true }
+                }
+                return false
+            }
+        }
     }
 
     static func match(_ pattern: String, _ text: String, _ ignoreCase: Bool) -> BoundedRegex.Outcome {
