@@ -40,6 +40,24 @@ struct HTTPResponseParserTests {
         #expect(result.complete, "the last chunk and the trailer's blank line end the body without the connection closing")
     }
 
+    @Test("header fields: names lower-cased, values trimmed of spaces and tabs, read as String reads them, ASCII or not")
+    func headerFields() throws {
+        let lines = ["X-Mixed-CASE: \t value with  inner spaces \t", "Empty:", "  Spaced-Name  :v", "X-Utf8: caf\u{E9} \u{2014} ok ",
+                     "X-\u{C9}T\u{C9}: \u{A0}nbsp\u{A0}", "Odd:\u{301}: after a combining mark", "Colons: a:b:c"]
+        let response = "HTTP/1.1 200 OK\r\n" + lines.joined(separator: "\r\n") + "\r\nContent-Length: 0\r\n\r\n"
+        let head = try #require(try parse(response, in: 4096, close: false).head)
+        var expected: [String: String] = ["content-length": "0"]
+        for line in lines {
+            // What the String-based reading gave, line by line.
+            let colon = try #require(line.firstIndex(of: ":"))
+            expected[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] = line[line.index(after: colon)...]
+                .trimmingCharacters(in: .whitespaces)
+        }
+        #expect(head.headers == expected)
+        #expect(head.headers["x-mixed-case"] == "value with  inner spaces")
+        #expect(throws: HTTPResponseParser.Malformed.self) { try parse("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", in: 100) }
+    }
+
     @Test("Content-Length ends the body at its length; with neither framing header the body runs to the close")
     func lengthAndClose() throws {
         let sized = try parse("HTTP/1.1 400 Bad Request\r\nContent-Length: 5\r\n\r\nerror and more", in: 3, close: false)
