@@ -45,6 +45,11 @@ func writeSyntheticResults(count: Int, to url: URL) throws {
             result.timing = nil
         }
         if index % 11 == 0 { result.usage.outputTokens = nil; result.usage.source = .estimated }
+        // As a run records a single-turn case: its score, and the case's score on its last turn.
+        if result.status != .error {
+            result.score = result.status == .pass ? 1 : 0
+            result.caseScore = result.score
+        }
         batch.append(try encoder.encode(result))
         batch.append(0x0A)
         if batch.count >= 1 << 22 { try handle.write(contentsOf: batch); batch.removeAll(keepingCapacity: true) }

@@ -99,6 +99,7 @@ struct ResultTableTests {
         let plain = fixtureResult(caseID: "a", status: .pass)
         var priced = fixtureResult(caseID: "b", status: .pass, costUSD: 0.25)
         priced.score = 0.5
+        priced.caseScore = 0.75
         var keyed = fixtureResult(caseID: "c", status: .pass)
         keyed.key = "recorded/elsewhere"
         var kept = fixtureResult(caseID: "d", status: .pass, costUSD: 1)
@@ -106,6 +107,25 @@ struct ResultTableTests {
         // Plain rows before, between and after the ones with a column value; one kept whole between them.
         try expectReadBack([plain, plain, priced, plain, kept, keyed, plain, priced, plain, plain])
         try expectReadBack([priced, keyed, kept])
+    }
+
+    @Test("a result as a run records it (score, case score, plan index, verdicts) fits a row: nothing is kept whole")
+    func recordedResultsFitRows() throws {
+        var results: [RequestResult] = []
+        for index in 0..<50 {
+            var result = fixtureResult(caseID: "c\(index)", status: index % 7 == 0 ? .fail : .pass, latencyMs: 12.5, ttftMs: 3.25,
+                                       usage: Usage(inputTokens: 5, outputTokens: 1, source: .reported),
+                                       failedAssertion: index % 7 == 0 ? "contains \"ok\"" : nil)
+            result.planIndex = index
+            result.score = index % 7 == 0 ? 0 : 1
+            result.caseScore = result.score
+            result.finishReason = "stop"
+            result.output = "ok"
+            results.append(result)
+        }
+        let table = ResultTable(results)
+        #expect(table.keptWhole.isEmpty, "single-turn results carry a case score; a row has room for it")
+        try expectReadBack(results)
     }
 
     @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")

@@ -25,6 +25,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// Fields most results lack, in columns that take memory only once a result has one.
     private var costs = OptionalColumn<Double>()
     private var scores = OptionalColumn<Double>()
+    /// A case's score, on its last turn's result (every result of a single-turn case).
+    private var caseScores = OptionalColumn<Double>()
     /// The text id of a key that is not the one its fields make.
     private var keys = OptionalColumn<UInt32>()
     /// The index in `wholes` of a result kept whole.
@@ -100,6 +102,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             // The fields most results lack are kept in their columns, at this position.
             if let cost = columns.cost { costs.set(cost, at: position) }
             if let score = columns.score { scores.set(score, at: position) }
+            if let caseScore = columns.caseScore { caseScores.set(caseScore, at: position) }
             if let key = columns.key { keys.set(key, at: position) }
             rows.append(row)
         } else {
@@ -113,7 +116,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     /// The row for `fields` and what goes in the columns, or nil when one of them does not fit a row.
     private mutating func compactRow(_ fields: RequestResultFields, at position: Int)
-        -> (Row, (cost: Double?, score: Double?, key: UInt32?))? {
+        -> (Row, (cost: Double?, score: Double?, caseScore: Double?, key: UInt32?))? {
         guard Self.fitsRow(fields), wholes.count < Int(UInt32.max) - 1, position < Int(Int32.max) - 1,
               let turn = UInt16(exactly: fields.turn), let turns = UInt16(exactly: fields.turns),
               let repeatIndex = UInt16(exactly: fields.repeatIndex), let attempts = UInt16(exactly: fields.attempts),
@@ -159,13 +162,14 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         }
         if fields.costUSD != nil { row.flags.insert(.cost) }
         if fields.score != nil { row.flags.insert(.score) }
-        return (row, (fields.costUSD, fields.score, key))
+        if fields.caseScore != nil { row.flags.insert(.caseScore) }
+        return (row, (fields.costUSD, fields.score, fields.caseScore, key))
     }
 
     /// Whether every field a row has no room for is empty.
     private static func fitsRow(_ fields: RequestResultFields) -> Bool {
         fields.details == nil && fields.prefix == nil && fields.cached == nil && fields.switched == nil
-            && fields.historyNote == nil && fields.threshold == nil && fields.caseScore == nil && fields.slo == nil
+            && fields.historyNote == nil && fields.threshold == nil && fields.slo == nil
             && fields.replayed == nil && fields.replayedFrom == nil && fields.unknownFigures == nil
             && fields.toolCalls == nil && fields.rounds == nil && fields.toolDefinitionTokens == nil
             && fields.toolDefinitionTokensCounted == nil && fields.toolDefinitionTokensMethod == nil
@@ -245,6 +249,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             attempts: Int(outcome.attempts), assertions: outcome.assertions == 0 ? [] : verdictSets[Int(outcome.assertions - 1)],
             costUSD: row.has(.cost) ? costs[position] : nil)
         fields.score = row.has(.score) ? scores[position] : nil
+        fields.caseScore = row.has(.caseScore) ? caseScores[position] : nil
         fields.planIndex = row.has(.planIndex) ? Int(row.planIndex) : nil
         return RequestResult(fields: fields)
     }
@@ -371,6 +376,7 @@ private struct Row {
         static let score = Flags(rawValue: 1 << 6)
         static let key = Flags(rawValue: 1 << 7)
         static let whole = Flags(rawValue: 1 << 8)
+        static let caseScore = Flags(rawValue: 1 << 9)
     }
 
     func has(_ flag: Flags) -> Bool { flags.contains(flag) }
