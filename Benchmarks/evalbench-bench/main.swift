@@ -21,13 +21,13 @@ func temporaryDirectory() -> URL {
 /// `transport` defaults to the one the evalbench command uses (plain sockets for loopback).
 func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int,
               transport: any HTTPStreaming = DefaultStreamTransport(),
-              cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: [RequestResult]) {
+              cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: ResultTable) {
     try await runCases(baseURL: server.baseURL, count: count, concurrency: concurrency, transport: transport, cache: cache)
 }
 
 /// `runCases` against any OpenAI-compatible server at `baseURL` (its API under `/v1`).
 func runCases(baseURL: URL, count: Int, concurrency: Int, transport: any HTTPStreaming = DefaultStreamTransport(),
-              cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: [RequestResult]) {
+              cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: ResultTable) {
     let out = temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: out) }
     let backend = OpenAIBackend(name: "stub", model: "stub", baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
@@ -42,7 +42,7 @@ func runCases(baseURL: URL, count: Int, concurrency: Int, transport: any HTTPStr
     await runner.run(plan, availability: ["stub": .available])
     let wall = stopwatch.ms()
     try store.close()
-    return (wall, store.all())
+    return (wall, store.table())
 }
 
 /// The same request sent with plain URLSession data tasks, `concurrency` at a time: what

@@ -19,7 +19,7 @@ enum Terminal {
 
 /// The end of a run (or a merge) on stdout: headline, failures, the comparison with the
 /// baseline when there is one, the verdict and the report paths.
-func printSummary(_ results: [RequestResult], verdict: Gate.Verdict, directory: URL, comparison: Comparison?,
+func printSummary(_ results: some Collection<RequestResult>, verdict: Gate.Verdict, directory: URL, comparison: Comparison?,
                   baseline: String?) {
     let compared = comparison.map { comparison in
         "compared with \(baseline ?? "the baseline"): \(comparison.verdict); see \(RunDirectory(directory).compareMarkdown.path)"

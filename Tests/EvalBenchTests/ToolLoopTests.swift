@@ -34,7 +34,7 @@ func runWeatherSuite(kind: String, baseURL: String, name: String) async throws -
                              environment: ["EVALBENCH_TEST_TOOL_KEY": "sk-tool-secret-0000"])
     let loaded = try EvalRun.load(request)
     let outcome = try await EvalRun.execute(loaded, request, transport: URLSessionStreamTransport())
-    return (outcome.results, out, fixture)
+    return (Array(outcome.results), out, fixture)
 }
 
 /// What every provider's two-round run must record: the call with parsed arguments, the final text, passing tool assertions.
@@ -147,7 +147,7 @@ extension LoopbackNetworkTests {
         let request = RunRequest(suitePaths: [fixture.suitePath], configPath: fixture.configPath, outputDirectory: replayOut.path)
         let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
         #expect(server.requests.count == 2, "the replay sends nothing")
-        try expectTwoRoundWeather(outcome.results, id: "call_abc")
+        try expectTwoRoundWeather(Array(outcome.results), id: "call_abc")
         let result = try #require(outcome.results.first)
         #expect(result.replayed == true)
         #expect(result.usage.inputTokens == 230, "each round's recorded usage, summed once")

@@ -188,7 +188,8 @@ package struct Comparison: Sendable {
     package private(set) var currentCaseRuns = 0
 
     /// Compares `current` with `baseline`, both as read from their results.jsonl.
-    package init(baseline: [RequestResult], current: [RequestResult], thresholds: ComparisonThresholds = ComparisonThresholds()) {
+    package init(baseline: some Collection<RequestResult>, current: some Collection<RequestResult>,
+                 thresholds: ComparisonThresholds = ComparisonThresholds()) {
         self.thresholds = thresholds
         let before = RunAggregate(baseline)
         let after = RunAggregate(current)

@@ -34,6 +34,14 @@ public struct Gate: Sendable, Equatable {
     public func evaluate(_ results: [RequestResult], unavailableBackends: [String],
                          unavailableHere: [String: String] = [:],
                          suiteGates: [String: SuiteGates] = [:]) -> Verdict {
+        evaluate(results[...], unavailableBackends: unavailableBackends, unavailableHere: unavailableHere, suiteGates: suiteGates)
+    }
+
+    /// `evaluate` over any collection of results, such as the `ResultTable` a run keeps: read
+    /// one result at a time, never copied into an array.
+    package func evaluate(_ results: some Collection<RequestResult>, unavailableBackends: [String],
+                          unavailableHere: [String: String] = [:],
+                          suiteGates: [String: SuiteGates] = [:]) -> Verdict {
         var notes = unavailableHere.keys.sorted().map { "backend '\($0)' cannot run here, its case runs are skipped: \(unavailableHere[$0]!)" }
         for reason in results.compactMap(\.skipReason) where reason.hasPrefix("fail fast:") && !notes.contains(reason) {
             notes.append(reason)
@@ -69,7 +77,7 @@ public struct Gate: Sendable, Equatable {
             var suites: [String] = []
             for caseRun in aggregate.caseRuns where !suites.contains(caseRun.suite) { suites.append(caseRun.suite) }
             for suite in suites {
-                let own = RunAggregate(results.filter { $0.suite == suite })
+                let own = RunAggregate(results.lazy.filter { $0.suite == suite })
                 reasons += passRateReasons(own, minPassRate: suitePassRates[suite],
                                            source: "suite '\(suite)' gates.minPassRate", prefix: "\(suite): ")
             }
@@ -99,41 +107,48 @@ public struct Gate: Sendable, Equatable {
     /// One reason per backend whose every request that ran failed with an infrastructure kind
     /// (a closed port, a wrong key): its pass rate says nothing about the model, so the run
     /// exits 3, naming the backend and its first error.
-    private func unreachableBackendReasons(_ results: [RequestResult]) -> [String] {
+    private func unreachableBackendReasons(_ results: some Collection<RequestResult>) -> [String] {
+        // Per backend, in order of first appearance: its first request that ran, how many ran,
+        // and whether every one failed with an infrastructure kind.
         var order: [String] = []
-        var byBackend: [String: [RequestResult]] = [:]
+        var byBackend: [String: (first: RequestResult, count: Int, allInfrastructure: Bool)] = [:]
         for result in results where result.status != .skipped {
-            if byBackend[result.backend] == nil { order.append(result.backend) }
-            byBackend[result.backend, default: []].append(result)
+            let infrastructure = result.status == .error && result.errorKind.map(Self.infrastructureKinds.contains) == true
+            if let seen = byBackend[result.backend] {
+                byBackend[result.backend] = (seen.first, seen.count + 1, seen.allInfrastructure && infrastructure)
+            } else {
+                order.append(result.backend)
+                byBackend[result.backend] = (result, 1, infrastructure)
+            }
         }
         return order.compactMap { backend in
-            let ran = byBackend[backend] ?? []
-            guard let first = ran.first,
-                  ran.allSatisfy({ $0.status == .error && $0.errorKind.map(Self.infrastructureKinds.contains) == true })
-            else { return nil }
-            let kind = first.errorKind?.rawValue ?? "error"
+            guard let ran = byBackend[backend], ran.allInfrastructure else { return nil }
+            let kind = ran.first.errorKind?.rawValue ?? "error"
             return "backend '\(backend)' could not be used: all \(ran.count) of its requests failed (first: \(kind)"
-                + (first.errorMessage.map { ": \($0)" } ?? "") + ")"
+                + (ran.first.errorMessage.map { ": \($0)" } ?? "") + ")"
         }
     }
 
     /// Errored requests / requests that ran (skipped ones left out), over the run for
     /// `--max-error-rate`, else per suite for each suite's `gates.maxErrorRate`.
-    private func errorBudgetReasons(_ results: [RequestResult], suiteGates: [String: SuiteGates]) -> [String] {
-        func check(_ subset: [RequestResult], limit: Double, scope: String, source: String) -> String? {
-            let ran = subset.filter { $0.status != .skipped }
-            guard !ran.isEmpty else { return nil }
-            let errors = ran.filter { $0.status == .error }.count
-            let rate = Double(errors) / Double(ran.count)
+    private func errorBudgetReasons(_ results: some Collection<RequestResult>, suiteGates: [String: SuiteGates]) -> [String] {
+        func check(_ subset: some Sequence<RequestResult>, limit: Double, scope: String, source: String) -> String? {
+            var ran = 0, errors = 0
+            for result in subset where result.status != .skipped {
+                ran += 1
+                if result.status == .error { errors += 1 }
+            }
+            guard ran > 0 else { return nil }
+            let rate = Double(errors) / Double(ran)
             guard rate > limit else { return nil }
-            return "\(scope): error rate \(Self.percent(rate)) (\(errors) of \(ran.count) requests) is over \(source) \(Self.percent(limit))"
+            return "\(scope): error rate \(Self.percent(rate)) (\(errors) of \(ran) requests) is over \(source) \(Self.percent(limit))"
         }
         if let maxErrorRate {
             return check(results, limit: maxErrorRate, scope: "the run", source: "--max-error-rate").map { [$0] } ?? []
         }
         return suiteGates.keys.sorted().compactMap { suite in
             guard let limit = suiteGates[suite]?.maxErrorRate else { return nil }
-            return check(results.filter { $0.suite == suite }, limit: limit, scope: "suite '\(suite)'",
+            return check(results.lazy.filter { $0.suite == suite }, limit: limit, scope: "suite '\(suite)'",
                          source: "its gates.maxErrorRate")
         }
     }

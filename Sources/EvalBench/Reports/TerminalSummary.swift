@@ -16,7 +16,7 @@ package struct TerminalSummary {
     }
 
     /// The lines for a finished run of `results` with `verdict`, written to `directory`.
-    package func run(_ results: [RequestResult], verdict: Gate.Verdict, directory: URL, comparison: String? = nil) -> [String] {
+    package func run(_ results: some Collection<RequestResult>, verdict: Gate.Verdict, directory: URL, comparison: String? = nil) -> [String] {
         let aggregate = RunAggregate(results)
         var lines = [""] + table(aggregate) + [""]
         lines += failures(aggregate)

@@ -91,7 +91,8 @@ package struct LoadedRun: Sendable {
 /// How a run ended.
 package struct RunOutcome: Sendable {
     package var outputDirectory: URL
-    package var results: [RequestResult]
+    /// Every result of the run, as the store kept them (compactly; each reads back whole).
+    package var results: ResultTable
     package var verdict: Gate.Verdict
     /// The comparison with `--baseline`, when one was given; written as compare.md and compare.csv.
     package var comparison: Comparison?
@@ -236,10 +237,10 @@ package enum EvalRun {
         await runner.run(loaded.plan, availability: availability, finishedKeys: Set(kept.map(\.key)))
         for backend in ordered { await backend.shutdown() }
 
-        let results = store.all()
+        let results = store.table()
         if Task.isCancelled {
             let planned = Set(loaded.plan.caseRuns.map(\.key))
-            let finished = results.filter { planned.contains($0.key) }.count
+            let finished = results.reduce(0) { $0 + (planned.contains($1.key) ? 1 : 0) }
             metadata.interruption = RunMetadata.Interruption(unfinishedRequests: max(0, loaded.plan.requestCount - finished),
                                                              plannedRequests: loaded.plan.requestCount)
         }
@@ -337,7 +338,7 @@ package enum EvalRun {
     }
 
     /// With `--baseline`, compares `results` with the baseline's and writes compare.md and compare.csv.
-    static func compare(_ results: [RequestResult], with loaded: LoadedRun, _ request: RunRequest,
+    static func compare(_ results: ResultTable, with loaded: LoadedRun, _ request: RunRequest,
                         in directory: RunDirectory) throws -> Comparison? {
         guard let baseline = loaded.baselineResults, let baselineDirectory = request.baselineDirectory else { return nil }
         let comparison = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
@@ -347,7 +348,7 @@ package enum EvalRun {
     }
 
     /// The gate's verdict on `results`, failed too by a regression against the baseline.
-    static func verdict(_ results: [RequestResult], _ loaded: LoadedRun, _ request: RunRequest,
+    static func verdict(_ results: ResultTable, _ loaded: LoadedRun, _ request: RunRequest,
                         availability: [String: Availability], ordered: [any Backend], comparison: Comparison?) -> Gate.Verdict {
         var unavailable: [String] = []
         var unavailableHere: [String: String] = [:]

@@ -146,7 +146,7 @@ public struct EvaluationReport: Sendable {
         let aggregate = RunAggregate(outcome.results)
         groups = aggregate.groups
         caseRuns = Array(aggregate.caseRuns)
-        results = outcome.results
+        results = Array(outcome.results)
         verdict = outcome.verdict
         outputDirectory = outcome.outputDirectory
         let ran = aggregate.caseRuns.filter { $0.status != .skipped }

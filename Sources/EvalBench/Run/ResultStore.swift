@@ -16,16 +16,16 @@ package final class ResultStore: @unchecked Sendable {
     private let lock = NSLock()
     package let url: URL
     private let handle: FileHandle
-    private var kept: [RequestResult] = []
-    /// The results kept for the reports share equal strings, tags and verdicts, as results
-    /// read back from the file do: a run of a hundred thousand requests holds each once.
-    private var strings = StringInterner()
+    /// The results kept for the reports, in a row of about 80 bytes each (a whole result is
+    /// about 800) with equal strings, tags and verdicts held once: what `report` reads
+    /// results.jsonl into, so that a run and its report from the file hold the same.
+    private var kept = ResultTable()
     private var firstFailure: ResultWriteFailure?
 
     /// The first write that failed, naming the file and the cause; nil while every write held.
     package var failure: ResultWriteFailure? { lock.withLock { firstFailure } }
     /// Every result recorded, in order (those it was opened with first).
-    var results: [RequestResult] { lock.withLock { kept } }
+    package func table() -> ResultTable { lock.withLock { kept } }
 
     /// Opens (creating or appending to) `results.jsonl`, keeping `existing` as already recorded.
     /// A torn last line (a crash or a full disk mid-write) is cut off first, so that the next
@@ -37,7 +37,7 @@ package final class ResultStore: @unchecked Sendable {
         }
         handle = try FileHandle(forUpdating: url)
         try Self.cutTornTail(handle)
-        kept = existing
+        kept = ResultTable(existing)
     }
 
     /// Records `result`; throws, and keeps the failure, when it cannot be written. After a
@@ -86,7 +86,7 @@ package final class ResultStore: @unchecked Sendable {
                 firstFailure = failure
                 throw failure
             }
-            kept.append(strings.shared(result))
+            kept.append(result)
         }
     }
 
@@ -99,7 +99,8 @@ package final class ResultStore: @unchecked Sendable {
         throw kept
     }
 
-    package func all() -> [RequestResult] { results }
+    /// Every result recorded, in order, as whole values (see `table()` for a run's worth).
+    package func all() -> [RequestResult] { Array(table()) }
 
     /// Writes all of `bytes` with `write(2)`, going on after a short write or an interrupted
     /// call; FileHandle's own write cost about as much again as the system call.

@@ -135,10 +135,11 @@ package struct RunWatch: Sendable {
         do {
             let outcome = try await EvalRun.execute(loaded, request, transport: transport, onBackendsReady: onBackendsReady)
             say("evalbench: watch iteration \(iteration): \(outcome.results.count) results; report \(RunDirectory(outcome.outputDirectory).summaryMarkdown.path)")
+            let current = Array(outcome.results)
             if let previous {
-                for line in WatchDiff.lines(previous: previous, current: outcome.results) { say("  \(line)") }
+                for line in WatchDiff.lines(previous: previous, current: current) { say("  \(line)") }
             }
-            previous = outcome.results
+            previous = current
         } catch {
             say("evalbench: watch iteration \(iteration) stopped: \(error)")
         }
