@@ -14,6 +14,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var tagSetIDs: [[String]: UInt32] = [:]
     private var verdictSets = ChunkedArray<[AssertionResult]>()
     private var verdictSetIDs: [[AssertionResult]: UInt32] = [:]
+    /// The id of the shared verdict set used last (0 before any).
+    private var lastVerdictSet: UInt32 = 0
     private var wholes = ChunkedArray<RequestResult>()
     /// What a case's results on one backend share (suite, case, variant, backend, model, prompt,
     /// instructions, tags), held once under one id.
@@ -305,13 +307,19 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         guard !verdicts.isEmpty else { return (0, true) }
         // A judge's call is seldom repeated exactly: such verdicts are held as they are.
         let shareable = verdicts.allSatisfy { $0.judge == nil }
+        // Results in a row often end alike: the last set is compared before any is hashed.
+        if shareable, lastVerdictSet > 0, verdictSets[Int(lastVerdictSet - 1)].elementsEqual(verdicts, by: Self.identical) {
+            return (lastVerdictSet, true)
+        }
         if shareable, let id = verdictSetIDs[verdicts],
            verdictSets[Int(id - 1)].elementsEqual(verdicts, by: Self.identical) {
+            lastVerdictSet = id
             return (id, true)
         }
         verdictSets.append(verdicts)
         let id = UInt32(verdictSets.count)
         if shareable, verdictSetIDs[verdicts] == nil { verdictSetIDs[verdicts] = id }
+        if shareable { lastVerdictSet = id }
         return (id, shareable)
     }
 
