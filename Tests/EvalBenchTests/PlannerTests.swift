@@ -18,6 +18,19 @@ struct PlannerTests {
         #expect(Set(plan.caseRuns.map(\.key)).count == plan.caseRuns.count)
     }
 
+    @Test("a planned run points into the plan's one array of cases, shared by every backend, level and repeat, and still acts as a value")
+    func sharedCases() {
+        let plan = Planner.plan([suite], PlanSelection(backends: ["x", "y"], reasoning: [.none, .light]))
+        #expect(plan.caseRuns.count == 2 * 2 * 2 * 2)
+        #expect(MemoryLayout<PlannedCaseRun>.size < MemoryLayout<EvalCase>.size,
+                "\(MemoryLayout<PlannedCaseRun>.size) bytes a run against \(MemoryLayout<EvalCase>.size) for a case")
+        #expect(plan.caseRuns.filter { $0.evalCase.id == "b" }.allSatisfy { $0.evalCase == suite.cases[1] })
+        var changed = plan.caseRuns[0]
+        changed.evalCase.turns.append(Turn(prompt: "more"))
+        #expect(changed.evalCase.turns.count == 2 && plan.caseRuns[0].evalCase.turns.count == 1, "a change stays in its copy")
+        #expect(changed != plan.caseRuns[0] && plan.caseRuns[0] == Planner.plan([suite], PlanSelection(backends: ["x", "y"], reasoning: [.none, .light])).caseRuns[0])
+    }
+
     @Test("--repeat overrides the suite; --case and --tag select")
     func selection() {
         #expect(Planner.plan([suite], PlanSelection(backends: ["p"], repeatCount: 3)).caseRuns.count == 6)

@@ -5,7 +5,18 @@ package struct PlannedCaseRun: Sendable, Equatable {
     /// `suite/case/variant/backend/reasoning/repeat`.
     package var key: String
     package var suite: String
-    package var evalCase: EvalCase
+    /// The case as this run sends it (its variant applied). The plan holds each case once, in
+    /// one array, for every backend, level and repeat of it: a case inline (248 bytes, plus
+    /// what it points to) was most of a planned run.
+    package var evalCase: EvalCase {
+        get { cases.all[caseIndex] }
+        set {
+            cases = PlanCases([newValue])
+            caseIndex = 0
+        }
+    }
+    fileprivate var cases: PlanCases
+    private var caseIndex: Int
     package var variant: String
     package var backend: String
     package var reasoning: ReasoningLevel
@@ -17,6 +28,42 @@ package struct PlannedCaseRun: Sendable, Equatable {
     /// in plan order (suite order, case order, variant order as declared, backend order,
     /// none < light < moderate < deep, repeat), not in the order they finished.
     package var index = 0
+
+    package init(key: String, suite: String, evalCase: EvalCase, variant: String, backend: String, reasoning: ReasoningLevel,
+                 repeatIndex: Int, slo: ServiceLevel? = nil, index: Int = 0) {
+        self.init(key: key, suite: suite, cases: PlanCases([evalCase]), caseIndex: 0, variant: variant, backend: backend,
+                  reasoning: reasoning, repeatIndex: repeatIndex, slo: slo, index: index)
+    }
+
+    /// A case run whose case is `cases.all[caseIndex]`.
+    fileprivate init(key: String, suite: String, cases: PlanCases, caseIndex: Int, variant: String, backend: String,
+                     reasoning: ReasoningLevel, repeatIndex: Int, slo: ServiceLevel?, index: Int) {
+        self.key = key
+        self.suite = suite
+        self.cases = cases
+        self.caseIndex = caseIndex
+        self.variant = variant
+        self.backend = backend
+        self.reasoning = reasoning
+        self.repeatIndex = repeatIndex
+        self.slo = slo
+        self.index = index
+    }
+
+    package static func == (lhs: PlannedCaseRun, rhs: PlannedCaseRun) -> Bool {
+        lhs.key == rhs.key && lhs.suite == rhs.suite && lhs.variant == rhs.variant && lhs.backend == rhs.backend
+            && lhs.reasoning == rhs.reasoning && lhs.repeatIndex == rhs.repeatIndex && lhs.slo == rhs.slo
+            && lhs.index == rhs.index && lhs.evalCase == rhs.evalCase
+    }
+}
+
+/// A plan's cases (variants applied), each once, in one array every planned run points into.
+private final class PlanCases: Sendable {
+    let all: [EvalCase]
+
+    init(_ all: [EvalCase]) {
+        self.all = all
+    }
 }
 
 /// What to run, before anything is sent: the expanded matrix.
@@ -61,7 +108,10 @@ package enum Planner {
     package static let defaultVariant = "default"
 
     package static func plan(_ suites: [Suite], _ selection: PlanSelection) -> RunPlan {
+        // Each run names its case by index into one array of the plan's cases, made at the end.
         var runs: [PlannedCaseRun] = []
+        var cases: [EvalCase] = []
+        let pending = PlanCases([])
         for suite in suites {
             let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
             let named = selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning
@@ -69,22 +119,24 @@ package enum Planner {
             for evalCase in suite.cases where selects(evalCase, in: suite, selection) {
                 let variants = suite.variants.isEmpty ? [PromptVariant(name: defaultVariant)] : suite.variants
                 for variant in variants where selection.variants.isEmpty || selection.variants.contains(variant.name) {
-                    let variantCase = variant.applied(to: evalCase)
+                    let caseIndex = cases.count
+                    cases.append(variant.applied(to: evalCase))
                     for backend in selection.backends {
                         for level in levels {
                             for index in 1...repeats {
                                 let key = [suite.name, evalCase.id, variant.name, backend, level.rawValue, String(index)]
                                     .joined(separator: "/")
-                                runs.append(PlannedCaseRun(key: key, suite: suite.name, evalCase: variantCase,
-                                                           variant: variant.name, backend: backend,
-                                                           reasoning: level, repeatIndex: index, slo: suite.slo,
-                                                           index: runs.count))
+                                runs.append(PlannedCaseRun(key: key, suite: suite.name, cases: pending, caseIndex: caseIndex,
+                                                           variant: variant.name, backend: backend, reasoning: level,
+                                                           repeatIndex: index, slo: suite.slo, index: runs.count))
                             }
                         }
                     }
                 }
             }
         }
+        let shared = PlanCases(cases)
+        for position in runs.indices { runs[position].cases = shared }
         return RunPlan(caseRuns: runs)
     }
 
