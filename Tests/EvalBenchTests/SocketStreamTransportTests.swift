@@ -248,6 +248,29 @@ extension LoopbackNetworkTests {
 extension LoopbackNetworkTests {
     @Suite("The benchmark's one-thread fake server")
     struct FakeEventLoopServerTests {
+        /// `count` requests at once to `server` (at `path(index)`), each body with when its bytes
+        /// first held `marker`, in ms after the request started; one transport for all when given.
+        private static func concurrentBodies(_ server: FakeEventLoopServer, count: Int, transport: SocketStreamTransport? = nil,
+                                             path: @escaping @Sendable (Int) -> String, marker: String) async throws -> [(String, Double?)] {
+            try await withThrowingTaskGroup(of: (String, Double?).self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let started = DispatchTime.now().uptimeNanoseconds
+                        var text = ""
+                        var markedAt: Double?
+                        let request = HTTPStreamRequest(url: server.baseURL.appendingPathComponent(path(index)), timeoutSeconds: 20)
+                        for try await event in (transport ?? SocketStreamTransport()).stream(request) {
+                            guard case let .bytes(bytes, at) = event else { continue }
+                            text += String(decoding: bytes, as: UTF8.self)
+                            if markedAt == nil, text.contains(marker) { markedAt = Double(at - started) / 1e6 }
+                        }
+                        return (text, markedAt)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+
         @Test("many concurrent requests each get their body, its delayed piece no earlier than scripted from arrival, and the request is recorded")
         func concurrentDelayed() async throws {
             let server = FakeEventLoopServer { request in
@@ -255,23 +278,7 @@ extension LoopbackNetworkTests {
             }
             try server.start()
             defer { server.stop() }
-            let bodies = try await withThrowingTaskGroup(of: (String, Double?).self) { group in
-                for index in 0..<40 {
-                    group.addTask {
-                        let started = DispatchTime.now().uptimeNanoseconds
-                        var text = ""
-                        var delayedAt: Double?
-                        let request = HTTPStreamRequest(url: server.baseURL.appendingPathComponent("r\(index)"), timeoutSeconds: 20)
-                        for try await event in SocketStreamTransport().stream(request) {
-                            guard case let .bytes(bytes, at) = event else { continue }
-                            text += String(decoding: bytes, as: UTF8.self)
-                            if text.contains("path=") { delayedAt = Double(at - started) / 1e6 }
-                        }
-                        return (text, delayedAt)
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let bodies = try await Self.concurrentBodies(server, count: 40, path: { "r\($0)" }, marker: "path=")
             #expect(bodies.count == 40)
             #expect(Set(bodies.map(\.0)) == Set((0..<40).map { "head;path=/r\($0)" }))
             #expect(bodies.allSatisfy { ($0.1 ?? 0) >= 30 }, "a piece scripted 30 ms after arrival came sooner")
@@ -286,23 +293,7 @@ extension LoopbackNetworkTests {
             defer { server.stop() }
             let transport = SocketStreamTransport()
             for round in 0..<2 {
-                let bodies = try await withThrowingTaskGroup(of: (String, Double?).self) { group in
-                    for index in 0..<20 {
-                        group.addTask {
-                            let started = DispatchTime.now().uptimeNanoseconds
-                            var text = ""
-                            var lastAt: Double?
-                            let request = HTTPStreamRequest(url: server.baseURL.appendingPathComponent("r\(round)-\(index)"), timeoutSeconds: 20)
-                            for try await event in transport.stream(request) {
-                                guard case let .bytes(bytes, at) = event else { continue }
-                                text += String(decoding: bytes, as: UTF8.self)
-                                lastAt = Double(at - started) / 1e6
-                            }
-                            return (text, lastAt)
-                        }
-                    }
-                    return try await group.reduce(into: []) { $0.append($1) }
-                }
+                let bodies = try await Self.concurrentBodies(server, count: 20, transport: transport, path: { "r\(round)-\($0)" }, marker: "b;")
                 #expect(bodies.map(\.0) == Array(repeating: "a;b;c", count: 20), "round \(round)")
                 #expect(bodies.allSatisfy { ($0.1 ?? 0) >= 20 }, "a piece scripted 20 ms after arrival came sooner (round \(round))")
             }
