@@ -128,6 +128,30 @@ struct ResultTableTests {
         try expectReadBack(results)
     }
 
+    @Test("long answers go to the spill file and read back byte for byte, also from copies of the table that went on apart")
+    func spilledAnswers() throws {
+        func answered(_ index: Int, _ output: String) -> RequestResult {
+            var result = fixtureResult(caseID: "c\(index)", status: .pass, latencyMs: 10, ttftMs: 5)
+            result.output = output
+            result.planIndex = index
+            return result
+        }
+        let limit = ResultTable.spillBytes
+        let outputs = [String(repeating: "a", count: limit), String(repeating: "b", count: limit + 1),
+                       "caf\u{E9} " + String(repeating: "é😀 ", count: 40), "cafe\u{301} " + String(repeating: "é😀 ", count: 40),
+                       String(repeating: "long answer \n\t\"quoted\" ", count: 500), ""]
+        let results = outputs.enumerated().map { answered($0.offset, $0.element) }
+        try expectReadBack(results + results)
+        var first = ResultTable(results)
+        var second = first
+        first.append(answered(10, String(repeating: "first copy's answer ", count: 10)))
+        second.append(answered(10, String(repeating: "second copy's answer ", count: 10)))
+        #expect(first[results.count].output == String(repeating: "first copy's answer ", count: 10))
+        #expect(second[results.count].output == String(repeating: "second copy's answer ", count: 10))
+        for index in results.indices { #expect(first[index] == results[index] && second[index] == results[index]) }
+        #expect(first[3].output.map { Array($0.utf8) } == Array(outputs[3].utf8), "the decomposed é stays decomposed")
+    }
+
     @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")
     func rowSize() {
         #expect(ResultTable.bytesPerRow <= 88)

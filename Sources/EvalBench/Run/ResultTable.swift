@@ -10,6 +10,12 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var rows = ChunkedArray<Row>()
     private var texts = ChunkedArray<String>()
     private var textIDs: [String: UInt32] = [:]
+    /// Answers longer than `spillBytes`, in a temporary file rather than in memory (a model's
+    /// answers are seldom repeated, and 300-byte answers were most of a million-result report's
+    /// memory): where each lies in the file. The file only grows, so copies of the table share it.
+    private var spilled = ChunkedArray<SpillSpan>()
+    private var spillFile: SpillFile?
+    private var spillUnavailable = false
     private var tagSets = ChunkedArray<[String]>()
     private var tagSetIDs: [[String]: UInt32] = [:]
     private var verdictSets = ChunkedArray<[AssertionResult]>()
@@ -147,8 +153,14 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             attempts: attempts, errorMessage: textID(fields.errorMessage, shared: true),
             finishReason: textID(fields.finishReason, shared: true), assertions: assertions.id),
             shared: assertions.shared)
-        // Short answers ("Paris", "yes") repeat; long ones are seldom worth a dictionary entry.
-        row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= 15)
+        // Short answers ("Paris", "yes") repeat; long ones are seldom worth a dictionary entry,
+        // and the longest go to the spill file.
+        if let output = fields.output, output.utf8.count > Self.spillBytes, let index = spill(output) {
+            row.output = index
+            row.flags.insert(.spilledOutput)
+        } else {
+            row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= 15)
+        }
         // The key is its case run's fields joined by "/" unless a turn switched backend or level.
         var key: UInt32?
         if !Self.isDerivedKey(fields) {
@@ -247,7 +259,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             tags: identity.tags == 0 ? [] : tagSets[Int(identity.tags - 1)], status: Self.statuses[Int(outcome.status)],
             errorKind: outcome.errorKind == 0 ? nil : ErrorKind.allCases[Int(outcome.errorKind - 1)],
             errorMessage: text(outcome.errorMessage), instructions: text(identity.instructions), prompt: text(identity.prompt) ?? "",
-            output: text(row.output), finishReason: text(outcome.finishReason), timing: timing, usage: row.usage.usage,
+            output: row.has(.spilledOutput) ? spilledText(row.output) : text(row.output), finishReason: text(outcome.finishReason), timing: timing, usage: row.usage.usage,
             attempts: Int(outcome.attempts), assertions: outcome.assertions == 0 ? [] : verdictSets[Int(outcome.assertions - 1)],
             costUSD: row.has(.cost) ? costs[position] : nil)
         fields.score = row.has(.score) ? scores[position] : nil
@@ -258,6 +270,27 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     private func text(_ id: UInt32) -> String? {
         id == 0 ? nil : texts[Int(id - 1)]
+    }
+
+    /// Answers longer than this many UTF-8 bytes are kept in the spill file.
+    static let spillBytes = 64
+
+    /// Writes `text` to the spill file and returns its index; nil (keep it in memory) when no
+    /// file can be made or written, or the index would not fit.
+    private mutating func spill(_ text: String) -> UInt32? {
+        guard !spillUnavailable, spilled.count < Int(UInt32.max) else { return nil }
+        if spillFile == nil { spillFile = SpillFile() }
+        guard let file = spillFile, let span = file.append(text) else {
+            spillUnavailable = true
+            return nil
+        }
+        spilled.append(span)
+        return UInt32(spilled.count - 1)
+    }
+
+    private func spilledText(_ index: UInt32) -> String? {
+        guard let spillFile else { return nil }
+        return spillFile.read(spilled[Int(index)])
     }
 
     /// The id of `text` (0 for nil). A `shared` text equal to one held already, byte for byte
@@ -385,6 +418,8 @@ private struct Row {
         static let key = Flags(rawValue: 1 << 7)
         static let whole = Flags(rawValue: 1 << 8)
         static let caseScore = Flags(rawValue: 1 << 9)
+        /// `output` is an index into the spill file's spans, not a text id.
+        static let spilledOutput = Flags(rawValue: 1 << 10)
     }
 
     func has(_ flag: Flags) -> Bool { flags.contains(flag) }
@@ -506,5 +541,76 @@ package struct ChunkedArray<Element: Sendable>: RandomAccessCollection, Sendable
         }
         chunks[chunks.count - 1].append(element)
         count += 1
+    }
+}
+
+/// Where one spilled text lies in the spill file.
+private struct SpillSpan: Sendable {
+    var offset: Int64
+    var length: Int32
+}
+
+/// An append-only temporary file of texts, unlinked as soon as it is made (the system removes
+/// it when the last table using it is gone, a crash included). Bytes once written never change,
+/// so any table that holds a span can read it while others append.
+private final class SpillFile: @unchecked Sendable {
+    // @unchecked: `end` is read and written under `lock`; the descriptor never changes.
+    private let fd: Int32
+    private let lock = NSLock()
+    private var end: Int64 = 0
+
+    /// A new file in the temporary directory; nil when none can be made.
+    init?() {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/evalbench-results-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { return nil }
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        fd = descriptor
+    }
+
+    deinit { close(fd) }
+
+    /// Writes `text`'s bytes at the end; nil when they could not all be written.
+    func append(_ text: String) -> SpillSpan? {
+        var text = text
+        return text.withUTF8 { bytes -> SpillSpan? in
+            guard let length = Int32(exactly: bytes.count) else { return nil }
+            return lock.withLock {
+                let start = end
+                var written = 0
+                while written < bytes.count {
+                    let count = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(start) + off_t(written))
+                    if count > 0 {
+                        written += count
+                    } else if count < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        return nil
+                    }
+                }
+                end += Int64(bytes.count)
+                return SpillSpan(offset: start, length: length)
+            }
+        }
+    }
+
+    /// The text at `span`, as its bytes were written.
+    func read(_ span: SpillSpan) -> String {
+        String(unsafeUninitializedCapacity: Int(span.length)) { buffer in
+            var read = 0
+            while read < buffer.count {
+                let count = pread(fd, buffer.baseAddress! + read, buffer.count - read, off_t(span.offset) + off_t(read))
+                if count > 0 {
+                    read += count
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    // The file is this process's own, unlinked, and was written whole: a read
+                    // that fails is an I/O error of the machine, not something to guess past.
+                    preconditionFailure("evalbench: could not read back an answer from its temporary file (errno \(errno))")
+                }
+            }
+            return read
+        }
     }
 }
