@@ -7,7 +7,8 @@ import Foundation
 
 /// Writes `count` synthetic results to `url` as results.jsonl, a batch at a time: 10,000
 /// cases × 5 backends × 4 levels × 5 repeats for a million, with fails, errors and unknown usage.
-func writeSyntheticResults(count: Int, to url: URL) throws {
+/// `answerBytes`, when given, makes every answer that long and its own (a model's answers).
+func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
@@ -45,6 +46,10 @@ func writeSyntheticResults(count: Int, to url: URL) throws {
             result.timing = nil
         }
         if index % 11 == 0 { result.usage.outputTokens = nil; result.usage.source = .estimated }
+        if let answerBytes {
+            let answer = "Paris is the capital of France. " + String(index)
+            result.output = String(repeating: answer + " ", count: answerBytes / (answer.utf8.count + 1) + 1).prefix(answerBytes) + ""
+        }
         // As a run records a single-turn case: its score, and the case's score on its last turn.
         if result.status != .error {
             result.score = result.status == .pass ? 1 : 0

@@ -256,6 +256,12 @@ if selected("reports") {
     } else {
         line("1,000,000-result report (from jsonl)", "child failed", "< 30 s")
     }
+    // The same with every answer 300 bytes long and its own, as a model's answers are: the
+    // answers are then most of the results' bytes (940 MB of results.jsonl).
+    try writeSyntheticResults(count: 1_000_000, to: millionDirectory.appendingPathComponent(RunDirectory.FileName.results),
+                              answerBytes: 300)
+    printChild("1,000,000-result report, 300-byte answers", try measureChild(["report-child", millionDirectory.path]),
+               timeBudget: "< 30 s", memoryBudget: "< 300 MB")
     try? FileManager.default.removeItem(at: millionDirectory)
     // A 100,000-request run against an instant stub, with its reports, in a child process.
     printChild("100,000-request run c=64 + reports", try measureChild(["run-child", "100000"]),
