@@ -152,6 +152,30 @@ struct ResultTableTests {
         #expect(first[3].output.map { Array($0.utf8) } == Array(outputs[3].utf8), "the decomposed é stays decomposed")
     }
 
+    @Test("verdicts that quote their own answer keep the shared parts once and read back exactly, long quotes spilled")
+    func verdictsOfTheirOwn() throws {
+        var results: [RequestResult] = []
+        for index in 0..<40 {
+            var result = fixtureResult(caseID: "c\(index % 4)", status: index % 3 == 0 ? .fail : .pass, latencyMs: 10, ttftMs: 5)
+            let answer = "answer number \(index) " + String(repeating: "é", count: index * 3)
+            result.output = answer
+            var contains = AssertionResult(type: "contains", name: "contains \"Paris\"", passed: index % 3 != 0)
+            contains.expected = "the answer to contain \"Paris\""
+            contains.actual = "\"" + answer + "\""
+            contains.message = index % 3 == 0 ? "expected the answer to contain \"Paris\", got \"\(answer)\"" : nil
+            var pointer = AssertionResult(type: "jsonPointer", name: "pointer", passed: true)
+            pointer.pointer = index % 5 == 0 ? "/items/\(index)" : nil
+            pointer.note = index % 7 == 0 ? "read after a code fence" : nil
+            pointer.actual = "\"ok\""
+            result.assertions = index % 2 == 0 ? [contains, pointer] : [contains]
+            results.append(result)
+        }
+        let table = ResultTable(results)
+        #expect(table.keptWhole.isEmpty)
+        for index in results.indices { #expect(table.assertions(at: index) == results[index].assertions) }
+        try expectReadBack(results)
+    }
+
     @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")
     func rowSize() {
         #expect(ResultTable.bytesPerRow <= 88)

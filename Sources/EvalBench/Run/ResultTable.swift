@@ -16,6 +16,11 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var spilled = ChunkedArray<SpillSpan>()
     private var spillFile: SpillFile?
     private var spillUnavailable = false
+    /// What each verdict of a result says of that result alone (its `actual`, `message`,
+    /// `pointer` and `note`), four text references a verdict from a row's `details` on; the
+    /// rest of its verdicts is a set shared with the results that ended alike. An answer's
+    /// excerpt in `actual` made every result's verdicts a set of its own, 400-odd bytes each.
+    private var verdictDetails = ChunkedArray<UInt32>()
     private var tagSets = ChunkedArray<[String]>()
     private var tagSetIDs: [[String]: UInt32] = [:]
     private var verdictSets = ChunkedArray<[AssertionResult]>()
@@ -95,8 +100,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     package func assertions(at position: Int) -> [AssertionResult] {
         let row = rows[position]
         if let whole = whole(row, at: position) { return whole.assertions }
-        let assertions = outcomes[Int(row.outcome)].assertions
-        return assertions == 0 ? [] : verdictSets[Int(assertions - 1)]
+        return verdicts(row, outcome: outcomes[Int(row.outcome)])
     }
 
     /// The results kept whole, in table order: the only ones that can carry a field a row has
@@ -146,7 +150,16 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             variant: textID(fields.variant, shared: true), backend: textID(fields.backend, shared: true),
             model: textID(fields.model, shared: true), prompt: textID(fields.prompt, shared: true),
             instructions: textID(fields.instructions, shared: true), tags: tagSetID(fields.tags)))
-        let assertions = verdictSetID(fields.assertions)
+        let assertions: (id: UInt32, shared: Bool)
+        if let (template, details) = Self.splitVerdicts(fields.assertions) {
+            guard verdictDetails.count < Int(UInt32.max) - details.count, let refs = detailRefs(details) else { return nil }
+            assertions = verdictSetID(template)
+            row.details = UInt32(verdictDetails.count)
+            row.flags.insert(.verdictDetails)
+            for ref in refs { verdictDetails.append(ref) }
+        } else {
+            assertions = verdictSetID(fields.assertions)
+        }
         row.outcome = outcomeID(Outcome(
             status: Self.statuses.firstIndex(of: fields.status).map(UInt8.init) ?? 0,
             errorKind: fields.errorKind.flatMap { ErrorKind.allCases.firstIndex(of: $0) }.map { UInt8($0 + 1) } ?? 0,
@@ -260,7 +273,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             errorKind: outcome.errorKind == 0 ? nil : ErrorKind.allCases[Int(outcome.errorKind - 1)],
             errorMessage: text(outcome.errorMessage), instructions: text(identity.instructions), prompt: text(identity.prompt) ?? "",
             output: row.has(.spilledOutput) ? spilledText(row.output) : text(row.output), finishReason: text(outcome.finishReason), timing: timing, usage: row.usage.usage,
-            attempts: Int(outcome.attempts), assertions: outcome.assertions == 0 ? [] : verdictSets[Int(outcome.assertions - 1)],
+            attempts: Int(outcome.attempts), assertions: verdicts(row, outcome: outcome),
             costUSD: row.has(.cost) ? costs[position] : nil)
         fields.score = row.has(.score) ? scores[position] : nil
         fields.caseScore = row.has(.caseScore) ? caseScores[position] : nil
@@ -291,6 +304,71 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private func spilledText(_ index: UInt32) -> String? {
         guard let spillFile else { return nil }
         return spillFile.read(spilled[Int(index)])
+    }
+
+    /// Verdicts without what they say of one result (`actual`, `message`, `pointer`, `note`),
+    /// and those parts, four a verdict; nil when they say nothing of their own, or a judge's
+    /// call is among them (kept as they are).
+    private static func splitVerdicts(_ verdicts: [AssertionResult]) -> ([AssertionResult], [String?])? {
+        guard !verdicts.isEmpty, verdicts.allSatisfy({ $0.judge == nil }),
+              verdicts.contains(where: { $0.actual != nil || $0.message != nil || $0.pointer != nil || $0.note != nil })
+        else { return nil }
+        var template = verdicts
+        var details: [String?] = []
+        details.reserveCapacity(verdicts.count * 4)
+        for index in template.indices {
+            details += [template[index].actual, template[index].message, template[index].pointer, template[index].note]
+            template[index].actual = nil
+            template[index].message = nil
+            template[index].pointer = nil
+            template[index].note = nil
+        }
+        return (template, details)
+    }
+
+    /// A spilled text's reference has the top bit set.
+    private static let spilledRef: UInt32 = 1 << 31
+
+    /// A reference to each of `details` (0 for none): short ones shared with equal texts, long
+    /// ones in the spill file; nil when one does not fit a reference.
+    private mutating func detailRefs(_ details: [String?]) -> [UInt32]? {
+        var refs: [UInt32] = []
+        refs.reserveCapacity(details.count)
+        for detail in details {
+            guard let detail else {
+                refs.append(0)
+                continue
+            }
+            let length = detail.utf8.count
+            if length > Self.spillBytes, let index = spill(detail), index < Self.spilledRef {
+                refs.append(Self.spilledRef | index)
+            } else {
+                let id = textID(detail, shared: length <= 32)
+                guard id < Self.spilledRef else { return nil }
+                refs.append(id)
+            }
+        }
+        return refs
+    }
+
+    private func detailText(_ ref: UInt32) -> String? {
+        ref & Self.spilledRef != 0 ? spilledText(ref & ~Self.spilledRef) : text(ref)
+    }
+
+    /// The verdicts of the result in `row`, with what they say of it alone put back.
+    private func verdicts(_ row: Row, outcome: Outcome) -> [AssertionResult] {
+        guard outcome.assertions != 0 else { return [] }
+        var verdicts = verdictSets[Int(outcome.assertions - 1)]
+        guard row.has(.verdictDetails) else { return verdicts }
+        var at = Int(row.details)
+        for index in verdicts.indices {
+            verdicts[index].actual = detailText(verdictDetails[at])
+            verdicts[index].message = detailText(verdictDetails[at + 1])
+            verdicts[index].pointer = detailText(verdictDetails[at + 2])
+            verdicts[index].note = detailText(verdictDetails[at + 3])
+            at += 4
+        }
+        return verdicts
     }
 
     /// The id of `text` (0 for nil). A `shared` text equal to one held already, byte for byte
@@ -405,6 +483,7 @@ private struct Row {
     var repeatIndex: UInt16 = 0
     var reasoning: UInt8 = 0
     var flags: Flags = []
+    var details: UInt32 = 0
 
     struct Flags: OptionSet {
         var rawValue: UInt16
@@ -420,6 +499,8 @@ private struct Row {
         static let caseScore = Flags(rawValue: 1 << 9)
         /// `output` is an index into the spill file's spans, not a text id.
         static let spilledOutput = Flags(rawValue: 1 << 10)
+        /// `details` is where the row's verdicts' own parts start in `verdictDetails`.
+        static let verdictDetails = Flags(rawValue: 1 << 11)
     }
 
     func has(_ flag: Flags) -> Bool { flags.contains(flag) }
