@@ -111,11 +111,13 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "report-child" 
     try reportChild(URL(fileURLWithPath: CommandLine.arguments[2]))
     exit(0)
 }
-// `write-synthetic N DIR`: only writes DIR/results.jsonl, to profile `report-child` on its own.
-if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "write-synthetic", let count = Int(CommandLine.arguments[2]) {
+// `write-synthetic N DIR [ANSWER_BYTES]`: only writes DIR/results.jsonl, to profile
+// `report-child` on its own; with ANSWER_BYTES, every answer that long and its own.
+if [4, 5].contains(CommandLine.arguments.count), CommandLine.arguments[1] == "write-synthetic", let count = Int(CommandLine.arguments[2]) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[3])
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try writeSyntheticResults(count: count, to: directory.appendingPathComponent(RunDirectory.FileName.results))
+    try writeSyntheticResults(count: count, to: directory.appendingPathComponent(RunDirectory.FileName.results),
+                              answerBytes: CommandLine.arguments.count == 5 ? Int(CommandLine.arguments[4]) : nil)
     exit(0)
 }
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "run-child", let count = Int(CommandLine.arguments[2]) {
