@@ -646,6 +646,8 @@ private final class SpillFile: @unchecked Sendable {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return nil }
         _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        // Not inherited by a process the run starts (a managed llama-server outlives a table).
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         fd = descriptor
     }
 
