@@ -152,6 +152,27 @@ struct ResultTableTests {
         #expect(first[3].output.map { Array($0.utf8) } == Array(outputs[3].utf8), "the decomposed é stays decomposed")
     }
 
+    @Test("many long answers, more than the spill file's read-ahead windows hold, read back in order, backwards and at random")
+    func spilledAnswersInAnyOrder() {
+        var generator = SplitMix64(seed: 5)
+        var table = ResultTable()
+        var outputs: [String] = []
+        for index in 0..<3_000 {
+            let output = "answer \(index): " + String(repeating: "é😀x", count: 20 + Int(generator.next() % 200))
+            var result = fixtureResult(caseID: "c\(index)", status: .pass, latencyMs: 1, ttftMs: 1)
+            result.output = output
+            table.append(result)
+            outputs.append(output)
+            if index % 500 == 0 { #expect(table[index].output == output, "read while the file still grows") }
+        }
+        for index in outputs.indices { #expect(table[index].output == outputs[index]) }
+        for index in outputs.indices.reversed() { #expect(table[index].output == outputs[index]) }
+        for _ in 0..<3_000 {
+            let index = Int(generator.next() % UInt64(outputs.count))
+            #expect(table[index].output == outputs[index])
+        }
+    }
+
     @Test("verdicts that quote their own answer keep the shared parts once and read back exactly, long quotes spilled")
     func verdictsOfTheirOwn() throws {
         var results: [RequestResult] = []

@@ -635,7 +635,7 @@ private struct SpillSpan: Sendable {
 /// it when the last table using it is gone, a crash included). Bytes once written never change,
 /// so any table that holds a span can read it while others append.
 private final class SpillFile: @unchecked Sendable {
-    // @unchecked: `end` is read and written under `lock`; the descriptor never changes.
+    // @unchecked: `end` and `windows` are read and written under `lock`; the descriptor never changes.
     private let fd: Int32
     private let lock = NSLock()
     private var end: Int64 = 0
@@ -649,9 +649,13 @@ private final class SpillFile: @unchecked Sendable {
         // Not inherited by a process the run starts (a managed llama-server outlives a table).
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         fd = descriptor
+        windowBuffers = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.windowBytes * Self.windowCount, alignment: 16)
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        windowBuffers.deallocate()
+    }
 
     /// Writes `text`'s bytes at the end; nil when they could not all be written.
     func append(_ text: String) -> SpillSpan? {
@@ -677,23 +681,69 @@ private final class SpillFile: @unchecked Sendable {
         }
     }
 
-    /// The text at `span`, as its bytes were written.
+    /// The text at `span`, as its bytes were written. Reports read the results in table order,
+    /// which is the file's, so texts are served from a few 64 KiB windows of the file read ahead
+    /// (a read a text was most of a report of long answers) and read directly otherwise.
     func read(_ span: SpillSpan) -> String {
         String(unsafeUninitializedCapacity: Int(span.length)) { buffer in
-            var read = 0
-            while read < buffer.count {
-                let count = pread(fd, buffer.baseAddress! + read, buffer.count - read, off_t(span.offset) + off_t(read))
-                if count > 0 {
-                    read += count
-                } else if count < 0 && errno == EINTR {
-                    continue
-                } else {
-                    // The file is this process's own, unlinked, and was written whole: a read
-                    // that fails is an I/O error of the machine, not something to guess past.
-                    preconditionFailure("evalbench: could not read back an answer from its temporary file (errno \(errno))")
-                }
+            if copyFromWindow(span, into: buffer) { return buffer.count }
+            readFully(into: UnsafeMutableRawBufferPointer(buffer), at: span.offset)
+            return buffer.count
+        }
+    }
+
+    private static let windowBytes = 64 * 1024
+    private static let windowCount = 4
+    /// Windows of the file read ahead (under `lock`): where each starts and how many bytes it
+    /// holds, in buffers made once; `windowOrder` lists them least recently used first.
+    private var windowStarts = [Int64](repeating: 0, count: windowCount)
+    private var windowLengths = [Int](repeating: 0, count: windowCount)
+    private var windowOrder = Array(0..<windowCount)
+    private let windowBuffers: UnsafeMutableRawBufferPointer
+
+    /// Copies `span` out of a window, reading one in when none holds it; false when the span is
+    /// longer than half a window or lies past what the file holds.
+    private func copyFromWindow(_ span: SpillSpan, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        let length = Int(span.length)
+        guard length <= Self.windowBytes / 2 else { return false }
+        return lock.withLock {
+            func holds(_ window: Int) -> Bool {
+                span.offset >= windowStarts[window] && span.offset + Int64(length) <= windowStarts[window] + Int64(windowLengths[window])
             }
-            return read
+            var found = windowOrder.first(where: holds)
+            if found == nil {
+                guard span.offset + Int64(length) <= end else { return false }
+                let window = windowOrder[0]
+                let count = Int(min(Int64(Self.windowBytes), end - span.offset))
+                readFully(into: UnsafeMutableRawBufferPointer(rebasing: windowBuffers[(window * Self.windowBytes)..<(window * Self.windowBytes + count)]),
+                          at: span.offset)
+                windowStarts[window] = span.offset
+                windowLengths[window] = count
+                found = window
+            }
+            guard let window = found else { return false }
+            let from = window * Self.windowBytes + Int(span.offset - windowStarts[window])
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: windowBuffers[from..<(from + length)]))
+            windowOrder.removeAll { $0 == window }
+            windowOrder.append(window)
+            return true
+        }
+    }
+
+    /// Reads `buffer.count` bytes at `offset`.
+    private func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) {
+        var read = 0
+        while read < buffer.count {
+            let count = pread(fd, buffer.baseAddress! + read, buffer.count - read, off_t(offset) + off_t(read))
+            if count > 0 {
+                read += count
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                // The file is this process's own, unlinked, and was written whole: a read that
+                // fails is an I/O error of the machine, not something to guess past.
+                preconditionFailure("evalbench: could not read back an answer from its temporary file (errno \(errno))")
+            }
         }
     }
 }
