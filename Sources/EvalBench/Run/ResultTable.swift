@@ -664,17 +664,10 @@ private final class SpillFile: @unchecked Sendable {
             guard let length = Int32(exactly: bytes.count) else { return nil }
             return lock.withLock {
                 let start = end
-                var written = 0
-                while written < bytes.count {
-                    let count = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(start) + off_t(written))
-                    if count > 0 {
-                        written += count
-                    } else if count < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        return nil
-                    }
+                let written = Self.transfer(bytes.count) { done in
+                    pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(start) + off_t(done))
                 }
+                guard written else { return nil }
                 end += Int64(bytes.count)
                 return SpillSpan(offset: start, length: length)
             }
@@ -732,18 +725,26 @@ private final class SpillFile: @unchecked Sendable {
 
     /// Reads `buffer.count` bytes at `offset`.
     private func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) {
-        var read = 0
-        while read < buffer.count {
-            let count = pread(fd, buffer.baseAddress! + read, buffer.count - read, off_t(offset) + off_t(read))
+        let read = Self.transfer(buffer.count) { done in
+            pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+        }
+        // The file is this process's own, unlinked, and was written whole: a read that fails
+        // is an I/O error of the machine, not something to guess past.
+        precondition(read, "evalbench: could not read back an answer from its temporary file (errno \(errno))")
+    }
+
+    /// Calls `step` with the bytes done so far until `total` are done, going on after short or
+    /// interrupted calls; false when a call fails or does nothing.
+    private static func transfer(_ total: Int, _ step: (Int) -> Int) -> Bool {
+        var done = 0
+        while done < total {
+            let count = step(done)
             if count > 0 {
-                read += count
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                // The file is this process's own, unlinked, and was written whole: a read that
-                // fails is an I/O error of the machine, not something to guess past.
-                preconditionFailure("evalbench: could not read back an answer from its temporary file (errno \(errno))")
+                done += count
+            } else if !(count < 0 && errno == EINTR) {
+                return false
             }
         }
+        return true
     }
 }
