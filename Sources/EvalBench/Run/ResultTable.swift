@@ -1,6 +1,6 @@
 import Foundation
 
-/// A run's results kept for the reports in a fixed row of about 80 bytes each, instead of
+/// A run's results kept for the reports in a fixed row of about 88 bytes each, instead of
 /// the 800 of a `RequestResult`'s fields: a million results then fit in the report's memory
 /// budget. Strings a case's results repeat (suite, case, prompt, tags, verdicts) are held once,
 /// the key is rebuilt from the fields it is made of, and each result reads back (`subscript`)
