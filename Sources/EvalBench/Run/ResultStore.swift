@@ -105,23 +105,16 @@ package final class ResultStore: @unchecked Sendable {
     /// Writes all of `bytes` with `write(2)`, going on after a short write or an interrupted
     /// call; FileHandle's own write cost about as much again as the system call.
     private static func write(_ bytes: Data, to fd: Int32) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
+        let failure = bytes.withUnsafeBytes { buffer in
+            transferAll(buffer.count) { done in
                 #if canImport(Glibc)
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
                 #else
-                let written = Darwin.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                Darwin.write(fd, buffer.baseAddress! + done, buffer.count - done)
                 #endif
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    throw POSIXError(POSIXErrorCode(rawValue: written < 0 ? errno : EIO) ?? .EIO)
-                }
             }
         }
+        if let failure { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
     }
 
     package func close() throws {

@@ -664,10 +664,10 @@ private final class SpillFile: @unchecked Sendable {
             guard let length = Int32(exactly: bytes.count) else { return nil }
             return lock.withLock {
                 let start = end
-                let written = Self.transfer(bytes.count) { done in
+                let failure = transferAll(bytes.count) { done in
                     pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(start) + off_t(done))
                 }
-                guard written else { return nil }
+                guard failure == nil else { return nil }
                 end += Int64(bytes.count)
                 return SpillSpan(offset: start, length: length)
             }
@@ -725,26 +725,11 @@ private final class SpillFile: @unchecked Sendable {
 
     /// Reads `buffer.count` bytes at `offset`.
     private func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) {
-        let read = Self.transfer(buffer.count) { done in
+        let failure = transferAll(buffer.count) { done in
             pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
         }
         // The file is this process's own, unlinked, and was written whole: a read that fails
         // is an I/O error of the machine, not something to guess past.
-        precondition(read, "evalbench: could not read back an answer from its temporary file (errno \(errno))")
-    }
-
-    /// Calls `step` with the bytes done so far until `total` are done, going on after short or
-    /// interrupted calls; false when a call fails or does nothing.
-    private static func transfer(_ total: Int, _ step: (Int) -> Int) -> Bool {
-        var done = 0
-        while done < total {
-            let count = step(done)
-            if count > 0 {
-                done += count
-            } else if !(count < 0 && errno == EINTR) {
-                return false
-            }
-        }
-        return true
+        precondition(failure == nil, "evalbench: could not read back an answer from its temporary file (errno \(failure ?? 0))")
     }
 }
