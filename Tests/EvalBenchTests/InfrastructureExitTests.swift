@@ -67,7 +67,7 @@ struct InfrastructureExitTests {
     func failFastStreak() async {
         let never = FailFast(limit: 0)
         for index in 1...10 {
-            #expect(await never.note(fixtureResult(caseID: "c\(index)", status: .error, errorKind: .badRequest, errorMessage: "x")) == nil)
+            #expect(never.note(fixtureResult(caseID: "c\(index)", status: .error, errorKind: .badRequest, errorMessage: "x")) == nil)
         }
         let five = FailFast(limit: 3)
         let bad = fixtureResult(caseID: "a", status: .error, errorKind: .badRequest, errorMessage: "x")
@@ -75,10 +75,10 @@ struct InfrastructureExitTests {
         let retryable = fixtureResult(caseID: "c", status: .error, errorKind: .rateLimited, errorMessage: "x")
         let pass = fixtureResult(caseID: "d", status: .pass)
         for result in [bad, bad, other, bad, bad, pass, bad, bad, retryable] {
-            #expect(await five.note(result) == nil)
+            #expect(five.note(result) == nil)
         }
-        #expect(await five.note(bad) == nil, "the retryable failure reset the streak")
-        #expect(await five.note(bad) == nil)
-        #expect(await five.note(bad) != nil)
+        #expect(five.note(bad) == nil, "the retryable failure reset the streak")
+        #expect(five.note(bad) == nil)
+        #expect(five.note(bad) != nil)
     }
 }

@@ -1,5 +1,12 @@
+import Foundation
+
 /// A counting semaphore for tasks: at most `limit` holders at once, waiters served in order.
-actor AsyncSemaphore {
+///
+/// A lock rather than an actor: every request acquires and releases it, and while a unit is
+/// free (always, when the limit is the run's concurrency) neither call suspends.
+final class AsyncSemaphore: @unchecked Sendable {
+    // @unchecked: `available` and `waiters` are touched only under `lock`.
+    private let lock = NSLock()
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -8,19 +15,30 @@ actor AsyncSemaphore {
     }
 
     func acquire() async {
-        if available > 0 {
-            available -= 1
-            return
+        if takeUnit() { return }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            // A unit released since `takeUnit` goes to this waiter at once.
+            let now = lock.withLock { () -> Bool in
+                if available > 0 {
+                    available -= 1
+                    return true
+                }
+                waiters.append(waiter)
+                return false
+            }
+            if now { waiter.resume() }
         }
-        await withCheckedContinuation { waiters.append($0) }
     }
 
     func release() {
-        if waiters.isEmpty {
-            available += 1
-        } else {
-            waiters.removeFirst().resume()
+        let next = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            if waiters.isEmpty {
+                available += 1
+                return nil
+            }
+            return waiters.removeFirst()
         }
+        next?.resume()
     }
 
     /// Runs `body` while holding one unit.
@@ -29,5 +47,13 @@ actor AsyncSemaphore {
         let value = await body()
         release()
         return value
+    }
+
+    private func takeUnit() -> Bool {
+        lock.withLock {
+            guard available > 0 else { return false }
+            available -= 1
+            return true
+        }
     }
 }

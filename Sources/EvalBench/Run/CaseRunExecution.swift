@@ -232,13 +232,13 @@ struct CaseRunExecution {
         }
         await global.acquire()
         if let failure = runner.store.failure {
-            await global.release()
+            global.release()
             return (.failure(BackendFailure(kind: .cancelled, message: failure.description)), 0, false)
         }
         let (result, attempts) = await ResponseSizeLimit.$bytes.withValue(runner.maxResponseBytes) {
             await runner.retryPolicy.run { await conversation.respond(to: request) }
         }
-        await global.release()
+        global.release()
         if let cache = responseCache, let cacheKey, case let .success(response) = result {
             await cache.store(response, key: cacheKey)
         }

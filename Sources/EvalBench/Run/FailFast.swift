@@ -5,21 +5,33 @@ import Foundation
 /// a 401), the backend's remaining case runs are skipped with the reason instead of spending
 /// minutes and money on answers that cannot come. Retryable failures (rate limits, timeouts)
 /// and cancellations do not count; any other result resets the streak.
-package actor FailFast {
+///
+/// A lock rather than an actor: every result of a run passes through `note`, and an actor hop
+/// there cost each answer a task switch.
+package final class FailFast: @unchecked Sendable {
+    // @unchecked: `last`, `streak` and `stopReason` are touched only under `lock`.
     /// Consecutive identical failures that stop the backend; 0 never stops.
     let limit: Int
+    private let lock = NSLock()
     private var last: String?
     private var streak = 0
-    /// Why the backend was stopped, once it was.
-    package private(set) var reason: String?
+    private var stopReason: String?
 
     package init(limit: Int) {
         self.limit = limit
     }
 
+    /// Why the backend was stopped, once it was.
+    package var reason: String? { lock.withLock { stopReason } }
+
     /// Counts `result`; returns the reason when this result is the one that stops the backend.
     package func note(_ result: RequestResult) -> String? {
-        guard limit > 0, reason == nil, result.status != .skipped else { return nil }
+        guard limit > 0, result.status != .skipped else { return nil }
+        return lock.withLock { count(result) }
+    }
+
+    private func count(_ result: RequestResult) -> String? {
+        guard stopReason == nil else { return nil }
         guard result.status == .error, let kind = result.errorKind, !kind.isRetryable, kind != .cancelled else {
             last = nil
             streak = 0
@@ -29,8 +41,8 @@ package actor FailFast {
         streak = signature == last ? streak + 1 : 1
         last = signature
         guard streak >= limit else { return nil }
-        reason = "fail fast: \(limit) consecutive identical failures on backend '\(result.backend)' (\(signature)); "
+        stopReason = "fail fast: \(limit) consecutive identical failures on backend '\(result.backend)' (\(signature)); "
             + "its remaining case runs were not sent (config defaults.failFastAfter)"
-        return reason
+        return stopReason
     }
 }

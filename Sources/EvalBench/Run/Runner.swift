@@ -79,10 +79,10 @@ package struct Runner: Sendable {
                 let workers = max(1, min(slot.backend.concurrency, concurrency, queues[name]?.count ?? 1))
                 for _ in 0..<workers {
                     group.addTask {
-                        while let caseRun = await queue.next() {
+                        while let caseRun = queue.next() {
                             if Task.isCancelled { break }
                             if store.failure != nil { break }
-                            if let reason = await failFast[name]?.reason {
+                            if let reason = failFast[name]?.reason {
                                 await skip(caseRun, from: 0, model: slot.backend.model, reason: reason)
                                 continue
                             }
@@ -115,18 +115,21 @@ package struct Runner: Sendable {
             // The first failure stops the run (see ResultStore); it is said once, by the caller.
         }
         onEvent(.recorded(result))
-        if let reason = await failFast[result.backend]?.note(result) {
+        if let reason = failFast[result.backend]?.note(result) {
             FileHandle.standardError.write(Data("evalbench: \(reason)\n".utf8))
         }
     }
 }
 
-/// The case runs one backend still has to do, handed out to its workers in order.
-private actor WorkQueue {
+/// The case runs one backend still has to do, handed out to its workers in order (under a
+/// lock: an actor cost every case run two task switches).
+private final class WorkQueue: @unchecked Sendable {
+    // @unchecked: `position` is touched only under `lock`.
     /// The whole plan's case runs, shared by every backend's queue.
     private let caseRuns: [PlannedCaseRun]
     /// This backend's, in order.
     private let indices: [Int]
+    private let lock = NSLock()
     private var position = 0
 
     init(_ caseRuns: [PlannedCaseRun], indices: [Int]) {
@@ -135,8 +138,11 @@ private actor WorkQueue {
     }
 
     func next() -> PlannedCaseRun? {
-        guard position < indices.count else { return nil }
-        defer { position += 1 }
-        return caseRuns[indices[position]]
+        guard let index = lock.withLock({ () -> Int? in
+            guard position < indices.count else { return nil }
+            defer { position += 1 }
+            return indices[position]
+        }) else { return nil }
+        return caseRuns[index]
     }
 }
