@@ -124,6 +124,16 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "run-child", le
     try await runChild(count: count)
     exit(0)
 }
+// `pipeline N`: the client's CPU per answer over memory, N times (see Pipeline.swift).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pipeline", let rounds = Int(CommandLine.arguments[2]) {
+    _ = try await pipelineCPUPerAnswerMicros(count: 2000, concurrency: 256)
+    for _ in 0..<max(1, rounds) {
+        let one = try await pipelineCPUPerAnswerMicros(count: 5000, concurrency: 1)
+        let many = try await pipelineCPUPerAnswerMicros(count: 5000, concurrency: 256)
+        print(String(format: "pipeline CPU per answer: c=1 %.1f µs, c=256 %.1f µs", one, many))
+    }
+    exit(0)
+}
 // `high-concurrency N`: the c=256 measurement N times, one line each, to profile it on its own.
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "high-concurrency", let rounds = Int(CommandLine.arguments[2]) {
     for _ in 0..<max(1, rounds) {
