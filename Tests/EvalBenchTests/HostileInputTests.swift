@@ -181,6 +181,30 @@ struct UnrecordableRunTests {
         #expect(try ResultStore.read(url) == [result.withFiniteFigures()])
     }
 
+    @Test("results appended from many threads at once are all in the file, once each, and kept in the file's order")
+    func concurrentAppends() async throws {
+        let url = try Self.resultsFile("concurrent")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = try ResultStore(url: url)
+        let threads = 8, each = 400
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<each {
+                let result = fixtureResult(caseID: "t\(thread)-\(index)", status: .pass, latencyMs: Double(index))
+                // One thread in turn writes what the others queued; none may throw.
+                do { try store.append(result) } catch { Issue.record("append threw \(error)") }
+            }
+        }
+        try store.close()
+        let read = try ResultStore.read(url)
+        #expect(read.count == threads * each)
+        #expect(Set(read.map(\.caseID)).count == threads * each, "no result is written twice or lost")
+        #expect(read.map(\.caseID) == store.all().map(\.caseID), "the run's table is in the file's order")
+        for thread in 0..<threads {
+            let mine = read.filter { $0.caseID.hasPrefix("t\(thread)-") }.map(\.caseID)
+            #expect(mine == (0..<each).map { "t\(thread)-\($0)" }, "each thread's results are in the order it appended them")
+        }
+    }
+
     @Test("a results.jsonl that cannot be written (a full disk) stops the run before the next request")
     func fullDiskStopsTheRun() async throws {
         guard FileManager.default.fileExists(atPath: "/dev/full") else { return }

@@ -1,19 +1,26 @@
 import Foundation
 
-/// Appends each finished result to `results.jsonl` the moment it is recorded, one line
-/// per write(2), so a crash or `kill -9` keeps every finished result.
+/// Appends each finished result to `results.jsonl` the moment it is recorded, so a crash or
+/// `kill -9` keeps every finished result.
 ///
 /// A write that fails (a full disk, a removed directory) is not shrugged off: the store
 /// keeps the first failure, takes no further lines, and the runner sends no new request,
 /// so no request is paid for whose result would be lost.
 ///
-/// Appends are taken one at a time under a lock, on the recording task's own thread. (An
-/// actor made every result wait for its turn as a task: a hop onto the store and back per
-/// result, so at concurrency 256 the last answers waited milliseconds to be recorded while a
-/// core sat idle.) What is done under the lock is the write and keeping the result.
+/// Appends are taken on the recording task's own thread. (An actor made every result wait for
+/// its turn as a task: a hop onto the store and back per result, so at concurrency 256 the
+/// last answers waited milliseconds to be recorded while a core sat idle.) A result is queued
+/// under a short lock; the thread that finds nobody writing becomes the writer and writes what
+/// is queued, its own and any queued meanwhile, in one write(2), in order, until the queue is
+/// empty. So no recording thread sleeps on the lock while another writes (holding it across
+/// the write and the table made half the appends at c=256 wait on it), and a result queued by
+/// another thread is in the file within microseconds, written by the thread already writing.
 package final class ResultStore: @unchecked Sendable {
-    // @unchecked: every mutable field is read and written under `lock`.
-    private let lock = NSLock()
+    // @unchecked: `queued`, `writing`, `firstFailure` and the file are touched under `lock`
+    // (the file and `kept` only by the one writer, with `writing` set); `kept` is read and
+    // appended to under `tableLock`.
+    private let lock = NSCondition()
+    private let tableLock = NSLock()
     package let url: URL
     private let handle: FileHandle
     /// The results kept for the reports, in a row of about 80 bytes each (a whole result is
@@ -21,11 +28,15 @@ package final class ResultStore: @unchecked Sendable {
     /// results.jsonl into, so that a run and its report from the file hold the same.
     private var kept = ResultTable()
     private var firstFailure: ResultWriteFailure?
+    /// Lines waiting for the writer, with their results, in the order they were appended.
+    private var queued: [(line: Data, result: RequestResult)] = []
+    /// A thread is writing `queued`; `close` waits for it.
+    private var writing = false
 
     /// The first write that failed, naming the file and the cause; nil while every write held.
     package var failure: ResultWriteFailure? { lock.withLock { firstFailure } }
     /// Every result recorded, in order (those it was opened with first).
-    package func table() -> ResultTable { lock.withLock { kept } }
+    package func table() -> ResultTable { tableLock.withLock { kept } }
 
     /// Opens (creating or appending to) `results.jsonl`, keeping `existing` as already recorded.
     /// A torn last line (a crash or a full disk mid-write) is cut off first, so that the next
@@ -67,28 +78,71 @@ package final class ResultStore: @unchecked Sendable {
     private static let sharedEncoder = makeEncoder()
 
     /// Records an encoded result; throws, and keeps the failure, when it cannot be written.
+    /// When another thread is writing, the result is queued for it and this returns at once;
+    /// a failure of that write is thrown by the next append (and is the store's `failure`).
     package func append(_ encoded: Encoded) throws {
         let result = encoded.result
         let line: Data
         do {
-            var bytes = try encoded.line.get()
-            bytes.append(0x0A)
-            line = bytes
+            line = try encoded.line.get()
         } catch {
             try fail(ResultWriteFailure(path: url.path, key: result.key, turn: result.turn, cause: Self.describe(error)))
         }
-        try lock.withLock {
+        let writes = try lock.withLock { () -> Bool in
             if let firstFailure { throw firstFailure }
-            do {
-                try Self.write(line, to: handle.fileDescriptor)
-            } catch {
-                let failure = ResultWriteFailure(path: url.path, key: result.key, turn: result.turn, cause: Self.describe(error))
-                firstFailure = failure
-                throw failure
+            queued.append((line, result))
+            if writing { return false }
+            writing = true
+            return true
+        }
+        guard writes else { return }
+        if let failure = writeQueued() { throw failure }
+    }
+
+    /// As the one writer: writes and keeps what is queued until nothing is, then stops being
+    /// the writer. Returns the failure of the first write, which held the writer's own line
+    /// (the queue was empty when it became the writer, so its line came first).
+    private func writeQueued() -> ResultWriteFailure? {
+        var failed: ResultWriteFailure?
+        var first = true
+        var batch: [(line: Data, result: RequestResult)] = []
+        while true {
+            let stop = lock.withLock { () -> Bool in
+                if queued.isEmpty || firstFailure != nil {
+                    queued.removeAll()
+                    writing = false
+                    lock.broadcast()
+                    return true
+                }
+                swap(&batch, &queued)
+                return false
             }
-            kept.append(result)
+            if stop { return failed }
+            var bytes = Data(capacity: batch.reduce(0) { $0 + $1.line.count + 1 })
+            for entry in batch {
+                bytes.append(entry.line)
+                bytes.append(Self.newline)
+            }
+            do {
+                try Self.write(bytes, to: handle.fileDescriptor)
+            } catch {
+                // The first of the batch is named: its line, at least, is not whole in the file.
+                let lost = batch[0].result
+                let failure = ResultWriteFailure(path: url.path, key: lost.key, turn: lost.turn, cause: Self.describe(error))
+                lock.withLock { if firstFailure == nil { firstFailure = failure } }
+                if first { failed = failure }
+                batch.removeAll()
+                continue
+            }
+            first = false
+            tableLock.withLock {
+                for entry in batch { kept.append(entry.result) }
+            }
+            batch.removeAll(keepingCapacity: true)
         }
     }
+
+    private static let newline = Data([0x0A])
 
     /// Keeps `failure` unless an earlier one is kept, and throws the one kept.
     private func fail(_ failure: ResultWriteFailure) throws -> Never {
@@ -119,6 +173,7 @@ package final class ResultStore: @unchecked Sendable {
 
     package func close() throws {
         try lock.withLock {
+            while writing { lock.wait() }
             try handle.synchronize()
             try handle.close()
         }
