@@ -497,11 +497,12 @@ private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> 
 
 #if os(Linux)
 /// An epoll instance, level-triggered (as `poll` is), each event naming its descriptor.
-final class Epoll {
+/// (Package-wide: the benchmark's fake server waits with it too.)
+package final class Epoll {
     private let fd: Int32
     private var events: [epoll_event]
 
-    init?() {
+    package init?() {
         fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { return nil }
         events = [epoll_event](repeating: epoll_event(), count: 512)
@@ -511,12 +512,12 @@ final class Epoll {
 
     /// Watches `target` for `wanted` (`POLLIN` or `POLLOUT`; errors and hang-ups always come),
     /// whether it was watched before or not.
-    func watch(_ target: Int32, _ wanted: Int16) {
+    package func watch(_ target: Int32, _ wanted: Int16) {
         control(target, wanted, first: EPOLL_CTL_MOD, then: EPOLL_CTL_ADD, when: ENOENT)
     }
 
     /// The same for a descriptor new to this loop (it may still be watched under its number as an idle one).
-    func add(_ target: Int32, _ wanted: Int16) {
+    package func add(_ target: Int32, _ wanted: Int16) {
         control(target, wanted, first: EPOLL_CTL_ADD, then: EPOLL_CTL_MOD, when: EEXIST)
     }
 
@@ -531,7 +532,7 @@ final class Epoll {
     }
 
     /// The descriptors ready within `timeoutMs` (-1: no limit), with their events.
-    func wait(timeoutMs: Int32) -> [(fd: Int32, events: UInt32)] {
+    package func wait(timeoutMs: Int32) -> [(fd: Int32, events: UInt32)] {
         let count = epoll_wait(fd, &events, Int32(events.count), timeoutMs)
         guard count > 0 else {
             // EINTR or nothing ready; any other failure is not expected, so wait a little rather than spin.
