@@ -18,6 +18,10 @@ struct HighConcurrencyFigures {
     /// answer ended (its stamp), and the run returned.
     var lastStartMs: Double?
     var lastEndMs: Double?
+    /// The process's CPU time (getrusage, client and fake together) from 96 ms into the run,
+    /// before any answer is due, to its end.
+    var cpuAfterWaitMs: Double?
+    static let waitMs = 96.0
 
     var idealMs: Double { Double((Self.count + Self.concurrency - 1) / Self.concurrency) * Self.delayMs }
 
@@ -35,14 +39,24 @@ struct HighConcurrencyFigures {
         try delayed.start()
         defer { delayed.stop() }
         _ = try await runCases(baseURL: delayed.baseURL, count: concurrency, concurrency: concurrency)
+        // The CPU time is read at 96 ms by a thread of its own (one system call), so the run is not paused.
+        nonisolated(unsafe) var atWait = 0.0
+        let read = DispatchSemaphore(value: 0)
         let began = Date()
+        Thread.detachNewThread {
+            usleep(UInt32(waitMs * 1000))
+            atWait = processCPUMs()
+            read.signal()
+        }
         let (wall, results) = try await runCases(baseURL: delayed.baseURL, count: count, concurrency: concurrency)
+        let cpuAfterWait = processCPUMs() - { read.wait(); return atWait }()
         let starts = results.compactMap { $0.timing.map { $0.startedAt.timeIntervalSince(began) * 1000 } }
         let ends = results.compactMap { result in
             result.timing.flatMap { timing in timing.endMs.map { timing.startedAt.timeIntervalSince(began) * 1000 + $0 } }
         }
         return HighConcurrencyFigures(wallMs: wall, ttftErrorsMs: results.compactMap { $0.timing?.ttftMs }.map { $0 - delayMs },
-                                      lastStartMs: starts.max(), lastEndMs: ends.max())
+                                      lastStartMs: starts.max(), lastEndMs: ends.max(),
+                                      cpuAfterWaitMs: wall > waitMs ? cpuAfterWait : nil)
     }
 
     /// The value at fraction `q` of the sorted errors (nearest rank), nil when there are none.
@@ -63,6 +77,12 @@ struct HighConcurrencyFigures {
         guard let lastStartMs, let lastEndMs else { return }
         line("c=\(Self.concurrency): last start / last answer / run done (ms)",
              String(format: "%.1f / %.1f / %.1f", lastStartMs, lastEndMs, wallMs), "where the wall goes")
+        guard let cpuAfterWaitMs else { return }
+        // Both cores busy would be 2.0: below it, answers waited for a core that sat idle (or
+        // for one another); see README, "Performance".
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        line("c=\(Self.concurrency): CPU after \(Int(Self.waitMs)) ms / cores in use",
+             String(format: "%.1f ms / %.2f of %d", cpuAfterWaitMs, cpuAfterWaitMs / (wallMs - Self.waitMs), cores), "where the wall goes")
     }
 
     func printTiming() {
@@ -81,4 +101,12 @@ func highConcurrencyFigures() async throws -> HighConcurrencyFigures {
     let figures = try await HighConcurrencyFigures.measure()
     highConcurrency = figures
     return figures
+}
+
+/// CPU ms (user and system) this process has used so far, all threads together.
+func processCPUMs() -> Double {
+    var usage = rusage()
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    let user = Double(usage.ru_utime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec) / 1000
+    return user + Double(usage.ru_stime.tv_sec) * 1000 + Double(usage.ru_stime.tv_usec) / 1000
 }
