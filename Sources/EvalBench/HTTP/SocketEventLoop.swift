@@ -79,6 +79,15 @@ final class SocketEventLoop: @unchecked Sendable {
         if wake >= 0 { signal(wake) }
     }
 
+    /// Whether idle connections are watched with epoll (the loop runs on epoll).
+    var watchesIdleConnections: Bool {
+        #if os(Linux)
+        epoll != nil
+        #else
+        false
+        #endif
+    }
+
     /// An idle connection to `key` (`host:port`), the most recently used first.
     func takeIdle(_ key: String) -> Int32? {
         guard let index = idle.lastIndex(where: { $0.key == key }) else { return nil }
@@ -86,12 +95,14 @@ final class SocketEventLoop: @unchecked Sendable {
     }
 
     /// Keeps `fd`, whose last response ended cleanly, for the next request to `key`.
-    func keepIdle(_ fd: Int32, key: String) {
+    /// `watchedForInput`: epoll already watches it for input (as its response was read), so
+    /// no system call is needed to watch it as idle.
+    func keepIdle(_ fd: Int32, key: String, watchedForInput: Bool = false) {
         if idle.count >= Self.idleLimit { close(idle.removeFirst().fd) }
         idle.append(IdleConnection(fd: fd, key: key, since: DispatchTime.now().uptimeNanoseconds))
         #if os(Linux)
         // A readable idle connection was closed by its server.
-        epoll?.watch(fd, Int16(POLLIN))
+        if !watchedForInput { epoll?.watch(fd, Int16(POLLIN)) }
         #endif
     }
 
@@ -205,7 +216,11 @@ final class SocketEventLoop: @unchecked Sendable {
     private func sync(_ exchange: SocketExchange, _ epoll: Epoll, _ owners: inout [Int32: SocketExchange]) {
         let current: SocketExchange.Watched? = exchange.isFinished || exchange.fd < 0
             ? nil : SocketExchange.Watched(fd: exchange.fd, connection: exchange.connections, events: exchange.events)
-        guard current != exchange.watched else { return }
+        guard current != exchange.watched else {
+            // Watched as it should be (an idle connection taken over is watched for input already).
+            if let current, owners[current.fd] !== exchange { owners[current.fd] = exchange }
+            return
+        }
         if let old = exchange.watched, old.fd != current?.fd || old.connection != current?.connection, owners[old.fd] === exchange {
             owners[old.fd] = nil
         }
@@ -330,6 +345,8 @@ final class SocketExchange: @unchecked Sendable {
         if mayKeepConnection, let idle = loop.takeIdle(key) {
             fd = idle
             connections += 1
+            // Idle, it was watched for input (with epoll): `sync` changes that only if need be.
+            if loop.watchesIdleConnections { watched = Watched(fd: idle, connection: connections, events: Int16(POLLIN)) }
             reused = true
             phase = .sending
             send()
@@ -433,7 +450,7 @@ final class SocketExchange: @unchecked Sendable {
         isFinished = true
         yieldHeldHead()
         if mayKeepConnection && parser.leavesConnectionReusable {
-            loop.keepIdle(fd, key: key)
+            loop.keepIdle(fd, key: key, watchedForInput: watched == Watched(fd: fd, connection: connections, events: Int16(POLLIN)))
             fd = -1
         } else {
             closeConnection()
