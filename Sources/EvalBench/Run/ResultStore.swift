@@ -105,10 +105,13 @@ package final class ResultStore: @unchecked Sendable {
     private func writeQueued() -> ResultWriteFailure? {
         var failed: ResultWriteFailure?
         var first = true
+        var writeFailed = false
         var batch: [(line: Data, result: RequestResult)] = []
         while true {
+            // A line that could not be encoded stops new appends, not the writing of lines
+            // already taken; a write that failed stops it, since the file took no more.
             let stop = lock.withLock { () -> Bool in
-                if queued.isEmpty || firstFailure != nil {
+                if queued.isEmpty || writeFailed {
                     queued.removeAll()
                     writing = false
                     lock.broadcast()
@@ -130,6 +133,7 @@ package final class ResultStore: @unchecked Sendable {
                 let lost = batch[0].result
                 let failure = ResultWriteFailure(path: url.path, key: lost.key, turn: lost.turn, cause: Self.describe(error))
                 lock.withLock { if firstFailure == nil { firstFailure = failure } }
+                writeFailed = true
                 if first { failed = failure }
                 batch.removeAll()
                 continue
