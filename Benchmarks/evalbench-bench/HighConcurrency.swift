@@ -30,12 +30,7 @@ struct HighConcurrencyFigures {
         // One poll thread answering every connection on time with bytes framed once, so that
         // the figures are the client's: a thread per connection, or a response built per
         // request, spreads 256 answers over tens of milliseconds on 2 cores by itself.
-        let answer = FakeHTTPResponse.stream(headers: ["Content-Type": "text/event-stream"], pieces: [
-            .init(afterMs: delayMs, #"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}"# + "\n\n"),
-            .init(#"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}"# + "\n\n"),
-            .init("data: [DONE]\n\n"),
-        ])
-        let delayed = FakeEventLoopServer(always: answer)
+        let delayed = FakeEventLoopServer(always: delayedAnswer(afterMs: delayMs))
         try delayed.start()
         defer { delayed.stop() }
         _ = try await runCases(baseURL: delayed.baseURL, count: concurrency, concurrency: concurrency)
@@ -91,6 +86,15 @@ struct HighConcurrencyFigures {
         line("c=\(Self.concurrency) d=\(Int(Self.delayMs)) ms: TTFT error p50 / p99", figure(0.5) + " / " + figure(0.99),
              "p99 under 5 ms" + (missing > 0 ? " (\(missing) without TTFT)" : ""))
     }
+}
+
+/// The stub's one answer: an OpenAI stream whose first chunk comes `afterMs` after the request.
+func delayedAnswer(afterMs delay: Double) -> FakeHTTPResponse {
+    .stream(headers: ["Content-Type": "text/event-stream"], pieces: [
+        .init(afterMs: delay, #"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}"# + "\n\n"),
+        .init(#"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}"# + "\n\n"),
+        .init("data: [DONE]\n\n"),
+    ])
 }
 
 /// Measured at most once when both `scheduling` and `timing` are selected.

@@ -171,11 +171,13 @@ if selected("overhead") {
 
 // 2. Wall time against ⌈N/c⌉·d.
 if selected("scheduling") {
+    // The same one-thread stub as the c=256 round: a thread per connection (FakeOpenAIServer)
+    // adds its own starts and wake-ups to the client's on 2 cores.
     for (count, concurrency, delay) in [(20, 1, 50.0), (256, 64, 100.0)] {
-        let delayed = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: delay)]) }
+        let delayed = FakeEventLoopServer(always: delayedAnswer(afterMs: delay))
         try delayed.start()
-        _ = try await runCases(delayed, count: concurrency, concurrency: concurrency)
-        let (wall, _) = try await runCases(delayed, count: count, concurrency: concurrency)
+        _ = try await runCases(baseURL: delayed.baseURL, count: concurrency, concurrency: concurrency)
+        let (wall, _) = try await runCases(baseURL: delayed.baseURL, count: count, concurrency: concurrency)
         let ideal = Double((count + concurrency - 1) / concurrency) * delay
         line("N=\(count) c=\(concurrency) d=\(Int(delay)) ms: wall vs ideal \(Int(ideal)) ms", String(format: "%.1f ms (+%.1f%%)", wall, (wall / ideal - 1) * 100), "within 5%")
         delayed.stop()
