@@ -143,9 +143,13 @@ struct ResultLineEncoder {
     /// As JSONEncoder writes a `Double`: its description, without a trailing `.0`.
     private mutating func double(_ value: Double) throws {
         guard value.isFinite else { throw GiveUp() }
+        // JSONEncoder's spelling: the description without a trailing ".0", cut as bytes
+        // (String.removeLast checks grapheme boundaries: most of this function's cost).
         var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        text.withUTF8 { utf8 in
+            let whole = utf8.count >= 2 && utf8[utf8.count - 2] == UInt8(ascii: ".") && utf8[utf8.count - 1] == UInt8(ascii: "0")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<(whole ? utf8.count - 2 : utf8.count)]))
+        }
     }
 
     /// `.iso8601` as JSONEncoder writes it: `YYYY-MM-DDTHH:MM:SSZ`, the seconds cut (1970–9999 only).
@@ -209,7 +213,8 @@ private struct ObjectWriter {
         first = false
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        bytes.append(contentsOf: "\":".utf8)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     mutating func end(_ bytes: inout [UInt8]) {
