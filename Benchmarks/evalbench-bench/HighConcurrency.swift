@@ -27,7 +27,7 @@ struct HighConcurrencyFigures {
 
     /// One warm-up round, then the measured one.
     static func measure() async throws -> HighConcurrencyFigures {
-        // One poll thread answering every connection on time with bytes framed once, so that
+        // One thread answering every connection on time with bytes framed once, so that
         // the figures are the client's: a thread per connection, or a response built per
         // request, spreads 256 answers over tens of milliseconds on 2 cores by itself.
         let delayed = FakeEventLoopServer(always: delayedAnswer(afterMs: delayMs))
@@ -90,12 +90,16 @@ struct HighConcurrencyFigures {
 
 /// The stub's one answer: an OpenAI stream whose first chunk comes `afterMs` after the request.
 func delayedAnswer(afterMs delay: Double) -> FakeHTTPResponse {
-    .stream(headers: ["Content-Type": "text/event-stream"], pieces: [
-        .init(afterMs: delay, #"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}"# + "\n\n"),
-        .init(#"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}"# + "\n\n"),
-        .init("data: [DONE]\n\n"),
-    ])
+    .stream(headers: ["Content-Type": "text/event-stream"],
+            pieces: stubEvents.enumerated().map { .init(afterMs: $0.offset == 0 ? delay : 0, $0.element) })
 }
+
+/// The stub's SSE events: the answer "ok", then the finish with usage, then [DONE].
+let stubEvents = [
+    #"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}"# + "\n\n",
+    #"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}"# + "\n\n",
+    "data: [DONE]\n\n",
+]
 
 /// Measured at most once when both `scheduling` and `timing` are selected.
 nonisolated(unsafe) var highConcurrency: HighConcurrencyFigures?

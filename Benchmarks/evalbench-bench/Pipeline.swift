@@ -6,9 +6,7 @@ import Foundation
 
 /// Answers every request at once from memory, with the bytes the c=256 stub sends.
 struct InMemoryTransport: HTTPStreaming {
-    static let body = Data((#"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}"# + "\n\n"
-        + #"data: {"id":"b","object":"chat.completion.chunk","model":"stub","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}"# + "\n\n"
-        + "data: [DONE]\n\n").utf8)
+    static let body = Data(stubEvents.joined().utf8)
 
     func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
         AsyncThrowingStream { continuation in
@@ -21,14 +19,8 @@ struct InMemoryTransport: HTTPStreaming {
 
 /// Process CPU µs per answer for `count` requests at `concurrency` over the in-memory transport.
 func pipelineCPUPerAnswerMicros(count: Int, concurrency: Int) async throws -> Double {
-    let before = processCPUNanos()
+    let before = processCPUMs()
     _ = try await runCases(baseURL: URL(string: "http://127.0.0.1:9")!, count: count, concurrency: concurrency,
                            transport: InMemoryTransport())
-    return Double(processCPUNanos() - before) / 1000 / Double(count)
-}
-
-func processCPUNanos() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    return (processCPUMs() - before) * 1000 / Double(count)
 }

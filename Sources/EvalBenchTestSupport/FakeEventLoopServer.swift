@@ -7,8 +7,8 @@ import EvalBench
 import Foundation
 
 /// A fake HTTP/1.1 server like `FakeHTTPServer`, but on one thread: an epoll loop (`poll`
-/// where there is no epoll) over the listener and every connection, with each response's pieces written at their due times
-/// from a timer. At concurrency 256 a thread per connection (and the accept loop that starts
+/// where there is no epoll) over the listener and every connection, with each response's
+/// pieces written at their due times from a timer. At concurrency 256 a thread per connection (and the accept loop that starts
 /// them one by one) spreads the requests' start over tens of milliseconds on 2 cores, which
 /// the client's TTFT would then show; this server answers them all on time, so the benchmark
 /// measures the client. `.full` and `.stream` responses with keep-alive as `FakeHTTPServer`
@@ -126,6 +126,13 @@ public final class FakeEventLoopServer: @unchecked Sendable {
         return soonest
     }
 
+    /// Connection `fd` is ready for `events` (poll's bits): reads what came, or notes room to write.
+    private func ready(_ fd: Int32, _ events: Int16) {
+        guard let connection = connections[fd] else { return }
+        if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
+        if events & Int16(POLLOUT) != 0 { pending.insert(fd) }
+    }
+
     /// Writes what is due on every connection with bytes due or unsent.
     private func flushPending() {
         let now = DispatchTime.now().uptimeNanoseconds
@@ -149,31 +156,13 @@ public final class FakeEventLoopServer: @unchecked Sendable {
         /// Connections watched for room to write as well (their output did not all go).
         var watchingOut = Set<Int32>()
         while !lock.withLock({ isStopped }) {
-            let ready: [(fd: Int32, events: UInt32)]
-            let now = DispatchTime.now().uptimeNanoseconds
-            if let due = nextDue {
-                let wait = due > now ? due - now : 0
-                if wait >= 1_000_000 {
-                    ready = epoll.wait(timeoutMs: Int32(min(wait / 1_000_000, 1_000)))
-                } else {
-                    if wait > 0 {
-                        var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
-                        nanosleep(&pause, nil)
-                    }
-                    ready = epoll.wait(timeoutMs: 0)
-                }
-            } else {
-                ready = epoll.wait(timeoutMs: -1)
-            }
-            for (fd, events) in ready {
+            for (fd, events) in FakeSockets.wait(until: nextDue, { epoll.wait(timeoutMs: $0) }) {
                 if fd == listener {
                     for accepted in acceptAll(listener) { epoll.add(accepted, Int16(POLLIN)) }
-                    continue
+                } else if fd != wake {
+                    // epoll's readiness bits have poll's values.
+                    ready(fd, Int16(truncatingIfNeeded: events))
                 }
-                guard fd != wake, let connection = connections[fd] else { continue }
-                // epoll's readiness bits have poll's values.
-                if events & UInt32(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
-                if events & UInt32(POLLOUT) != 0 { pending.insert(fd) }
             }
             flushPending()
             for fd in pending where connections[fd].map({ !$0.output.isEmpty }) == true && !watchingOut.contains(fd) {
@@ -200,11 +189,7 @@ public final class FakeEventLoopServer: @unchecked Sendable {
             }
             FakeSockets.poll(&fds, until: nextDue)
             if fds[0].revents != 0 { acceptAll(listener) }
-            for entry in fds.dropFirst(2) where entry.revents != 0 {
-                guard let connection = connections[entry.fd] else { continue }
-                if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(connection) }
-                if entry.revents & Int16(POLLOUT) != 0 { pending.insert(entry.fd) }
-            }
+            for entry in fds.dropFirst(2) where entry.revents != 0 { ready(entry.fd, entry.revents) }
             flushPending()
         }
     }
@@ -383,25 +368,24 @@ enum FakeSockets {
         #endif
     }
 
-    /// Waits for `fds`, at most until `deadline` (uptime ns; nil waits for events only): whole
-    /// milliseconds in `poll`, the last fraction slept exactly, so a piece is never late by
-    /// poll's rounding.
+    /// Waits for `fds`, at most until `deadline` (uptime ns; nil waits for events only), as `wait` does.
     static func poll(_ fds: inout [pollfd], until deadline: UInt64?) {
+        _ = wait(until: deadline) { pollSockets(&fds, $0) }
+    }
+
+    /// Calls `waitMs` (a `poll` or an `epoll_wait` with that timeout, -1 for none) to wait at
+    /// most until `deadline` (uptime ns; nil waits for events only): whole milliseconds in the
+    /// call, the last fraction slept exactly, so a piece is never late by the call's rounding.
+    static func wait<Ready>(until deadline: UInt64?, _ waitMs: (Int32) -> Ready) -> Ready {
+        guard let deadline else { return waitMs(-1) }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard let deadline else {
-            _ = pollSockets(&fds, -1)
-            return
-        }
-        let wait = deadline > now ? deadline - now : 0
-        if wait >= 1_000_000 {
-            _ = pollSockets(&fds, Int32(min(wait / 1_000_000, 1_000)))
-            return
-        }
-        if wait > 0 {
-            var pause = timespec(tv_sec: 0, tv_nsec: Int(wait))
+        let left = deadline > now ? deadline - now : 0
+        if left >= 1_000_000 { return waitMs(Int32(min(left / 1_000_000, 1_000))) }
+        if left > 0 {
+            var pause = timespec(tv_sec: 0, tv_nsec: Int(left))
             nanosleep(&pause, nil)
         }
-        _ = pollSockets(&fds, 0)
+        return waitMs(0)
     }
 
     private static func pollSockets(_ fds: inout [pollfd], _ timeout: Int32) -> Int32 {

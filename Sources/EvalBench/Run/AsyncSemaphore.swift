@@ -41,14 +41,6 @@ final class AsyncSemaphore: @unchecked Sendable {
         next?.resume()
     }
 
-    /// Runs `body` while holding one unit.
-    func withPermit<T: Sendable>(_ body: @Sendable () async -> T) async -> T {
-        await acquire()
-        let value = await body()
-        release()
-        return value
-    }
-
     private func takeUnit() -> Bool {
         lock.withLock {
             guard available > 0 else { return false }
