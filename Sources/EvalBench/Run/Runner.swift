@@ -72,7 +72,7 @@ package struct Runner: Sendable {
             if queues[caseRun.backend] == nil { order.append(caseRun.backend) }
             queues[caseRun.backend, default: []].append(index)
         }
-        await withTaskGroup(of: Void.self) { group in
+        await withDiscardingTaskGroup { group in
             for name in order {
                 let queue = WorkQueue(plan.caseRuns, indices: queues[name] ?? [])
                 guard let slot = slots[name] else { continue }
