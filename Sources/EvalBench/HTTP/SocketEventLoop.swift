@@ -40,6 +40,10 @@ final class SocketEventLoop: @unchecked Sendable {
     private var cancelled: [SocketExchange] = []
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
+    /// A wake byte was written since the loop last took what was handed over: the loop will
+    /// take this hand-over too, so no other byte is needed (at c=256 a byte per request was
+    /// most of the start's system calls).
+    private var wakePending = false
     private var started = false
 
     private var active: [SocketExchange] = []
@@ -62,19 +66,19 @@ final class SocketEventLoop: @unchecked Sendable {
         let wake: Int32? = lock.withLock {
             guard startIfNeeded() else { return nil }
             submitted.append(exchange)
-            return wakeWrite
+            return wakeNeeded()
         }
         guard let wake else {
             return exchange.finish(.failed(.network, "could not start the socket client (no pipe: too many open files?)"))
         }
-        signal(wake)
+        if wake >= 0 { signal(wake) }
     }
 
     /// The consumer of `exchange` went away: the loop closes its connection and ends it quietly.
     func cancel(_ exchange: SocketExchange) {
         let wake = lock.withLock { () -> Int32 in
             cancelled.append(exchange)
-            return wakeWrite
+            return wakeNeeded()
         }
         if wake >= 0 { signal(wake) }
     }
@@ -120,6 +124,14 @@ final class SocketEventLoop: @unchecked Sendable {
         thread.stackSize = 1 << 20
         thread.start()
         return true
+    }
+
+    /// Under `lock`: the pipe to write a wake byte to, or -1 when one is written already and
+    /// the loop has not yet taken what was handed over since.
+    private func wakeNeeded() -> Int32 {
+        if wakePending || wakeWrite < 0 { return -1 }
+        wakePending = true
+        return wakeWrite
     }
 
     private func signal(_ fd: Int32) {
@@ -243,6 +255,8 @@ final class SocketEventLoop: @unchecked Sendable {
             defer {
                 submitted.removeAll()
                 cancelled.removeAll()
+                // A hand-over after this writes a byte again, so the wait below returns for it.
+                wakePending = false
             }
             return (submitted, cancelled)
         }
