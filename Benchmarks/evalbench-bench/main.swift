@@ -182,7 +182,7 @@ if selected("scheduling") {
         line("N=\(count) c=\(concurrency) d=\(Int(delay)) ms: wall vs ideal \(Int(ideal)) ms", String(format: "%.1f ms (+%.1f%%)", wall, (wall / ideal - 1) * 100), "within 5%")
         delayed.stop()
     }
-    try await highConcurrencyFigures().printScheduling()
+    try await highConcurrencyRounds().printScheduling()
 }
 
 // 3. TTFT and latency accuracy: scripted delays, and the same script with no delays, whose
@@ -207,7 +207,7 @@ if selected("timing") {
         }
         timed.stop()
     }
-    try await highConcurrencyFigures().printTiming()
+    try await highConcurrencyRounds().printTiming()
 }
 
 // 4. The response cache (--cache) on 4,000 cases: every store used to rescan the cache folder.
