@@ -141,6 +141,53 @@ struct ComparisonTests {
         #expect(Comparison(baseline: baseline, current: slower).findings.isEmpty)
     }
 
+    @Test("repeats do not make a latency change significant: 2 cases × 50 repeats are 2 cases, not 100 requests")
+    func latencyTestOverCases() throws {
+        /// Case i's repeats on `backend`, all at `latency(i)` ms give or take a little.
+        func repeated(_ cases: Int, _ repeats: Int, latency: (Int) -> Double) -> [RequestResult] {
+            (1...cases).flatMap { index in
+                (1...repeats).map { repeatIndex in
+                    let ms = latency(index) + Double(repeatIndex % 3)
+                    return fixtureResult(caseID: "c\(index)", repeatIndex: repeatIndex, status: .pass, latencyMs: ms, ttftMs: ms / 4)
+                }
+            }
+        }
+        let thresholds = ComparisonThresholds(maxLatencyIncrease: 0.2)
+        let baseline = repeated(2, 50, latency: { Double($0 * 100) })
+        let slower = repeated(2, 50, latency: { Double($0 * 100 + 50) })
+        let comparison = Comparison(baseline: baseline, current: slower, thresholds: thresholds)
+        let group = try #require(comparison.groups.first)
+        #expect(group.baselineCaseMedians.latenciesMs == [101, 201], "each case's median over its 50 repeats")
+        #expect(group.currentCaseMedians.latenciesMs == [151, 251])
+        // Over the 100 requests the change would look certain.
+        let overRequests = try #require(mannWhitneyU(group.current!.timedLatenciesMs, group.baseline!.timedLatenciesMs))
+        #expect(overRequests.pValue < 0.001)
+        let p = try #require(group.latencyMannWhitneyP)
+        #expect(p == mannWhitneyU([151, 251], [101, 201])?.pValue)
+        #expect(p > 0.05)
+        let finding = try #require(comparison.findings.first)
+        #expect(finding.kind == .latencyIncrease && !finding.significant)
+        #expect(comparison.exitStatus == .success)
+        let markdown = CompareMarkdown.render(comparison, baselineName: "a", currentName: "b")
+        #expect(markdown.contains("(2 and 2 cases; 100 and 100 timed requests)"), "compare.md says what the test counted")
+
+        // The same shift on 24 cases, each repeated 3 times, is a regression.
+        let many = Comparison(baseline: repeated(24, 3, latency: { Double(100 + $0) }),
+                              current: repeated(24, 3, latency: { Double(200 + $0) }), thresholds: thresholds)
+        #expect(many.groups.first?.currentCaseMedians.latenciesMs.count == 24)
+        #expect(many.regressions.map(\.kind) == [.latencyIncrease])
+        #expect(CompareMarkdown.render(many, baselineName: "a", currentName: "b").contains("(24 and 24 cases; 72 and 72 timed requests)"))
+    }
+
+    @Test("a case's median is its middle timed value, or the mean of the two middle ones")
+    func caseMedian() {
+        #expect(CaseSamples.median([]) == nil)
+        #expect(CaseSamples.median([7]) == 7)
+        #expect(CaseSamples.median([9, 1, 5]) == 5)
+        #expect(CaseSamples.median([4, 1, 3, 10]) == 3.5)
+        #expect(CaseSamples.median([.greatestFiniteMagnitude, .greatestFiniteMagnitude]) == .greatestFiniteMagnitude, "no overflow to infinity")
+    }
+
     @Test("a latency increase past the threshold on two requests each is reported as not significant")
     func latencyTooFewSamples() throws {
         let baseline = run(2, latency: { Double(100 + $0) })

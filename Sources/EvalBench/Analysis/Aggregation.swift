@@ -338,8 +338,7 @@ private struct GroupAccumulator {
         }
         // A fallback's answer was graded, but its timings are another backend's.
         // So are a replayed answer's: the earlier run measured them.
-        let succeeded = (result.status == .pass || result.status == .fail) && result.hasOwnTiming
-            && result.cached != true
+        let succeeded = result.isTimedSample
         if result.replayed == true { summary.replayedRequests += 1 }
         if let slo = result.slo, result.status != .skipped, result.hasOwnTiming {
             summary.sloRequests += 1

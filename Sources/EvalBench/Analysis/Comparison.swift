@@ -138,13 +138,20 @@ package struct GroupComparison: Sendable, Equatable {
     /// the paired flips. Nil without pairs.
     package var passRateP: Double? { passRateTest?.pValue }
 
-    /// Two-sided Mann-Whitney U p-values over the requests timed in each run; nil when either
-    /// run has none.
+    /// Each case's median timed latency and TTFT on this group, over all its repeats and
+    /// turns, in each run, in the order the cases first come: the units of the latency tests.
+    package var baselineCaseMedians = CaseMedians()
+    package var currentCaseMedians = CaseMedians()
+
+    /// Two-sided Mann-Whitney U p-values over the cases timed in each run, each case by the
+    /// median of its timed requests: repeats (and turns) of one case are not independent, so
+    /// they do not make a change more significant. With one timed request per case this is the
+    /// test over the timed requests. Nil when either run has no timed case.
     package var latencyMannWhitneyP: Double? {
-        mannWhitneyU(current?.timedLatenciesMs ?? [], baseline?.timedLatenciesMs ?? [])?.pValue
+        mannWhitneyU(currentCaseMedians.latenciesMs, baselineCaseMedians.latenciesMs)?.pValue
     }
     package var ttftMannWhitneyP: Double? {
-        mannWhitneyU(current?.timedTTFTsMs ?? [], baseline?.timedTTFTsMs ?? [])?.pValue
+        mannWhitneyU(currentCaseMedians.ttftsMs, baselineCaseMedians.ttftsMs)?.pValue
     }
 
     /// Current / baseline percentiles; nil when either is unknown or the baseline's is 0.
@@ -206,10 +213,16 @@ package struct Comparison: Sendable {
         for summary in before.groups { groups[index(of: summary.group)].baseline = summary }
         for summary in after.groups { groups[index(of: summary.group)].current = summary }
 
-        let currentByKey = Dictionary(after.caseRuns.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
+        var baselineSamples = CaseSamples(), currentSamples = CaseSamples()
+        var currentByKey: [String: CaseRun] = [:]
+        for new in after.caseRuns {
+            currentByKey[new.key] = new
+            currentSamples.add(new)
+        }
         var baselineKeys: Set<String> = []
         for old in before.caseRuns {
             baselineKeys.insert(old.key)
+            baselineSamples.add(old)
             let slot = index(of: old.group)
             guard let new = currentByKey[old.key] else {
                 uncompared.append(UncomparedCaseRun(key: old.key, group: old.group, baselineStatus: old.status,
@@ -240,6 +253,10 @@ package struct Comparison: Sendable {
             uncompared.append(UncomparedCaseRun(key: new.key, group: new.group, baselineStatus: nil,
                                                 currentStatus: new.status, reason: .onlyInCurrent))
             groups[index(of: new.group)].uncomparedCaseRuns += 1
+        }
+        for slot in groups.indices {
+            groups[slot].baselineCaseMedians = baselineSamples.medians(of: groups[slot].group)
+            groups[slot].currentCaseMedians = currentSamples.medians(of: groups[slot].group)
         }
         findings = groups.flatMap { Self.findings(for: $0, thresholds: thresholds) }
     }
@@ -398,4 +415,66 @@ enum ComparisonText {
     static func milliseconds(_ value: Double) -> String { DecimalText.fixed(value, places: 1) ?? "n/a" }
 
     static func decimal(_ value: Double, places: Int) -> String { DecimalText.trimmed(value, maxPlaces: places) ?? "n/a" }
+}
+
+/// Each case's median timed latency and TTFT on one group (see `GroupComparison.latencyMannWhitneyP`).
+package struct CaseMedians: Sendable, Equatable {
+    /// One per case with a timed latency, in the order the cases first come.
+    package var latenciesMs: [Double] = []
+    /// One per case with a timed TTFT.
+    package var ttftsMs: [Double] = []
+
+    package init(latenciesMs: [Double] = [], ttftsMs: [Double] = []) {
+        self.latenciesMs = latenciesMs
+        self.ttftsMs = ttftsMs
+    }
+}
+
+/// The timed latencies and TTFTs of one run's case runs, gathered by group and case (every
+/// turn in its case run's group, as the group summaries count them).
+struct CaseSamples {
+    private struct Key: Hashable {
+        var group: SummaryGroupKey
+        var suite: String
+        var caseID: String
+    }
+
+    private var indexByKey: [Key: Int] = [:]
+    private var latencies: [[Double]] = []
+    private var ttfts: [[Double]] = []
+    /// Each group's cases, by index, in the order they first come.
+    private var casesOfGroup: [SummaryGroupKey: [Int]] = [:]
+
+    mutating func add(_ caseRun: CaseRun) {
+        let key = Key(group: caseRun.group, suite: caseRun.suite, caseID: caseRun.caseID)
+        let index: Int
+        if let existing = indexByKey[key] {
+            index = existing
+        } else {
+            index = latencies.count
+            indexByKey[key] = index
+            latencies.append([])
+            ttfts.append([])
+            casesOfGroup[caseRun.group, default: []].append(index)
+        }
+        for request in caseRun.requests where request.isTimedSample {
+            if let latency = request.timing?.latencyMs { latencies[index].append(latency) }
+            if let ttft = request.timing?.ttftMs { ttfts[index].append(ttft) }
+        }
+    }
+
+    /// The median of each case's samples on `group`, leaving out cases with none.
+    func medians(of group: SummaryGroupKey) -> CaseMedians {
+        let cases = casesOfGroup[group] ?? []
+        return CaseMedians(latenciesMs: cases.compactMap { Self.median(latencies[$0]) },
+                           ttftsMs: cases.compactMap { Self.median(ttfts[$0]) })
+    }
+
+    /// The middle value, or the mean of the two middle values; nil for none.
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.count == 1 ? values : values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : sorted[middle - 1] / 2 + sorted[middle] / 2
+    }
 }

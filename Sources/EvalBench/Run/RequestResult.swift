@@ -300,6 +300,12 @@ public struct RequestResult: Sendable, Codable, Equatable {
     /// Whether its timing was measured in this run: not replayed and not a fallback's.
     public var hasOwnTiming: Bool { replayed != true && details?.fallback == nil }
 
+    /// Whether its latency and TTFT are among those the percentiles and the latency tests are
+    /// taken over: passed or failed grading, timed by this run, not from the response cache.
+    package var isTimedSample: Bool {
+        (status == .pass || status == .fail) && hasOwnTiming && cached != true
+    }
+
     /// The assertions that failed, by name.
     public var failedAssertions: [AssertionResult] { assertions.filter { !$0.passed } }
 

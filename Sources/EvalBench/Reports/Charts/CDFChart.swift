@@ -65,7 +65,7 @@ enum CDFChart {
 
     static func render(_ measure: Measure, groups: [GroupSummary], results: some Collection<RequestResult>) -> (svg: String, hasData: Bool) {
         var samples: [SummaryGroupKey: [Double]] = [:]
-        for result in results where isTimedSuccess(result) {
+        for result in results where result.isTimedSample {
             if let value = measure.value(of: result) { samples[SummaryGroupKey(result), default: []].append(value) }
         }
         var series: [LineChart.Series] = []
@@ -110,11 +110,5 @@ enum CDFChart {
             noData: groups.isEmpty ? "No data: the run has no results."
                 : "No data: no successful request with a \(measure.name) was timed in this run.")
         return (chart.render(), !series.isEmpty)
-    }
-
-    /// The requests summary.csv's latency and TTFT percentiles are taken over: passed or failed
-    /// grading, timed by this run (not replayed, not a fallback's), not from the response cache.
-    static func isTimedSuccess(_ result: RequestResult) -> Bool {
-        (result.status == .pass || result.status == .fail) && result.hasOwnTiming && result.cached != true
     }
 }
