@@ -109,6 +109,38 @@ func bootstrapMatchesSortingEachResample() throws {
     }
 }
 
+@Test("The case bootstrap equals pooling the drawn cases and sorting every pool, with cases of different sizes")
+func caseBootstrapMatchesPoolingEachResample() throws {
+    // 30 cases of 1 to 4 values each, ties common, cases named out of order.
+    var values: [Double] = [], cases: [UInt32] = []
+    for index in 0..<30 {
+        for member in 0...(index % 4) {
+            values.append(Double((index * 13 + member * 5) % 17))
+            cases.append(UInt32((index * 7) % 30) + 1000)
+        }
+    }
+    // The reference: the cases in the order they first come, drawn with the same generator.
+    var members: [UInt32: [Double]] = [:], order: [UInt32] = []
+    for (value, name) in zip(values, cases) {
+        if members[name] == nil { order.append(name) }
+        members[name, default: []].append(value)
+    }
+    for p in [50.0, 90.0, 99.0] {
+        var generator = SplitMix64(seed: 11)
+        var estimates: [Double] = []
+        for _ in 0..<300 {
+            var pool: [Double] = []
+            for _ in 0..<order.count {
+                pool += members[order[Int(generator.next().multipliedFullWidth(by: UInt64(order.count)).high)]]!
+            }
+            estimates.append(percentile(p, of: pool.sorted())!)
+        }
+        estimates.sort()
+        let fast = try #require(caseBootstrapPercentileIntervals([p], of: values, cases: cases, resamples: 300, seed: 11)?.first)
+        #expect(fast.low == percentile(2.5, of: estimates) && fast.high == percentile(97.5, of: estimates), "p\(p): \(fast)")
+    }
+}
+
 @Test("Several percentiles from one set of resamples give each single-percentile interval")
 func bootstrapSeveralPercentiles() throws {
     let values: [Double] = (0..<83).map { (i: Int) -> Double in

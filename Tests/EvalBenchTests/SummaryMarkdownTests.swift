@@ -6,7 +6,7 @@ private let start = Date(timeIntervalSince1970: 1_767_225_600)
 
 private func markdown(_ results: [RequestResult], notes: [String: String] = [:]) -> String {
     let input = ReportInput(results: results, startedAt: start, endedAt: start + 252, backendNotes: notes)
-    return SummaryMarkdown.render(input, aggregate: RunAggregate(input.results))
+    return SummaryMarkdown.render(input, aggregate: RunAggregate(input.results, bootstrapIntervals: true))
 }
 
 private let sixCases: [RequestResult] = (1...5).map {
@@ -151,14 +151,14 @@ func markdownBootstrapIntervals() throws {
     let text = markdown(many + few)
     #expect(text == markdown(many + few), "the same results give the same intervals")
     #expect(text.contains("### Bootstrap 95% intervals"))
-    #expect(text.contains("1000 resamples with replacement from a SplitMix64 generator with the fixed seed 0x5EED"))
-    #expect(text.contains("| small | none | default | Latency (ms) | 5 | 30.0 [n/a] | 50.0 [n/a] | 50.0 [n/a] | 50.0 [n/a] |"), "\(text)")
+    #expect(text.contains("with replacement, from a SplitMix64 generator with the fixed seed 0x5EED"))
+    #expect(text.contains("| small | none | default | Latency (ms) | 5 | 5 | 30.0 [n/a] | 50.0 [n/a] | 50.0 [n/a] | 50.0 [n/a] |"), "\(text)")
 
     let latencies = (1...40).map { Double($0) * 10 }
-    let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| big | none | default | Latency (ms) | 40 |") })
+    let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| big | none | default | Latency (ms) | 40 | 40 |") })
     let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-    // Nearest-rank p50, p90, p95, p99 of 10…400 are 200, 360, 380, 400.
-    for (cell, (p, estimate)) in zip(cells[5...8], zip([50.0, 90, 95, 99], [200.0, 360, 380, 400])) {
+    // One timed request per case: the bootstrap over requests. Nearest-rank p50, p90, p95, p99 of 10…400 are 200, 360, 380, 400.
+    for (cell, (p, estimate)) in zip(cells[6...9], zip([50.0, 90, 95, 99], [200.0, 360, 380, 400])) {
         let interval = try #require(bootstrapPercentileInterval(p, of: latencies, resamples: 1000, seed: 0x5EED))
         #expect(interval.low <= estimate && estimate <= interval.high)
         #expect(latencies.contains(interval.low) && latencies.contains(interval.high), "a percentile bootstrap returns sample values")
@@ -167,4 +167,48 @@ func markdownBootstrapIntervals() throws {
     // The p50 interval is neither a point nor the whole range.
     let p50 = try #require(bootstrapPercentileInterval(50, of: latencies))
     #expect(p50.low < 200 && p50.high > 200 && p50.low > 10 && p50.high < 400, "\(p50)")
+}
+
+@Test("Bootstrap intervals resample cases: repeats of a case do not narrow them, and 5 cases × 10 repeats get none")
+func markdownBootstrapOverCases() throws {
+    // 24 cases, each repeated 5 times at nearly the same latency: 120 requests, 24 units.
+    let repeated = (1...24).flatMap { index in
+        (1...5).map { repeatIndex in
+            fixtureResult(caseID: "c\(index)", backend: "big", repeatIndex: repeatIndex, status: .pass,
+                          latencyMs: Double(index) * 10 + Double(repeatIndex) / 10, ttftMs: Double(index))
+        }
+    }
+    let aggregate = RunAggregate(repeated, bootstrapIntervals: true)
+    let group = try #require(aggregate.groups.first)
+    #expect(group.timedLatencyCases == 24 && group.timedLatenciesMs.count == 120)
+    let overCases = try #require(group.latencyIntervals)
+    // The same 120 values taken as independent requests give a narrower p50 interval.
+    let overRequests = try #require(bootstrapPercentileIntervals(GroupSummary.bootstrapPercentiles, of: repeated.compactMap { $0.timing?.latencyMs }))
+    #expect(overCases[0].high - overCases[0].low > overRequests[0].high - overRequests[0].low,
+            "p50: over cases \(overCases[0]), over requests \(overRequests[0])")
+    let text = markdown(repeated)
+    #expect(text.contains("| big | none | default | Latency (ms) | 120 | 24 |"), "\(text)")
+
+    // 5 cases are too few for an interval, however many repeats they have.
+    let fewCases = (1...5).flatMap { index in
+        (1...10).map { repeatIndex in
+            fixtureResult(caseID: "c\(index)", backend: "few", repeatIndex: repeatIndex, status: .pass, latencyMs: Double(index * 10), ttftMs: 1)
+        }
+    }
+    #expect(RunAggregate(fewCases, bootstrapIntervals: true).groups.first?.latencyIntervals == nil)
+    #expect(markdown(fewCases).contains("| few | none | default | Latency (ms) | 50 | 5 | 30.0 [n/a] |"))
+}
+
+@Test("The case bootstrap with one value per case is the bootstrap over values, and cases may be named by any numbers")
+func caseBootstrapEqualsValueBootstrapForSingletons() throws {
+    let values = (0..<45).map { Double(($0 * 29 + 3) % 31) }
+    let plain = try #require(bootstrapPercentileIntervals([50, 95], of: values, resamples: 200, seed: 3))
+    let singletons = try #require(caseBootstrapPercentileIntervals([50, 95], of: values, cases: (0..<45).map { UInt32($0 * 7 + 100) },
+                                                                   resamples: 200, seed: 3))
+    #expect(plain.map(\.low) == singletons.map(\.low) && plain.map(\.high) == singletons.map(\.high))
+    // Two values of one case always come together: a pool's size is even when every case has two.
+    let pairs = values + values
+    let paired = try #require(caseBootstrapPercentileIntervals([50], of: pairs, cases: (0..<90).map { UInt32($0 % 45) }, resamples: 200, seed: 3))
+    #expect(paired[0].low <= paired[0].high)
+    #expect(caseBootstrapPercentileIntervals([50], of: [1, 2], cases: [0]) == nil, "a case for every value")
 }

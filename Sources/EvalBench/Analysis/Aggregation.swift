@@ -19,11 +19,13 @@ package struct RunAggregate: Sendable {
     /// case runs and groups come out in plan order (`RequestResult.planIndex`), then in the
     /// order given for results without one. Every turn counts in its case run's group, so a
     /// turn that switches backend or level adds no group of its own. Results given as a
-    /// `ResultTable` are not copied.
-    package init<Results: Sequence<RequestResult>>(_ results: Results) {
+    /// `ResultTable` are not copied. With `bootstrapIntervals`, each group also gets the case
+    /// bootstrap intervals of its latency and TTFT percentiles (summary.md's; seconds for a
+    /// million results, so only the reports ask for them).
+    package init<Results: Sequence<RequestResult>>(_ results: Results, bootstrapIntervals: Bool = false) {
         let table = results as? ResultTable ?? ResultTable(results)
         let (order, keyed) = Self.planOrder(table)
-        var groups = CaseRunGroups()
+        var groups = CaseRunGroups(computesIntervals: bootstrapIntervals)
         var statuses: [RequestResult.Status] = []
         if keyed {
             caseRuns = CaseRunList(table, caseRunOf: Self.caseRunsByKey(table, order: order), order: order)
@@ -134,6 +136,8 @@ package struct RunAggregate: Sendable {
 struct CaseRunGroups {
     /// Whether `finished` lists each case's repeats (an aggregate's), not only the groups (a tag's).
     private let keepsRepeats: Bool
+    /// Whether `finished` gives each group its case bootstrap intervals (see `GroupSummary.latencyIntervals`).
+    private let computesIntervals: Bool
     private var groupIndexByKey: [SummaryGroupKey: Int] = [:]
     private var accumulators: [GroupAccumulator] = []
     private var caseIndexByKey: [CaseKey: UInt32] = [:]
@@ -148,8 +152,9 @@ struct CaseRunGroups {
     /// The sorted samples of the groups these case runs are a subset of, by group.
     private var references: [SummaryGroupKey: GroupAccumulator.Reference] = [:]
 
-    init(keepsRepeats: Bool = true) {
+    init(keepsRepeats: Bool = true, computesIntervals: Bool = false) {
         self.keepsRepeats = keepsRepeats
+        self.computesIntervals = computesIntervals
     }
 
     /// Groups of a subset of the case runs `whole` summarises (a tag's of an aggregate's): their
@@ -158,6 +163,7 @@ struct CaseRunGroups {
     /// percentiles, exact, but not their samples.
     init(subsetOf whole: [GroupSummary]) {
         keepsRepeats = false
+        computesIntervals = false
         for summary in whole {
             references[summary.group] = GroupAccumulator.Reference(latenciesMs: summary.timedLatenciesMs,
                                                                    ttftsMs: summary.timedTTFTsMs)
@@ -174,8 +180,6 @@ struct CaseRunGroups {
             groupIndexByKey[caseRun.group] = groupIndex
             accumulators.append(GroupAccumulator(group: caseRun.group, reference: references[caseRun.group]))
         }
-        for request in caseRun.requests { accumulators[groupIndex].add(request) }
-        accumulators[groupIndex].count(status)
         let key = RepeatKey(caseIndex: caseIndex(CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)),
                             groupIndex: UInt32(truncatingIfNeeded: groupIndex))
         let index: UInt32
@@ -190,8 +194,26 @@ struct CaseRunGroups {
             repeatSets.append(RepeatSet(key: key))
         }
         lastRepeat = (key, index)
+        // The case's repeat set on this group names the case its samples belong to.
+        for request in caseRun.requests { accumulators[groupIndex].add(request, case: computesIntervals ? index : nil) }
+        accumulators[groupIndex].count(status)
         repeatSets[Int(index)].count(status)
         if keepsRepeats { repeatOfCaseRun.append(index) }
+    }
+
+    /// Gives each group the case bootstrap intervals of its latency and TTFT percentiles, on
+    /// every core, from its samples in the order they came with their cases (`finish` sorts them).
+    private mutating func addIntervals() {
+        let found = concurrentMap(accumulators.indices.map { $0 }) { [accumulators] index in
+            let group = accumulators[index]
+            return (group.latencyCases.intervals(of: group.latenciesMs), group.ttftCases.intervals(of: group.ttftsMs))
+        }
+        for (index, (latency, ttft)) in found.enumerated() {
+            (accumulators[index].summary.latencyIntervals, accumulators[index].summary.timedLatencyCases) = latency
+            (accumulators[index].summary.ttftIntervals, accumulators[index].summary.timedTTFTCases) = ttft
+            accumulators[index].latencyCases = CaseRuns()
+            accumulators[index].ttftCases = CaseRuns()
+        }
     }
 
     /// The number of the case `key`, numbered as the cases first come.
@@ -221,6 +243,7 @@ struct CaseRunGroups {
         let repeats = keepsRepeats
             ? CaseRepeatsList(cases: cases, groups: accumulators.map(\.summary.group), sets: repeatSets)
             : CaseRepeatsList()
+        if computesIntervals { addIntervals() }
         var groups: [GroupSummary] = []
         for index in accumulators.indices { groups.append(accumulators[index].finish()) }
         return (repeats, groups)
@@ -287,6 +310,11 @@ private struct GroupAccumulator {
     var latenciesMs: [Double] = []
     var ttftsMs: [Double] = []
     var ttfasMs: [Double] = []
+    /// The cases of `latenciesMs` and `ttftsMs` (each its repeat set's number), when the
+    /// bootstrap intervals are computed: a case's samples are neighbours in plan order, so one
+    /// entry per run of samples of one case, not one per sample.
+    var latencyCases = CaseRuns()
+    var ttftCases = CaseRuns()
     var turns: [Int: TurnAccumulator] = [:]
     var metricIndexByName: [String: Int] = [:]
     /// Σ cost over the requests whose cost is known; the group's cost only when all are.
@@ -314,7 +342,8 @@ private struct GroupAccumulator {
         }
     }
 
-    mutating func add(_ result: RequestResult) {
+    /// Counts `result`; `case`, when given, names its case for the bootstrap intervals.
+    mutating func add(_ result: RequestResult, case caseNumber: UInt32? = nil) {
         if summary.model == nil { summary.model = result.model }
         if result.status != .skipped {
             // Skipped requests were not sent: they have no usage and cost nothing.
@@ -346,9 +375,11 @@ private struct GroupAccumulator {
         }
         if succeeded, let latency = result.timing?.latencyMs {
             if latencySubset != nil { latencySubset!.insert(latency) } else { latenciesMs.append(latency) }
+            if let caseNumber { latencyCases.append(caseNumber, at: latenciesMs.count - 1) }
         }
         if succeeded, let ttft = result.timing?.ttftMs {
             if ttftSubset != nil { ttftSubset!.insert(ttft) } else { ttftsMs.append(ttft) }
+            if let caseNumber { ttftCases.append(caseNumber, at: ttftsMs.count - 1) }
         }
         if succeeded, let ttfa = result.timing?.ttfaMs {
             if ttfaSubset != nil { ttfaSubset!.insert(ttfa) } else { ttfasMs.append(ttfa) }
@@ -452,5 +483,32 @@ private struct TurnAccumulator {
     func summary(turn: Int) -> TurnSummary {
         TurnSummary(turn: turn, requests: requests, usage: usage, ttftP50Ms: percentile(50, of: ttftsMs.sorted()),
                     idealRatio: totalCharacters > 0 ? Double(sharedCharacters) / Double(totalCharacters) : nil)
+    }
+}
+
+/// Which case each of a group's samples belongs to, as runs of neighbouring samples of one
+/// case: in plan order a case's repeats and turns are neighbours, so this holds one entry per
+/// case, not per sample (results out of plan order just make more runs).
+struct CaseRuns: Sendable {
+    /// Where each run starts among the samples, and its case.
+    private var starts: [UInt32] = []
+    private var cases: [UInt32] = []
+
+    /// Sample `position` (the next one) is of case `caseNumber`.
+    mutating func append(_ caseNumber: UInt32, at position: Int) {
+        if cases.last == caseNumber { return }
+        starts.append(UInt32(truncatingIfNeeded: position))
+        cases.append(caseNumber)
+    }
+
+    /// The case bootstrap intervals of `samples` (which these runs describe), and how many cases they are of.
+    func intervals(of samples: [Double]) -> ([PercentileInterval]?, Int) {
+        guard !samples.isEmpty, samples.count <= Int(UInt32.max), starts.first == 0 else { return (nil, 0) }
+        var caseOfSample = [UInt32](repeating: 0, count: samples.count)
+        for run in starts.indices {
+            let end = run + 1 < starts.count ? Int(starts[run + 1]) : samples.count
+            for position in Int(starts[run])..<end { caseOfSample[position] = cases[run] }
+        }
+        return (GroupSummary.bootstrapIntervals(samples, cases: caseOfSample), Set(cases).count)
     }
 }

@@ -13,7 +13,7 @@ package enum ReportWriter {
             throw ReportWriteFailure(path: directory.path, reason: error.localizedDescription)
         }
         let run = RunDirectory(directory)
-        let aggregate = RunAggregate(input.results)
+        let aggregate = RunAggregate(input.results, bootstrapIntervals: true)
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
         try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))
         // The large files are independent renderings of the same values, so they are written

@@ -151,48 +151,41 @@ package enum SummaryMarkdown {
         return text + ".\n\n" + table.text + "\n" + bootstrapIntervals(aggregate)
     }
 
-    /// The percentiles whose bootstrap intervals summary.md gives.
-    static let bootstrapPercentiles: [Double] = [50, 90, 95, 99]
-    /// How many resamples, and the generator's seed: fixed, so a report rewritten from the same
-    /// results gives the same intervals.
-    static let bootstrapResamples = 1000
-    static let bootstrapSeed: UInt64 = 0x5EED
-
-    /// 95% bootstrap intervals of each group's latency and TTFT percentiles, once a group has
-    /// ``minimumBootstrapSampleSize`` timed requests.
+    /// 95% case bootstrap intervals of each group's latency and TTFT percentiles, once a group
+    /// has ``minimumBootstrapSampleSize`` timed cases (computed by the aggregate, from each
+    /// case's timed requests: `GroupSummary.latencyIntervals`).
     private static func bootstrapIntervals(_ aggregate: RunAggregate) -> String {
         var table = MarkdownTable([("Backend", .left), ("Reasoning", .left), ("Variant", .left), ("Measure", .left),
-                                   ("Timed requests", .right), ("p50 [95% CI]", .right), ("p90 [95% CI]", .right),
-                                   ("p95 [95% CI]", .right), ("p99 [95% CI]", .right)])
-        // Each group's and measure's intervals on every core (a million timed requests take
-        // seconds each); the seed is per call, so the figures are those of one core.
-        let rows = aggregate.groups.flatMap { summary in
-            [("Latency (ms)", summary.timedLatenciesMs,
-              [summary.latencyP50Ms, summary.latencyP90Ms, summary.latencyP95Ms, summary.latencyP99Ms], summary.group),
-             ("TTFT (ms)", summary.timedTTFTsMs,
-              [summary.ttftP50Ms, summary.ttftP90Ms, summary.ttftP95Ms, summary.ttftP99Ms], summary.group)]
-        }
-        let computed = concurrentMap(rows.map(\.1)) { samples in
-            bootstrapPercentileIntervals(bootstrapPercentiles, of: samples, resamples: bootstrapResamples, seed: bootstrapSeed)
-        }
-        for ((measure, samples, estimates, group), intervals) in zip(rows, computed) {
-            var row = [group.backend, group.reasoning.rawValue, group.variant, measure, String(samples.count)]
-            if let intervals {
-                row += zip(estimates, intervals).map { estimate, interval in
-                    "\(ReportFormat.milliseconds(estimate)) [\(ReportFormat.milliseconds(interval.low))–\(ReportFormat.milliseconds(interval.high))]"
+                                   ("Timed requests", .right), ("Cases", .right), ("p50 [95% CI]", .right),
+                                   ("p90 [95% CI]", .right), ("p95 [95% CI]", .right), ("p99 [95% CI]", .right)])
+        for summary in aggregate.groups {
+            let rows = [("Latency (ms)", summary.timedLatenciesMs.count, summary.timedLatencyCases, summary.latencyIntervals,
+                         [summary.latencyP50Ms, summary.latencyP90Ms, summary.latencyP95Ms, summary.latencyP99Ms]),
+                        ("TTFT (ms)", summary.timedTTFTsMs.count, summary.timedTTFTCases, summary.ttftIntervals,
+                         [summary.ttftP50Ms, summary.ttftP90Ms, summary.ttftP95Ms, summary.ttftP99Ms])]
+            for (measure, requests, cases, intervals, estimates) in rows {
+                var row = [summary.group.backend, summary.group.reasoning.rawValue, summary.group.variant, measure,
+                           String(requests), String(cases)]
+                if let intervals {
+                    row += zip(estimates, intervals).map { estimate, interval in
+                        "\(ReportFormat.milliseconds(estimate)) [\(ReportFormat.milliseconds(interval.low))–\(ReportFormat.milliseconds(interval.high))]"
+                    }
+                } else {
+                    row += estimates.map { "\(ReportFormat.milliseconds($0)) [n/a]" }
                 }
-            } else {
-                row += estimates.map { "\(ReportFormat.milliseconds($0)) [n/a]" }
+                table.appendRow(row)
             }
-            table.appendRow(row)
         }
         return """
             ### Bootstrap 95% intervals
 
-            Percentile bootstrap over the same timed requests: \(bootstrapResamples) resamples with replacement \
-            from a SplitMix64 generator with the fixed seed 0x\(String(bootstrapSeed, radix: 16, uppercase: true)), \
-            each resample's nearest-rank percentile, and the 2.5th and 97.5th percentiles of those. \
-            A group with fewer than \(minimumBootstrapSampleSize) timed requests gets no interval (`n/a`).
+            Percentile bootstrap over cases: \(GroupSummary.bootstrapResamples) resamples, each drawing as many \
+            cases as timed, with replacement, from a SplitMix64 generator with the fixed seed \
+            0x\(String(GroupSummary.bootstrapSeed, radix: 16, uppercase: true)); a case drawn brings all its timed \
+            requests (every repeat and turn), so repeats do not narrow the interval as more cases would. Each \
+            resample's nearest-rank percentile, and the 2.5th and 97.5th percentiles of those. With one timed \
+            request per case this is the bootstrap over requests. A group with fewer than \(minimumBootstrapSampleSize) \
+            timed cases gets no interval (`n/a`).
 
 
             """ + table.text

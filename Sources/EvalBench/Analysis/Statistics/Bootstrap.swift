@@ -34,57 +34,129 @@ package func bootstrapPercentileInterval(
 
 /// ``bootstrapPercentileInterval(_:of:resamples:seed:)`` for several percentiles at once, in
 /// the order of `ps`: every percentile is read from the same resamples, so each interval is
-/// the one the single-percentile call gives with the same seed, for the cost of one.
+/// the one the single-percentile call gives with the same seed, for the cost of one. Each value
+/// is its own unit: ``caseBootstrapPercentileIntervals(_:of:cases:resamples:seed:)`` with one
+/// value per case.
 package func bootstrapPercentileIntervals(
     _ ps: [Double], of values: [Double], resamples: Int = 1000, seed: UInt64 = 0x5EED
 ) -> [(low: Double, high: Double)]? {
-    guard values.count >= minimumBootstrapSampleSize, resamples > 0, !ps.isEmpty else { return nil }
-    var generator = SplitMix64(seed: seed)
-    let count = values.count
-    // A resample's nearest-rank percentile is its value at rank ⌈p · n / 100⌉. Rather than
-    // sort every resample (n log n each, too slow for 100,000 requests), count how often each
-    // position of the sorted values is drawn and walk the counts to that rank: the same draws
-    // give the same value, in O(n) per resample.
-    // Positions and counts are 32-bit: for the tens of thousands of samples a group has, both
-    // arrays fit in a core's cache, and the random increments below are nearly all the time.
-    guard count <= Int(UInt32.max) else { return nil }
-    let ascending = values.indices.sorted { values[$0] < values[$1] }
-    var sortedPositionOf = [UInt32](repeating: 0, count: count)
-    for (sortedPosition, index) in ascending.enumerated() { sortedPositionOf[index] = UInt32(truncatingIfNeeded: sortedPosition) }
-    let sorted = ascending.map { values[$0] }
-    let ranks = ps.map { min(max(Int(($0 * Double(count) / 100).rounded(.up)), 1), count) }
-    // Walk the ranks in ascending order in one pass over the counts.
-    let walkOrder = ranks.indices.sorted { ranks[$0] < ranks[$1] }
-    var draws = [UInt32](repeating: 0, count: count)
-    var estimates = [[Double]](repeating: [], count: ps.count)
-    for index in estimates.indices { estimates[index].reserveCapacity(resamples) }
-    for _ in 0..<resamples {
-        draws.withUnsafeMutableBufferPointer { buffer in
-            buffer.update(repeating: 0)
-            sortedPositionOf.withUnsafeBufferPointer { positions in
-                for _ in 0..<count {
-                    // Multiply-high maps 64 random bits onto 0..<count without a modulo's bias toward low indices.
-                    let index = Int(generator.next().multipliedFullWidth(by: UInt64(count)).high)
-                    // At most `count` draws land on one position, so the count cannot overflow.
-                    buffer[Int(positions[index])] &+= 1
-                }
-            }
-        }
-        var seen = 0
-        var position = 0
-        for which in walkOrder {
-            while seen + Int(draws[position]) < ranks[which] {
-                seen += Int(draws[position])
-                position += 1
-            }
-            estimates[which].append(sorted[position])
-        }
-    }
+    guard values.count <= Int(UInt32.max) else { return nil }
+    return caseBootstrapPercentileIntervals(ps, of: values, cases: (0..<values.count).map { UInt32(truncatingIfNeeded: $0) },
+                                            resamples: resamples, seed: seed)
+}
+
+/// The percentile-bootstrap 95% intervals of the nearest-rank percentiles `ps` of `values`,
+/// with the case as the unit: `cases[i]` names the case of `values[i]` (any numbers; equal
+/// numbers, one case). Each resample draws as many cases as there are, with replacement, from
+/// a SplitMix64 seeded with `seed`, and pools every value of each case drawn (all its repeats
+/// and turns) as often as it was drawn; its percentile is the nearest rank of that pool.
+/// Repeats of a case are not independent, so they do not narrow the interval as more cases
+/// would. With one value per case, numbered in the order of `values`, this is the bootstrap
+/// over the values, draw for draw. Nil for fewer than ``minimumBootstrapSampleSize`` cases.
+package func caseBootstrapPercentileIntervals(
+    _ ps: [Double], of values: [Double], cases: [UInt32], resamples: Int = 1000, seed: UInt64 = 0x5EED
+) -> [(low: Double, high: Double)]? {
+    guard values.count == cases.count, resamples > 0, !ps.isEmpty, let pools = CasePools(values, cases: cases) else { return nil }
     var intervals: [(low: Double, high: Double)] = []
-    for var list in estimates {
+    for var list in pools.estimates(ps, resamples: resamples, seed: seed) {
         list.sort()
         guard let low = percentile(2.5, of: list), let high = percentile(97.5, of: list) else { return nil }
         intervals.append((low, high))
     }
     return intervals
+}
+
+/// The values sorted, with each one's case numbered 0, 1, … in the order the cases first come,
+/// and how many values each case has: what every resample of the case bootstrap reads.
+private struct CasePools {
+    let sorted: [Double]
+    let caseOfSorted: [UInt32]
+    let sizes: [Int]
+
+    /// Nil for fewer than ``minimumBootstrapSampleSize`` cases, or a pool whose size could not be counted.
+    init?(_ values: [Double], cases: [UInt32]) {
+        var numberOf: [UInt32: UInt32] = [:]
+        var caseOf = [UInt32](repeating: 0, count: values.count)
+        var sizes: [Int] = []
+        for (index, name) in cases.enumerated() {
+            let number: UInt32
+            if let known = numberOf[name] {
+                number = known
+            } else {
+                number = UInt32(truncatingIfNeeded: sizes.count)
+                numberOf[name] = number
+                sizes.append(0)
+            }
+            caseOf[index] = number
+            sizes[Int(number)] += 1
+        }
+        // A pool is at most one draw per case, each of the largest case: values × cases must fit an Int.
+        guard sizes.count >= minimumBootstrapSampleSize, !values.count.multipliedReportingOverflow(by: sizes.count).overflow else { return nil }
+        let ascending = values.indices.sorted { values[$0] < values[$1] }
+        sorted = ascending.map { values[$0] }
+        caseOfSorted = ascending.map { caseOf[$0] }
+        self.sizes = sizes
+    }
+
+    /// Each resample's nearest-rank percentile `ps[i]`, in `estimates[i]`, the resamples drawn
+    /// from a SplitMix64 seeded with `seed`.
+    ///
+    /// A pool's nearest-rank percentile is its value at rank ⌈p · size / 100⌉. Rather than sort
+    /// every pool (n log n each, too slow for 100,000 requests), count how often each case is
+    /// drawn and walk the sorted values, each weighing as often as its case was drawn, to that
+    /// rank: the same draws give the same value, in O(n) per resample. Ranks in the upper half
+    /// are walked down from the largest value (p99 is then 1% of the way), the others up from
+    /// the smallest. Counts are 32-bit: for the tens of thousands of cases a group has they fit
+    /// in a core's cache, and the random increments below are nearly all the time.
+    func estimates(_ ps: [Double], resamples: Int, seed: UInt64) -> [[Double]] {
+        let upward = ps.indices.filter { ps[$0] <= 50 }.sorted { ps[$0] < ps[$1] }
+        let downward = ps.indices.filter { ps[$0] > 50 }.sorted { ps[$0] > ps[$1] }
+        let caseCount = sizes.count
+        var generator = SplitMix64(seed: seed)
+        var draws = [UInt32](repeating: 0, count: caseCount)
+        var estimates = [[Double]](repeating: [], count: ps.count)
+        for index in estimates.indices { estimates[index].reserveCapacity(resamples) }
+        sizes.withUnsafeBufferPointer { sizes in
+            caseOfSorted.withUnsafeBufferPointer { caseOfSorted in
+                draws.withUnsafeMutableBufferPointer { draws in
+                    for _ in 0..<resamples {
+                        draws.update(repeating: 0)
+                        var poolSize = 0
+                        for _ in 0..<caseCount {
+                            // Multiply-high maps 64 random bits onto 0..<caseCount without a modulo's bias toward low numbers.
+                            let drawn = Int(generator.next().multipliedFullWidth(by: UInt64(caseCount)).high)
+                            // At most `caseCount` draws land on one case, so the count cannot overflow.
+                            draws[drawn] &+= 1
+                            poolSize &+= sizes[drawn]
+                        }
+                        func rank(_ which: Int) -> Int {
+                            min(max(Int((ps[which] * Double(poolSize) / 100).rounded(.up)), 1), poolSize)
+                        }
+                        // Up: the first position whose weight so far reaches the rank.
+                        var below = 0, position = 0
+                        for which in upward {
+                            let wanted = rank(which)
+                            while below + Int(draws[Int(caseOfSorted[position])]) < wanted {
+                                below += Int(draws[Int(caseOfSorted[position])])
+                                position += 1
+                            }
+                            estimates[which].append(sorted[position])
+                        }
+                        // Down: the same position, found as the first whose weight above it leaves the rank reached.
+                        var above = 0
+                        position = sorted.count - 1
+                        for which in downward {
+                            let allowed = poolSize - rank(which)
+                            while position > 0, above + Int(draws[Int(caseOfSorted[position])]) <= allowed {
+                                above += Int(draws[Int(caseOfSorted[position])])
+                                position -= 1
+                            }
+                            estimates[which].append(sorted[position])
+                        }
+                    }
+                }
+            }
+        }
+        return estimates
+    }
 }
