@@ -220,14 +220,8 @@ struct CaseRunGroups {
     private mutating func caseIndex(_ key: CaseKey) -> UInt32 {
         // A case's case runs are neighbours in plan order; equal strings shared by a table compare at once.
         if let lastCase, lastCase.key == key { return lastCase.index }
-        let index: UInt32
-        if let existing = caseIndexByKey[key] {
-            index = existing
-        } else {
-            index = UInt32(truncatingIfNeeded: caseIndexByKey.count)
-            caseIndexByKey[key] = index
-            if keepsRepeats { cases.append(key) }
-        }
+        let (index, isNew) = caseIndexByKey.number(of: key)
+        if isNew && keepsRepeats { cases.append(key) }
         lastCase = (key, index)
         return index
     }

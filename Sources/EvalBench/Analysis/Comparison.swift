@@ -101,14 +101,8 @@ package struct GroupComparison: Sendable, Equatable {
 
     /// Adds one paired case run of case `caseKey` to its case.
     mutating func pair(case caseKey: String, passedBefore: Bool, passedNow: Bool) {
-        let index: Int
-        if let existing = pairedCaseIndex[caseKey] {
-            index = existing
-        } else {
-            index = pairedCases.count
-            pairedCaseIndex[caseKey] = index
-            pairedCases.append(PairedCase(baselinePassed: 0, baselineRan: 0, currentPassed: 0, currentRan: 0))
-        }
+        let (index, isNew) = pairedCaseIndex.number(of: caseKey)
+        if isNew { pairedCases.append(PairedCase(baselinePassed: 0, baselineRan: 0, currentPassed: 0, currentRan: 0)) }
         pairedCases[index].baselineRan += 1
         pairedCases[index].currentRan += 1
         if passedBefore { pairedCases[index].baselinePassed += 1 }
@@ -446,13 +440,8 @@ struct CaseSamples {
     private var casesOfGroup: [SummaryGroupKey: [Int]] = [:]
 
     mutating func add(_ caseRun: CaseRun) {
-        let key = Key(group: caseRun.group, suite: caseRun.suite, caseID: caseRun.caseID)
-        let index: Int
-        if let existing = indexByKey[key] {
-            index = existing
-        } else {
-            index = latencies.count
-            indexByKey[key] = index
+        let (index, isNew) = indexByKey.number(of: Key(group: caseRun.group, suite: caseRun.suite, caseID: caseRun.caseID))
+        if isNew {
             latencies.append([])
             ttfts.append([])
             casesOfGroup[caseRun.group, default: []].append(index)

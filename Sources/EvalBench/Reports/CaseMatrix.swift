@@ -36,12 +36,8 @@ struct CaseMatrix {
         for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) {
             guard let column = columnByGroup[caseRun.group] else { continue }
             let caseKey = CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)
-            let row: Int
-            if let existing = rowByCase[caseKey] {
-                row = existing
-            } else {
-                row = rowLabels.count
-                rowByCase[caseKey] = row
+            let (row, isNew) = rowByCase.number(of: caseKey)
+            if isNew {
                 rowLabels.append("\(caseRun.suite)/\(caseRun.caseID)")
                 cells.append(Array(repeating: Cell(), count: aggregate.groups.count))
             }

@@ -79,14 +79,8 @@ private struct CasePools {
         var caseOf = [UInt32](repeating: 0, count: values.count)
         var sizes: [Int] = []
         for (index, name) in cases.enumerated() {
-            let number: UInt32
-            if let known = numberOf[name] {
-                number = known
-            } else {
-                number = UInt32(truncatingIfNeeded: sizes.count)
-                numberOf[name] = number
-                sizes.append(0)
-            }
+            let (number, isNew) = numberOf.number(of: name)
+            if isNew { sizes.append(0) }
             caseOf[index] = number
             sizes[Int(number)] += 1
         }
