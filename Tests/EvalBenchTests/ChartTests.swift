@@ -114,7 +114,7 @@ struct ChartTests {
     @Test("the pass-rate vs latency chart has axes, a legend entry and marker per group that ran, error bars and the frontier, with summary.csv's figures")
     func latencyScatter() throws {
         let aggregate = RunAggregate(comparisonRun())
-        let set = ChartSet(aggregate, results: comparisonRun())
+        let set = ChartSet(aggregate)
         let svgText = try chart(ChartSet.passRateVsLatency, in: set).svg
         let svg = try ParsedXML(svgText)
         let root = try #require(svg.elements.first)
@@ -152,7 +152,7 @@ struct ChartTests {
 
     @Test("labels with markup characters are escaped in the SVG and read back unchanged")
     func escapedLabels() throws {
-        let set = ChartSet(RunAggregate(comparisonRun()), results: comparisonRun())
+        let set = ChartSet(RunAggregate(comparisonRun()))
         let label = #"a<b>&"c" · none · it's"#
         for chart in set.charts {
             #expect(!chart.svg.contains(#"a<b>"#), "\(chart.fileName)")
@@ -169,7 +169,7 @@ struct ChartTests {
     @Test("the pass-rate vs cost chart plots cost per 1,000 cases, a free backend at 0, and names the groups whose cost is unknown")
     func costScatter() throws {
         let aggregate = RunAggregate(comparisonRun())
-        let svg = try ParsedXML(try chart(ChartSet.passRateVsCost, in: ChartSet(aggregate, results: comparisonRun())).svg)
+        let svg = try ParsedXML(try chart(ChartSet.passRateVsCost, in: ChartSet(aggregate)).svg)
         #expect(svg.all(class: "axis-label").first?.text == "Cost per 1,000 cases (USD)")
         let rows = rowsByLabel(aggregate)
         let markers = svg.all(class: "marker")
@@ -198,7 +198,7 @@ struct ChartTests {
         cached.cached = true
         results += [replayed, cached, fixtureResult(caseID: "e", status: .error, errorKind: .timeout, latencyMs: 77_777)]
         let aggregate = RunAggregate(results)
-        let set = ChartSet(aggregate, results: results)
+        let set = ChartSet(aggregate)
         let rows = rowsByLabel(aggregate)
         for (name, column) in [(ChartSet.latencyCDF, "latency"), (ChartSet.ttftCDF, "ttft")] {
             let svg = try ParsedXML(try chart(name, in: set).svg)
@@ -222,7 +222,7 @@ struct ChartTests {
     func cdfPath() throws {
         let results = [10.0, 20, 20, 40].enumerated().map { fixtureResult(caseID: "c\($0)", status: .pass, latencyMs: $1) }
         let aggregate = RunAggregate(results)
-        let svg = try ParsedXML(try chart(ChartSet.latencyCDF, in: ChartSet(aggregate, results: results)).svg)
+        let svg = try ParsedXML(try chart(ChartSet.latencyCDF, in: ChartSet(aggregate)).svg)
         let d = try #require(svg.all("path", class: "series").first?.attributes["d"])
         // The frame maps values linearly; read the pixel positions back through the tick labels.
         let frame = ChartFrame(title: "", xAxis: Axis(covering: [10, 40], includingZero: true), yAxis: Axis(covering: [0, 100]),
@@ -243,7 +243,7 @@ struct ChartTests {
                                          usage: Usage(inputTokens: 100)))
         }
         let aggregate = RunAggregate(results)
-        let set = ChartSet(aggregate, results: results)
+        let set = ChartSet(aggregate)
         #expect(set.omitted.isEmpty)
         let svg = try ParsedXML(try chart(ChartSet.cacheByTurn, in: set).svg)
         let local = try #require(aggregate.groups.first)
@@ -255,14 +255,14 @@ struct ChartTests {
         let notes = svg.all(class: "note").map(\.text).joined(separator: " ")
         #expect(notes.contains("Not plotted, cached input tokens not reported: quiet · none · default."))
 
-        let singleTurn = ChartSet(RunAggregate(comparisonRun()), results: comparisonRun())
+        let singleTurn = ChartSet(RunAggregate(comparisonRun()))
         #expect(!singleTurn.charts.contains { $0.fileName == ChartSet.cacheByTurn })
         #expect(singleTurn.omitted.map(\.fileName) == [ChartSet.cacheByTurn])
     }
 
     @Test("with no results, or no timings, the charts are still well-formed and say there is no data")
     func edgeCases() throws {
-        let empty = ChartSet(RunAggregate([]), results: [])
+        let empty = ChartSet(RunAggregate([]))
         #expect(empty.charts.map(\.fileName) == [ChartSet.passRateVsLatency, ChartSet.passRateVsCost,
                                                   ChartSet.latencyCDF, ChartSet.ttftCDF])
         for chart in empty.charts {
@@ -273,7 +273,7 @@ struct ChartTests {
         }
 
         let untimed = [fixtureResult(caseID: "a", status: .pass, costUSD: 0), fixtureResult(caseID: "b", status: .fail, costUSD: 0)]
-        let set = ChartSet(RunAggregate(untimed), results: untimed)
+        let set = ChartSet(RunAggregate(untimed))
         #expect(try !chart(ChartSet.passRateVsLatency, in: set).hasData)
         #expect(try ParsedXML(try chart(ChartSet.latencyCDF, in: set).svg).all(class: "no-data").count == 1)
         // One group, all at cost 0: an x range of zero width still gives an axis, and the point sits at its start.
@@ -287,7 +287,7 @@ struct ChartTests {
 
         let huge = [fixtureResult(caseID: "a", status: .pass, latencyMs: 3e12, ttftMs: 1e-7),
                     fixtureResult(caseID: "b", status: .pass, latencyMs: 1e12, ttftMs: 4e-7)]
-        for chart in ChartSet(RunAggregate(huge), results: huge).charts {
+        for chart in ChartSet(RunAggregate(huge)).charts {
             let svg = try ParsedXML(chart.svg)
             for axis in ["x-axis", "y-axis"] {
                 let index = try #require(svg.elements.firstIndex { $0.attributes["class"] == "axis \(axis)" })

@@ -19,7 +19,7 @@ private func report(_ results: [RequestResult], extraSections: [HTMLSection] = [
     let aggregate = RunAggregate(results)
     let input = ReportInput(results: results, suiteNames: ["geo<&>"], startedAt: Date(timeIntervalSince1970: 1_800_000_000),
                             endedAt: Date(timeIntervalSince1970: 1_800_000_042))
-    return (HTMLReport.render(input, aggregate: aggregate, charts: ChartSet(aggregate, results: results),
+    return (HTMLReport.render(input, aggregate: aggregate, charts: ChartSet(aggregate),
                               extraSections: extraSections), aggregate)
 }
 
@@ -38,7 +38,7 @@ struct HTMLReportTests {
         #expect(runTime.contains("\(aggregate.caseRuns.count) case runs"))
         #expect(page.all("style").count == 1)
         #expect(page.all("table", class: "headline").count == 1)
-        let set = ChartSet(aggregate, results: markupRun())
+        let set = ChartSet(aggregate)
         let figures = page.all("figure")
         #expect(figures.compactMap { $0.attributes["id"] } == set.charts.map { $0.fileName.replacingOccurrences(of: ".svg", with: "") })
         #expect(page.all("svg").count == set.charts.count)
@@ -147,7 +147,7 @@ struct HTMLReportTests {
         try ReportWriter.write(input, to: directory)
         #expect(!FileManager.default.fileExists(atPath: cacheChart.path))
         let aggregate = RunAggregate(results)
-        let set = ChartSet(aggregate, results: results)
+        let set = ChartSet(aggregate)
         for chart in set.charts {
             let written = try String(contentsOf: directory.appendingPathComponent(chart.fileName), encoding: .utf8)
             #expect(written == chart.svg)

@@ -28,7 +28,7 @@ package enum ReportWriter {
                 if input.interruption != nil {
                     for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
                 }
-                return .analysis(recommendations, ChartSet(aggregate, results: input.results))
+                return .analysis(recommendations, ChartSet(aggregate))
             },
             {
                 // Streamed row by row, in the same order as before (case runs in aggregate order,

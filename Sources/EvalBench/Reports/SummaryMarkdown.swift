@@ -37,7 +37,7 @@ package enum SummaryMarkdown {
             // Only a result kept whole can carry details.
             RequestDetailsSection.render(input.results.keptWhole),
             errors(aggregate),
-            charts(chartSet ?? ChartSet(aggregate, results: input.results)),
+            charts(chartSet ?? ChartSet(aggregate)),
             "## Definitions\n\n" + MetricDefinitions.markdown,
         ].compactMap { $0 }.joined(separator: "\n")
     }

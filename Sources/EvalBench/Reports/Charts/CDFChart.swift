@@ -58,21 +58,21 @@ enum CDFChart {
 
         var name: String { self == .latency ? "Latency" : "TTFT" }
 
-        func value(of result: RequestResult) -> Double? {
-            self == .latency ? result.timing?.latencyMs : result.timing?.ttftMs
+        /// The group's timed samples of this measure, ascending: those its percentiles are taken over.
+        func samples(of summary: GroupSummary) -> [Double] {
+            self == .latency ? summary.timedLatenciesMs : summary.timedTTFTsMs
         }
     }
 
-    static func render(_ measure: Measure, groups: [GroupSummary], results: some Collection<RequestResult>) -> (svg: String, hasData: Bool) {
-        var samples: [SummaryGroupKey: [Double]] = [:]
-        for result in results where result.isTimedSample {
-            if let value = measure.value(of: result) { samples[SummaryGroupKey(result), default: []].append(value) }
-        }
+    /// Draws each group's samples as the aggregate keeps them (sorted, every turn in its case
+    /// run's group), so the curves are those of summary.csv's percentiles, with no pass over
+    /// the results of its own (the two charts' passes were a thirteenth of a million-result report).
+    static func render(_ measure: Measure, groups: [GroupSummary]) -> (svg: String, hasData: Bool) {
         var series: [LineChart.Series] = []
         var untimed: [String] = []
         var thinnedGroups = 0
         for (index, summary) in groups.enumerated() {
-            let sorted = (samples[summary.group] ?? []).filter(\.isFinite).sorted()
+            let sorted = measure.samples(of: summary)
             guard !sorted.isEmpty else {
                 untimed.append(summary.group.label)
                 continue

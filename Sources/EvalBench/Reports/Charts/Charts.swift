@@ -47,15 +47,15 @@ package struct ChartSet: Sendable, Equatable {
     /// The charts not drawn (only the cache chart, when no case has several turns).
     package var omitted: [OmittedChart]
 
-    /// Draws the charts of `aggregate`, whose groups come from `results`.
-    package init(_ aggregate: RunAggregate, results: some Collection<RequestResult>) {
+    /// Draws the charts of `aggregate`.
+    package init(_ aggregate: RunAggregate) {
         let groups = aggregate.groups
         var charts = [Self.latencyScatter(groups), Self.costScatter(groups)]
-        let latency = CDFChart.render(.latency, groups: groups, results: results)
+        let latency = CDFChart.render(.latency, groups: groups)
         charts.append(Chart(fileName: Self.latencyCDF, title: "Latency distribution",
                             caption: "the share of successful requests finished within each latency, per group (empirical CDF).",
                             hasData: latency.hasData, svg: latency.svg))
-        let ttft = CDFChart.render(.ttft, groups: groups, results: results)
+        let ttft = CDFChart.render(.ttft, groups: groups)
         charts.append(Chart(fileName: Self.ttftCDF, title: "TTFT distribution",
                             caption: "the share of successful requests whose first token came within each time, per group (empirical CDF).",
                             hasData: ttft.hasData, svg: ttft.svg))
