@@ -8,7 +8,7 @@ import EvalBench
 import EvalBenchTestSupport
 import Foundation
 
-/// The figures of one c=256, 100 ms run, measured once and printed by two sections.
+/// The figures of one c=256, 100 ms round; `HighConcurrencyRounds` prints them.
 struct HighConcurrencyFigures {
     static let count = 256
     static let concurrency = 256
@@ -62,32 +62,6 @@ struct HighConcurrencyFigures {
         guard !sorted.isEmpty else { return nil }
         return sorted[min(sorted.count - 1, Int((q * Double(sorted.count)).rounded(.up)) - 1)]
     }
-
-    func printScheduling() {
-        line("N=\(Self.count) c=\(Self.concurrency) d=\(Int(Self.delayMs)) ms: wall vs ideal \(Int(idealMs)) ms",
-             String(format: "%.1f ms (+%.1f%%)", wallMs, (wallMs / idealMs - 1) * 100), "within 10%")
-        printPhases()
-    }
-
-    /// The wall's parts: requests starting, the wait, and the results recorded after the last answer.
-    func printPhases() {
-        guard let lastStartMs, let lastEndMs else { return }
-        line("c=\(Self.concurrency): last start / last answer / run done (ms)",
-             String(format: "%.1f / %.1f / %.1f", lastStartMs, lastEndMs, wallMs), "where the wall goes")
-        guard let cpuAfterWaitMs else { return }
-        // Both cores busy would be 2.0: below it, answers waited for a core that sat idle (or
-        // for one another); see README, "Performance".
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        line("c=\(Self.concurrency): CPU after \(Int(Self.waitMs)) ms / cores in use",
-             String(format: "%.1f ms / %.2f of %d", cpuAfterWaitMs, cpuAfterWaitMs / (wallMs - Self.waitMs), cores), "where the wall goes")
-    }
-
-    func printTiming() {
-        let missing = Self.count - ttftErrorsMs.count
-        let figure = { (q: Double) in ttftError(q).map { format($0) } ?? "n/a" }
-        line("c=\(Self.concurrency) d=\(Int(Self.delayMs)) ms: TTFT error p50 / p99", figure(0.5) + " / " + figure(0.99),
-             "p99 under 5 ms" + (missing > 0 ? " (\(missing) without TTFT)" : ""))
-    }
 }
 
 /// The stub's one answer: an OpenAI stream whose first chunk comes `afterMs` after the request.
@@ -127,7 +101,9 @@ struct HighConcurrencyRounds {
         if let wall = Self.spread(rounds.map(\.wallMs)) {
             line("\(name): wall vs ideal \(Int(ideal)) ms",
                  String(format: "%.1f ms (+%.1f%%)", wall.median, (wall.median / ideal - 1) * 100), "within 10%")
-            line("  median of \(rounds.count) rounds; lowest to highest", String(format: "%.1f–%.1f ms", wall.low, wall.high), "")
+            if rounds.count > 1 {
+                line("  median of \(rounds.count) rounds; lowest to highest", String(format: "%.1f–%.1f ms", wall.low, wall.high), "")
+            }
         }
         let starts = rounds.compactMap(\.lastStartMs), ends = rounds.compactMap(\.lastEndMs)
         if let start = Self.spread(starts), let end = Self.spread(ends), let wall = Self.spread(rounds.map(\.wallMs)) {
@@ -154,8 +130,10 @@ struct HighConcurrencyRounds {
         }
         line("\(name) p50 / p99", format(p50.median) + " / " + format(p99.median),
              "p99 under 5 ms" + (missing > 0 ? " (\(missing) without TTFT)" : ""))
-        line("  medians of \(p99s.count) rounds; p99 under 5 ms in",
-             "\(p99s.filter { $0 < 5 }.count) of \(p99s.count) (" + String(format: "%.1f–%.1f ms", p99.low, p99.high) + ")", "")
+        if p99s.count > 1 {
+            line("  medians of \(p99s.count) rounds; p99 under 5 ms in",
+                 "\(p99s.filter { $0 < 5 }.count) of \(p99s.count) (" + String(format: "%.1f–%.1f ms", p99.low, p99.high) + ")", "")
+        }
     }
 }
 

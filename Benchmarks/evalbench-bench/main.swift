@@ -137,9 +137,9 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pipeline", let
 // `high-concurrency N`: the c=256 measurement N times, one line each, to profile it on its own.
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "high-concurrency", let rounds = Int(CommandLine.arguments[2]) {
     for _ in 0..<max(1, rounds) {
-        let figures = try await HighConcurrencyFigures.measure()
-        figures.printScheduling()
-        figures.printTiming()
+        let round = HighConcurrencyRounds(rounds: [try await HighConcurrencyFigures.measure()])
+        round.printScheduling()
+        round.printTiming()
     }
     exit(0)
 }

@@ -498,11 +498,14 @@ struct CaseRuns: Sendable {
     /// The case bootstrap intervals of `samples` (which these runs describe), and how many cases they are of.
     func intervals(of samples: [Double]) -> ([PercentileInterval]?, Int) {
         guard !samples.isEmpty, samples.count <= Int(UInt32.max), starts.first == 0 else { return (nil, 0) }
+        // The runs' cases numbered 0, 1, … as they first come (a case out of plan order has several runs).
+        var numberOf: [UInt32: UInt32] = [:]
         var caseOfSample = [UInt32](repeating: 0, count: samples.count)
         for run in starts.indices {
+            let number = numberOf.number(of: cases[run]).number
             let end = run + 1 < starts.count ? Int(starts[run + 1]) : samples.count
-            for position in Int(starts[run])..<end { caseOfSample[position] = cases[run] }
+            for position in Int(starts[run])..<end { caseOfSample[position] = number }
         }
-        return (GroupSummary.bootstrapIntervals(samples, cases: caseOfSample), Set(cases).count)
+        return (GroupSummary.bootstrapIntervals(samples, numberedCases: caseOfSample, caseCount: numberOf.count), numberOf.count)
     }
 }

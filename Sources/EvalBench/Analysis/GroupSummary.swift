@@ -58,15 +58,6 @@ public struct GroupSummary: Sendable, Equatable {
     public var replayedRequests = 0
     /// Nearest-rank median time to the first answer token over the successful requests.
     public var ttfaP50Ms: Double?
-    /// The 95% case bootstrap intervals of the latency p50, p90, p95 and p99 (in that order),
-    /// resampling cases with all their timed requests (see `caseBootstrapPercentileIntervals`);
-    /// nil with fewer than 20 timed cases, or when the aggregate was not asked for them.
-    package var latencyIntervals: [PercentileInterval]?
-    /// The same for TTFT.
-    package var ttftIntervals: [PercentileInterval]?
-    /// The distinct cases among the timed latencies and TTFTs, when the intervals were computed.
-    package var timedLatencyCases = 0
-    package var timedTTFTCases = 0
     /// Nearest-rank 95th-percentile time to the first answer token over the successful requests.
     public var ttfaP95Ms: Double?
     /// Requests that reported reasoning tokens: the denominator of `reasoningTokensPerRequest`.
@@ -119,6 +110,15 @@ public struct GroupSummary: Sendable, Equatable {
     public var requestsSent = 0
     /// Of those, the requests whose cost is known; `costUSD` is nil unless it is all of them.
     public var requestsWithCost = 0
+    /// The 95% case bootstrap intervals of the latency p50, p90, p95 and p99 (in that order),
+    /// resampling cases with all their timed requests (see `caseBootstrapPercentileIntervals`);
+    /// nil with fewer than 20 timed cases, or when the aggregate was not asked for them.
+    package var latencyIntervals: [PercentileInterval]?
+    /// The same for TTFT.
+    package var ttftIntervals: [PercentileInterval]?
+    /// The distinct cases among the timed latencies and TTFTs, when the intervals were computed.
+    package var timedLatencyCases = 0
+    package var timedTTFTCases = 0
 
     /// An empty summary, before any result is counted.
     public init(group: SummaryGroupKey) {
@@ -140,9 +140,10 @@ extension GroupSummary {
     package static let bootstrapResamples = 1000
     package static let bootstrapSeed: UInt64 = 0x5EED
 
-    /// The case bootstrap intervals of `bootstrapPercentiles` of `values`, whose cases are `cases`.
-    static func bootstrapIntervals(_ values: [Double], cases: [UInt32]) -> [PercentileInterval]? {
-        caseBootstrapPercentileIntervals(bootstrapPercentiles, of: values, cases: cases,
+    /// The case bootstrap intervals of `bootstrapPercentiles` of `values`, whose cases are
+    /// `numberedCases`, numbered 0..<`caseCount`.
+    static func bootstrapIntervals(_ values: [Double], numberedCases: [UInt32], caseCount: Int) -> [PercentileInterval]? {
+        caseBootstrapPercentileIntervals(bootstrapPercentiles, of: values, numberedCases: numberedCases, caseCount: caseCount,
                                          resamples: bootstrapResamples, seed: bootstrapSeed)?
             .map { PercentileInterval(low: $0.low, high: $0.high) }
     }

@@ -41,8 +41,8 @@ package func bootstrapPercentileIntervals(
     _ ps: [Double], of values: [Double], resamples: Int = 1000, seed: UInt64 = 0x5EED
 ) -> [(low: Double, high: Double)]? {
     guard values.count <= Int(UInt32.max) else { return nil }
-    return caseBootstrapPercentileIntervals(ps, of: values, cases: (0..<values.count).map { UInt32(truncatingIfNeeded: $0) },
-                                            resamples: resamples, seed: seed)
+    return caseBootstrapPercentileIntervals(ps, of: values, numberedCases: (0..<values.count).map { UInt32(truncatingIfNeeded: $0) },
+                                            caseCount: values.count, resamples: resamples, seed: seed)
 }
 
 /// The percentile-bootstrap 95% intervals of the nearest-rank percentiles `ps` of `values`,
@@ -56,7 +56,20 @@ package func bootstrapPercentileIntervals(
 package func caseBootstrapPercentileIntervals(
     _ ps: [Double], of values: [Double], cases: [UInt32], resamples: Int = 1000, seed: UInt64 = 0x5EED
 ) -> [(low: Double, high: Double)]? {
-    guard values.count == cases.count, resamples > 0, !ps.isEmpty, let pools = CasePools(values, cases: cases) else { return nil }
+    // The cases numbered 0, 1, … in the order they first come.
+    var numberOf: [UInt32: UInt32] = [:]
+    let numbered = cases.map { numberOf.number(of: $0).number }
+    return caseBootstrapPercentileIntervals(ps, of: values, numberedCases: numbered, caseCount: numberOf.count,
+                                            resamples: resamples, seed: seed)
+}
+
+/// The same with the cases already numbered: each of `numberedCases` in 0..<`caseCount`, each
+/// number used (callers that hold their cases as runs number the runs, not every value).
+func caseBootstrapPercentileIntervals(
+    _ ps: [Double], of values: [Double], numberedCases: [UInt32], caseCount: Int, resamples: Int = 1000, seed: UInt64 = 0x5EED
+) -> [(low: Double, high: Double)]? {
+    guard values.count == numberedCases.count, resamples > 0, !ps.isEmpty,
+          let pools = CasePools(values, numberedCases: numberedCases, caseCount: caseCount) else { return nil }
     var intervals: [(low: Double, high: Double)] = []
     for var list in pools.estimates(ps, resamples: resamples, seed: seed) {
         list.sort()
@@ -66,29 +79,27 @@ package func caseBootstrapPercentileIntervals(
     return intervals
 }
 
-/// The values sorted, with each one's case numbered 0, 1, … in the order the cases first come,
-/// and how many values each case has: what every resample of the case bootstrap reads.
+/// The values sorted, with each one's case, and how many values each case has: what every
+/// resample of the case bootstrap reads.
 private struct CasePools {
     let sorted: [Double]
     let caseOfSorted: [UInt32]
     let sizes: [Int]
 
-    /// Nil for fewer than ``minimumBootstrapSampleSize`` cases, or a pool whose size could not be counted.
-    init?(_ values: [Double], cases: [UInt32]) {
-        var numberOf: [UInt32: UInt32] = [:]
-        var caseOf = [UInt32](repeating: 0, count: values.count)
-        var sizes: [Int] = []
-        for (index, name) in cases.enumerated() {
-            let (number, isNew) = numberOf.number(of: name)
-            if isNew { sizes.append(0) }
-            caseOf[index] = number
+    /// Nil for fewer than ``minimumBootstrapSampleSize`` cases, a number outside 0..<`caseCount`,
+    /// or a pool whose size could not be counted.
+    init?(_ values: [Double], numberedCases: [UInt32], caseCount: Int) {
+        // A pool is at most one draw per case, each of the largest case: values × cases must fit an Int.
+        guard caseCount >= minimumBootstrapSampleSize, !values.count.multipliedReportingOverflow(by: caseCount).overflow else { return nil }
+        var sizes = [Int](repeating: 0, count: caseCount)
+        for number in numberedCases {
+            guard Int(number) < caseCount else { return nil }
             sizes[Int(number)] += 1
         }
-        // A pool is at most one draw per case, each of the largest case: values × cases must fit an Int.
-        guard sizes.count >= minimumBootstrapSampleSize, !values.count.multipliedReportingOverflow(by: sizes.count).overflow else { return nil }
+        guard !sizes.contains(0) else { return nil }
         let ascending = values.indices.sorted { values[$0] < values[$1] }
         sorted = ascending.map { values[$0] }
-        caseOfSorted = ascending.map { caseOf[$0] }
+        caseOfSorted = ascending.map { numberedCases[$0] }
         self.sizes = sizes
     }
 
