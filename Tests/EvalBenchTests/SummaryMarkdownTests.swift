@@ -181,6 +181,7 @@ func markdownBootstrapOverCases() throws {
     let aggregate = RunAggregate(repeated, bootstrapIntervals: true)
     let group = try #require(aggregate.groups.first)
     #expect(group.timedLatencyCases == 24 && group.timedLatenciesMs.count == 120)
+    #expect(RunAggregate(repeated).groups.first?.timedLatencyCases == nil, "not counted unless asked for: unknown, not 0")
     let overCases = try #require(group.latencyIntervals)
     // The same 120 values taken as independent requests give a narrower p50 interval.
     let overRequests = try #require(bootstrapPercentileIntervals(GroupSummary.bootstrapPercentiles, of: repeated.compactMap { $0.timing?.latencyMs }))

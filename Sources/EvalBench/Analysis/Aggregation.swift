@@ -496,8 +496,9 @@ struct CaseRuns: Sendable {
     }
 
     /// The case bootstrap intervals of `samples` (which these runs describe), and how many cases they are of.
-    func intervals(of samples: [Double]) -> ([PercentileInterval]?, Int) {
-        guard !samples.isEmpty, samples.count <= Int(UInt32.max), starts.first == 0 else { return (nil, 0) }
+    func intervals(of samples: [Double]) -> ([PercentileInterval]?, Int?) {
+        if samples.isEmpty { return (nil, 0) }
+        guard samples.count <= Int(UInt32.max), starts.first == 0 else { return (nil, nil) }
         // The runs' cases numbered 0, 1, … as they first come (a case out of plan order has several runs).
         var numberOf: [UInt32: UInt32] = [:]
         var caseOfSample = [UInt32](repeating: 0, count: samples.count)

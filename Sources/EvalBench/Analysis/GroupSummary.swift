@@ -116,9 +116,10 @@ public struct GroupSummary: Sendable, Equatable {
     package var latencyIntervals: [PercentileInterval]?
     /// The same for TTFT.
     package var ttftIntervals: [PercentileInterval]?
-    /// The distinct cases among the timed latencies and TTFTs, when the intervals were computed.
-    package var timedLatencyCases = 0
-    package var timedTTFTCases = 0
+    /// The distinct cases among the timed latencies and TTFTs; nil when the intervals were not
+    /// computed (the cases were not counted), 0 when nothing was timed.
+    package var timedLatencyCases: Int?
+    package var timedTTFTCases: Int?
 
     /// An empty summary, before any result is counted.
     public init(group: SummaryGroupKey) {

@@ -165,7 +165,7 @@ package enum SummaryMarkdown {
                          [summary.ttftP50Ms, summary.ttftP90Ms, summary.ttftP95Ms, summary.ttftP99Ms])]
             for (measure, requests, cases, intervals, estimates) in rows {
                 var row = [summary.group.backend, summary.group.reasoning.rawValue, summary.group.variant, measure,
-                           String(requests), String(cases)]
+                           String(requests), cases.map(String.init) ?? "n/a"]
                 if let intervals {
                     row += zip(estimates, intervals).map { estimate, interval in
                         "\(ReportFormat.milliseconds(estimate)) [\(ReportFormat.milliseconds(interval.low))–\(ReportFormat.milliseconds(interval.high))]"
