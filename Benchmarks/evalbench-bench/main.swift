@@ -86,11 +86,13 @@ func transportWallPerRequestMs(_ server: FakeOpenAIServer, _ transport: any HTTP
     return stopwatch.ms() / Double(count)
 }
 
+/// The peak resident memory (VmHWM) in MB of 1,000,000 bytes, the budgets' unit: VmHWM is in
+/// KiB, and dividing it by 1,024 (as this did before) gave MiB, 4.9% less than MB.
 func residentHighWaterMB() -> Double? {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-          let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
-    return kilobytes / 1024
+          let kibibytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+    return kibibytes * 1024 / 1_000_000
 }
 
 func line(_ name: String, _ value: String, _ budget: String) {
