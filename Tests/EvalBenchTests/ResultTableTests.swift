@@ -125,7 +125,30 @@ struct ResultTableTests {
         }
         let table = ResultTable(results)
         #expect(table.keptWhole.isEmpty, "single-turn results carry a case score; a row has room for it")
+        #expect(table.scoresInColumns == 0, "scores of 0 and 1 are held in the rows' flags")
         try expectReadBack(results)
+    }
+
+    @Test("scores of 0 and 1 are held in the row, any other (-0, a fraction) in its column, and all read back bit for bit")
+    func scoresInRowsOrColumns() throws {
+        var results: [RequestResult] = []
+        for (score, caseScore) in [(0.0, 1.0), (1.0, 0.0), (-0.0, 1.0), (0.5, 0.0), (1.0, 0.25), (nil, nil), (1.0, nil), (nil, -0.0)] as [(Double?, Double?)] {
+            var result = fixtureResult(caseID: "c\(results.count)", status: .pass)
+            result.score = score
+            result.caseScore = caseScore
+            results.append(result)
+        }
+        try expectReadBack(results)
+        let table = ResultTable(results)
+        for (index, result) in results.enumerated() {
+            #expect(table[index].score?.bitPattern == result.score?.bitPattern)
+            #expect(table[index].caseScore?.bitPattern == result.caseScore?.bitPattern)
+        }
+        // Up to the last row with one in a column: the scores' column holds rows 0–3 (-0 at
+        // row 2 and 0.5 at row 3), the case scores' rows 0–7 (0.25 at row 4, -0 at row 7).
+        #expect(table.scoresInColumns == 4 + 8)
+        #expect(ResultTable(results.filter { [0, 1].contains($0.score ?? 0) && [0, 1].contains($0.caseScore ?? 0)
+            && $0.score?.sign != .minus && $0.caseScore?.sign != .minus }).scoresInColumns == 0)
     }
 
     @Test("long answers go to the spill file and read back byte for byte, also from copies of the table that went on apart")
@@ -195,6 +218,15 @@ struct ResultTableTests {
         #expect(table.keptWhole.isEmpty)
         for index in results.indices { #expect(table.assertions(at: index) == results[index].assertions) }
         try expectReadBack(results)
+        // A result whose verdicts say nothing but `actual` takes one reference a verdict, the
+        // others four: a message (index % 3 == 0), a pointer (% 5) or a note (% 7) takes four.
+        let references = results.indices.reduce(0) { total, index in
+            let verdicts = results[index].assertions.count
+            let ownParts = results[index].assertions.contains { $0.message != nil || $0.pointer != nil || $0.note != nil }
+            return total + verdicts * (ownParts ? 4 : 1)
+        }
+        #expect(table.verdictReferences == references)
+        #expect(references < results.reduce(0) { $0 + 4 * $1.assertions.count })
     }
 
     @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")

@@ -17,7 +17,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var spillFile: SpillFile?
     private var spillUnavailable = false
     /// What each verdict of a result says of that result alone (its `actual`, `message`,
-    /// `pointer` and `note`), four text references a verdict from a row's `details` on; the
+    /// `pointer` and `note`), four text references a verdict from a row's `details` on (one,
+    /// its `actual`, when none of a row's verdicts has the other three); the
     /// rest of its verdicts is a set shared with the results that ended alike. An answer's
     /// excerpt in `actual` made every result's verdicts a set of its own, 400-odd bytes each.
     private var verdictDetails = ChunkedArray<UInt32>()
@@ -47,6 +48,11 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     /// The memory a result kept in a row takes there, its strings aside.
     package static var bytesPerRow: Int { MemoryLayout<Row>.stride }
+
+    /// Scores held in the score columns (a 0 or 1 is held in its row's flags instead).
+    var scoresInColumns: Int { scores.count + caseScores.count }
+    /// Text references held for the verdicts' own parts.
+    var verdictReferences: Int { verdictDetails.count }
 
     /// An empty table.
     package init() {}
@@ -156,7 +162,12 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             assertions = verdictSetID(template)
             row.details = UInt32(verdictDetails.count)
             row.flags.insert(.verdictDetails)
-            for ref in refs { verdictDetails.append(ref) }
+            if Self.actualsOnly(refs) {
+                row.flags.insert(.actualsOnly)
+                for ref in stride(from: 0, to: refs.count, by: 4) { verdictDetails.append(refs[ref]) }
+            } else {
+                for ref in refs { verdictDetails.append(ref) }
+            }
         } else {
             assertions = verdictSetID(fields.assertions)
         }
@@ -188,9 +199,10 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             row.endMs = row.store(timing.endMs, flag: .end)
         }
         if fields.costUSD != nil { row.flags.insert(.cost) }
-        if fields.score != nil { row.flags.insert(.score) }
-        if fields.caseScore != nil { row.flags.insert(.caseScore) }
-        return (row, (fields.costUSD, fields.score, fields.caseScore, key))
+        // A score of 0 or 1 (every score of a case with one check) is held in the row's flags.
+        let score = row.storeScore(fields.score, has: .score, zero: .scoreZero, one: .scoreOne)
+        let caseScore = row.storeScore(fields.caseScore, has: .caseScore, zero: .caseScoreZero, one: .caseScoreOne)
+        return (row, (fields.costUSD, score, caseScore, key))
     }
 
     /// Whether every field a row has no room for is empty.
@@ -275,8 +287,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             output: row.has(.spilledOutput) ? spilledText(row.output) : text(row.output), finishReason: text(outcome.finishReason), timing: timing, usage: row.usage.usage,
             attempts: Int(outcome.attempts), assertions: verdicts(row, outcome: outcome),
             costUSD: row.has(.cost) ? costs[position] : nil)
-        fields.score = row.has(.score) ? scores[position] : nil
-        fields.caseScore = row.has(.caseScore) ? caseScores[position] : nil
+        fields.score = row.score(has: .score, zero: .scoreZero, one: .scoreOne) { scores[position] }
+        fields.caseScore = row.score(has: .caseScore, zero: .caseScoreZero, one: .caseScoreOne) { caseScores[position] }
         fields.planIndex = row.has(.planIndex) ? Int(row.planIndex) : nil
         return RequestResult(fields: fields)
     }
@@ -351,6 +363,11 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return refs
     }
 
+    /// Whether `refs` (four a verdict) are `actual` references alone, the other three none.
+    private static func actualsOnly(_ refs: [UInt32]) -> Bool {
+        stride(from: 0, to: refs.count, by: 4).allSatisfy { refs[$0 + 1] == 0 && refs[$0 + 2] == 0 && refs[$0 + 3] == 0 }
+    }
+
     private func detailText(_ ref: UInt32) -> String? {
         ref & Self.spilledRef != 0 ? spilledText(ref & ~Self.spilledRef) : text(ref)
     }
@@ -361,6 +378,13 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         var verdicts = verdictSets[Int(outcome.assertions - 1)]
         guard row.has(.verdictDetails) else { return verdicts }
         var at = Int(row.details)
+        if row.has(.actualsOnly) {
+            for index in verdicts.indices {
+                verdicts[index].actual = detailText(verdictDetails[at])
+                at += 1
+            }
+            return verdicts
+        }
         for index in verdicts.indices {
             verdicts[index].actual = detailText(verdictDetails[at])
             verdicts[index].message = detailText(verdictDetails[at + 1])
@@ -486,7 +510,8 @@ private struct Row {
     var details: UInt32 = 0
 
     struct Flags: OptionSet {
-        var rawValue: UInt16
+        // 32 bits in the row's padding: the row is no larger than with 16.
+        var rawValue: UInt32
         static let planIndex = Flags(rawValue: 1 << 0)
         static let timing = Flags(rawValue: 1 << 1)
         static let firstToken = Flags(rawValue: 1 << 2)
@@ -501,9 +526,39 @@ private struct Row {
         static let spilledOutput = Flags(rawValue: 1 << 10)
         /// `details` is where the row's verdicts' own parts start in `verdictDetails`.
         static let verdictDetails = Flags(rawValue: 1 << 11)
+        /// The score is 0 or 1, not in the scores column.
+        static let scoreZero = Flags(rawValue: 1 << 12)
+        static let scoreOne = Flags(rawValue: 1 << 13)
+        static let caseScoreZero = Flags(rawValue: 1 << 14)
+        static let caseScoreOne = Flags(rawValue: 1 << 15)
+        /// The verdicts' own parts are their `actual` alone, one reference a verdict in
+        /// `verdictDetails` rather than four (a verdict seldom has a message, pointer or note).
+        static let actualsOnly = Flags(rawValue: 1 << 16)
     }
 
     func has(_ flag: Flags) -> Bool { flags.contains(flag) }
+
+    /// Marks `value` as present in `has`; 0 and 1 (the same bits: not -0) are held in `zero` or
+    /// `one`, and anything else is returned for the table's column.
+    mutating func storeScore(_ value: Double?, has: Flags, zero: Flags, one: Flags) -> Double? {
+        guard let value else { return nil }
+        flags.insert(has)
+        if value.bitPattern == Double(0).bitPattern {
+            flags.insert(zero)
+            return nil
+        }
+        if value.bitPattern == Double(1).bitPattern {
+            flags.insert(one)
+            return nil
+        }
+        return value
+    }
+
+    /// The score `storeScore` kept: from the flags, or from `column`.
+    func score(has: Flags, zero: Flags, one: Flags, column: () -> Double) -> Double? {
+        guard self.has(has) else { return nil }
+        return self.has(zero) ? 0 : self.has(one) ? 1 : column()
+    }
 
     /// `value`, or 0 when there is none; marks which in `flags`.
     mutating func store(_ value: Double?, flag: Flags) -> Double {
@@ -550,6 +605,9 @@ private struct OptionalColumn<Value: Sendable & ExpressibleByIntegerLiteral>: Se
         while values.count < position { values.append(0) }
         values.append(value)
     }
+
+    /// Values held: up to the last row set.
+    var count: Int { values.count }
 
     /// The value at `position`; `0` for a row after the last one set.
     subscript(position: Int) -> Value {
