@@ -23,6 +23,9 @@ struct HighConcurrencyFigures {
     /// The process's CPU time (getrusage, client and fake together) from 96 ms into the run,
     /// before any answer is due, to its end.
     var cpuAfterWaitMs: Double?
+    /// How long this process's threads were runnable but waiting for a core, over the same
+    /// span (Linux: each thread's `run_delay` in /proc/self/task/*/schedstat); nil elsewhere.
+    var runQueueWaitAfterWaitMs: Double?
     static let waitMs = 96.0
 
     var idealMs: Double { Double((Self.count + Self.concurrency - 1) / Self.concurrency) * Self.delayMs }
@@ -38,22 +41,29 @@ struct HighConcurrencyFigures {
         _ = try await runCases(baseURL: delayed.baseURL, count: concurrency, concurrency: concurrency)
         // The CPU time is read at 96 ms by a thread of its own (one system call), so the run is not paused.
         nonisolated(unsafe) var atWait = 0.0
+        nonisolated(unsafe) var waitedAtWait: [Int: Double]?
         let read = DispatchSemaphore(value: 0)
         let began = Date()
         Thread.detachNewThread {
             usleep(UInt32(waitMs * 1000))
             atWait = processCPUMs()
+            waitedAtWait = runQueueWaitMsByThread()
             read.signal()
         }
         let (wall, results) = try await runCases(baseURL: delayed.baseURL, count: count, concurrency: concurrency)
         let cpuAfterWait = processCPUMs() - { read.wait(); return atWait }()
+        // Threads that began after the reading at 96 ms waited from 0.
+        let runQueueWait = runQueueWaitMsByThread().flatMap { now in
+            waitedAtWait.map { before in now.reduce(0) { $0 + max(0, $1.value - (before[$1.key] ?? 0)) } }
+        }
         let starts = results.compactMap { $0.timing.map { $0.startedAt.timeIntervalSince(began) * 1000 } }
         let ends = results.compactMap { result in
             result.timing.flatMap { timing in timing.endMs.map { timing.startedAt.timeIntervalSince(began) * 1000 + $0 } }
         }
         return HighConcurrencyFigures(wallMs: wall, ttftErrorsMs: results.compactMap { $0.timing?.ttftMs }.map { $0 - delayMs },
                                       lastStartMs: starts.max(), lastEndMs: ends.max(),
-                                      cpuAfterWaitMs: wall > waitMs ? cpuAfterWait : nil)
+                                      cpuAfterWaitMs: wall > waitMs ? cpuAfterWait : nil,
+                                      runQueueWaitAfterWaitMs: wall > waitMs ? runQueueWait : nil)
     }
 
     /// The value at fraction `q` of the sorted errors (nearest rank), nil when there are none.
@@ -119,6 +129,13 @@ struct HighConcurrencyRounds {
                  String(format: "%.1f ms / %.2f of %d", cpu.median, cores.median, ProcessInfo.processInfo.activeProcessorCount),
                  "where the wall goes")
         }
+        // Threads runnable but not running while fewer than all cores are busy: the kernel
+        // left them queued behind another thread (see README, "Performance").
+        if let waited = Self.spread(rounds.compactMap(\.runQueueWaitAfterWaitMs)) {
+            line("c=256: threads waiting for a core after \(Int(HighConcurrencyFigures.waitMs)) ms",
+                 String(format: "%.1f ms", waited.median) + (rounds.count > 1 ? String(format: " (%.1f–%.1f)", waited.low, waited.high) : ""),
+                 "where the wall goes")
+        }
     }
 
     func printTiming() {
@@ -145,6 +162,21 @@ func highConcurrencyRounds() async throws -> HighConcurrencyRounds {
     let rounds = try await HighConcurrencyRounds.measure()
     highConcurrency = rounds
     return rounds
+}
+
+/// Each thread's time spent runnable but waiting for a core so far (ms), by thread id:
+/// the second field of /proc/self/task/<tid>/schedstat (ns). Nil where there is none.
+func runQueueWaitMsByThread() -> [Int: Double]? {
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+    var waited: [Int: Double] = [:]
+    for thread in threads {
+        guard let id = Int(thread),
+              let text = try? String(contentsOfFile: "/proc/self/task/\(thread)/schedstat", encoding: .utf8) else { continue }
+        let fields = text.split(separator: " ")
+        guard fields.count >= 2, let nanoseconds = Double(fields[1]) else { continue }
+        waited[id] = nanoseconds / 1_000_000
+    }
+    return waited.isEmpty ? nil : waited
 }
 
 /// CPU ms (user and system) this process has used so far, all threads together.
