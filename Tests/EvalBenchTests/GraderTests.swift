@@ -83,4 +83,34 @@ struct GraderTests {
         #expect(named.name == "mentions x")
         #expect(named.type == "contains")
     }
+
+    @Test("an answer is quoted as before on the one-pass path: cut at the limit by characters, escaped, CR LF and marks kept whole")
+    func quotesAsByCharacters() {
+        /// The quote as the grader made it before the one-pass path: by characters throughout.
+        func byCharacters(_ text: String, limit: Int) -> String {
+            let clipped = text.count > limit ? String(text.prefix(limit)) + "…" : text
+            let escaped = clipped.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "\n", with: "\\n")
+            return "\"\(escaped)\""
+        }
+        let pieces = ["a", "Paris ", "\r\n", "\r", "\n", "\"", "\\", "é", "e\u{301}", "\u{301}", "👍🏽", "\t", "z"]
+        var generator = SystemRandomNumberGenerator()
+        for limit in [0, 1, 2, 5, 80, 200] {
+            for length in [0, 1, limit - 1, limit, limit + 1, limit + 2, limit * 2 + 3] where length >= 0 {
+                let plain = String(repeating: "a", count: length)
+                #expect(Grader.quote(plain, limit: limit) == byCharacters(plain, limit: limit))
+                for _ in 0..<40 {
+                    var text = String((0..<length).map { _ in Character("a") })
+                    // A few pieces anywhere, most often right at the cut.
+                    for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                        let piece = pieces.randomElement(using: &generator)!
+                        let at = Bool.random(using: &generator) ? min(limit, text.count) : Int.random(in: 0...text.count, using: &generator)
+                        text.insert(contentsOf: piece, at: text.index(text.startIndex, offsetBy: at))
+                    }
+                    #expect(Array(Grader.quote(text, limit: limit).utf8) == Array(byCharacters(text, limit: limit).utf8),
+                            "\(text.debugDescription) at \(limit)")
+                }
+            }
+        }
+    }
 }

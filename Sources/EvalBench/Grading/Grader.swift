@@ -301,9 +301,13 @@ package struct Grader: Sendable {
     }
 
     /// Longest answer excerpt in an explanation.
-    static let excerptLimit = 200
+    package static let excerptLimit = 200
 
-    static func quote(_ text: String, limit: Int = 80) -> String {
+    /// `text` in double quotes, cut at `limit` characters (with "…"), its backslashes, quotes
+    /// and newlines escaped: how a verdict quotes an answer (`excerptLimit`) or a value.
+    package static func quote(_ text: String, limit: Int = 80) -> String {
+        if let quoted = quotedPlainASCII(text, limit) { return quoted }
+        // No more characters than bytes when the bytes are within the limit.
         let clipped = text.utf8.count > limit && text.count > limit ? String(text.prefix(limit)) + "…" : text
         guard clipped.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return "\"\(clipped)\"" }
         let escaped = clipped
@@ -311,6 +315,40 @@ package struct Grader: Sendable {
             .replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
         return "\"\(escaped)\""
+    }
+
+    /// `quote(text, limit:)` made in one pass and one allocation when what is kept of `text`
+    /// has nothing to escape and, when it is cut, its first `limit` + 1 bytes are ASCII without
+    /// a carriage return (each of the first `limit` bytes is then a character: only CR LF joins
+    /// ASCII bytes into one, and an ASCII byte after them starts a new one); nil otherwise. The
+    /// result table makes each answer's excerpt again whenever a result is read, so this is on
+    /// the reports' path.
+    private static func quotedPlainASCII(_ text: String, _ limit: Int) -> String? {
+        let quoted = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            guard limit >= 0 else { return nil }
+            let clipped = bytes.count > limit
+            let kept = clipped ? limit : bytes.count
+            for index in 0..<(clipped ? limit + 1 : kept) {
+                let byte = bytes[index]
+                if clipped, byte >= 0x80 || byte == 0x0D { return nil }
+                if index < kept, byte == 0x5C || byte == 0x22 || byte == 0x0A { return nil }
+            }
+            // Quotes, the bytes kept, and "…" (3 bytes) when clipped.
+            return String(unsafeUninitializedCapacity: kept + 2 + (clipped ? 3 : 0)) { buffer in
+                buffer[0] = 0x22
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[1...]).initialize(from: UnsafeBufferPointer(rebasing: bytes[..<kept]))
+                var end = kept + 1
+                if clipped {
+                    for byte in "…".utf8 {
+                        buffer[end] = byte
+                        end += 1
+                    }
+                }
+                buffer[end] = 0x22
+                return end + 1
+            }
+        }
+        return quoted ?? nil
     }
 
     static func number(_ value: Double) -> String {
