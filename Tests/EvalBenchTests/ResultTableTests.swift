@@ -229,6 +229,63 @@ struct ResultTableTests {
         #expect(references < results.reduce(0) { $0 + 4 * $1.assertions.count })
     }
 
+    @Test("a verdict quoting its own answer as the grader does is made again from the answer, any other quote kept as it is")
+    func graderExcerpts() throws {
+        let answers = ["Lyon, answer 7", "say \"hi\"\nand a \\ back", String(repeating: "long answer é ", count: 30), "", "Paris"]
+        var results: [RequestResult] = []
+        for (index, answer) in answers.enumerated() {
+            var result = fixtureResult(caseID: "c\(index)", status: .fail, latencyMs: 10)
+            result.output = answer
+            var contains = AssertionResult(type: "contains", name: "contains \"Rome\"", passed: false)
+            contains.actual = TextChecks.excerpt(answer)
+            var other = AssertionResult(type: "regex", name: "regex", passed: false)
+            // Quoted otherwise: cut at 80 characters, or not a quote of this answer at all.
+            other.actual = index % 2 == 0 ? Grader.quote(answer) : "\"" + answer + "\" "
+            result.assertions = [contains, other]
+            results.append(result)
+        }
+        var unanswered = fixtureResult(caseID: "none", status: .error)
+        var quoted = AssertionResult(type: "contains", name: "contains \"Rome\"", passed: false)
+        quoted.actual = "\"\""
+        unanswered.assertions = [quoted]
+        results.append(unanswered)
+        try expectReadBack(results)
+        let table = ResultTable(results)
+        for index in results.indices { #expect(table.assertions(at: index) == results[index].assertions) }
+        // Only the long answer and its quote cut at 80 characters are spilled, not its
+        // excerpt. In memory: the two quotes that are not a quote of their answer and the
+        // unanswered result's; a short answer's 80-character quote is its excerpt, made again.
+        #expect(table.textsHeld.spilled == 2)
+        let plain = ResultTable(results.map { result in
+            var result = result
+            result.assertions = result.assertions.map { var verdict = $0; verdict.actual = nil; return verdict }
+            return result
+        })
+        #expect(table.textsHeld.inMemory - plain.textsHeld.inMemory == 3)
+    }
+
+    @Test("a result's verdicts with a judge's call are found without reading what the others quote")
+    func judgedVerdicts() throws {
+        var quoting = fixtureResult(caseID: "a", status: .fail)
+        quoting.output = "Lyon"
+        var contains = AssertionResult(type: "contains", name: "contains \"Paris\"", passed: false)
+        contains.actual = TextChecks.excerpt("Lyon")
+        quoting.assertions = [contains]
+        var judged = fixtureResult(caseID: "b", status: .fail)
+        judged.assertions = [AssertionResult(type: "judge", name: "judge: polite", passed: false, message: "rude",
+                                             judge: JudgeCall(backend: "cloud", latencyMs: 12.5, error: "timed out")),
+                             contains]
+        var whole = judged
+        whole.toolCalls = []
+        let results = [quoting, judged, whole, fixtureResult(caseID: "c", status: .pass)]
+        let table = ResultTable(results)
+        for (index, result) in results.enumerated() {
+            #expect(table.judgedAssertions(at: index) == result.assertions.filter { $0.judge != nil })
+        }
+        #expect(table.judgedAssertions(at: 1).count == 1)
+        #expect(table.keptWhole.count == 1)
+    }
+
     @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")
     func rowSize() {
         #expect(ResultTable.bytesPerRow <= 88)

@@ -404,7 +404,7 @@ package enum SummaryMarkdown {
         var order: [String] = []
         var calls: [String: [(type: String, call: JudgeCall)]] = [:]
         for index in results.indices {
-            for assertion in results.assertions(at: index) {
+            for assertion in results.judgedAssertions(at: index) {
                 guard let call = assertion.judge else { continue }
                 if calls[call.backend] == nil { order.append(call.backend) }
                 calls[call.backend, default: []].append((assertion.type, call))

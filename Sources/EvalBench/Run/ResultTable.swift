@@ -53,6 +53,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     var scoresInColumns: Int { scores.count + caseScores.count }
     /// Text references held for the verdicts' own parts.
     var verdictReferences: Int { verdictDetails.count }
+    /// Texts held in memory and in the spill file.
+    var textsHeld: (inMemory: Int, spilled: Int) { (texts.count, spilled.count) }
 
     /// An empty table.
     package init() {}
@@ -106,7 +108,18 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     package func assertions(at position: Int) -> [AssertionResult] {
         let row = rows[position]
         if let whole = whole(row, at: position) { return whole.assertions }
-        return verdicts(row, outcome: outcomes[Int(row.outcome)])
+        // The answer is read only if a verdict quotes it.
+        return verdicts(row, outcome: outcomes[Int(row.outcome)], output: { output(row) })
+    }
+
+    /// The verdicts of the result at `position` that carry a judge's call, without reading what
+    /// the others say of it (verdicts with a call are never split from their details).
+    package func judgedAssertions(at position: Int) -> [AssertionResult] {
+        let row = rows[position]
+        if let whole = whole(row, at: position) { return whole.assertions.filter { $0.judge != nil } }
+        let outcome = outcomes[Int(row.outcome)]
+        guard !row.has(.verdictDetails), outcome.assertions != 0 else { return [] }
+        return verdictSets[Int(outcome.assertions - 1)].filter { $0.judge != nil }
     }
 
     /// The results kept whole, in table order: the only ones that can carry a field a row has
@@ -158,7 +171,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             instructions: textID(fields.instructions, shared: true), tags: tagSetID(fields.tags)))
         let assertions: (id: UInt32, shared: Bool)
         if let (template, details) = Self.splitVerdicts(fields.assertions) {
-            guard verdictDetails.count < Int(UInt32.max) - details.count, let refs = detailRefs(details) else { return nil }
+            guard verdictDetails.count < Int(UInt32.max) - details.count, let refs = detailRefs(details, output: fields.output)
+            else { return nil }
             assertions = verdictSetID(template)
             row.details = UInt32(verdictDetails.count)
             row.flags.insert(.verdictDetails)
@@ -272,6 +286,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         let repeatIndex = Int(row.repeatIndex)
         let key = (row.has(.key) ? text(keys[position]) : nil) ?? Self.derivedKey(suite: suite, caseID: caseID, variant: variant, backend: backend,
                                                    reasoning: reasoning, repeatIndex: repeatIndex)
+        let output = output(row)
         let timing = row.has(.timing)
             ? RequestTiming(startedAt: Date(timeIntervalSinceReferenceDate: row.startedAt),
                             firstTokenMs: row.value(row.firstTokenMs, flag: .firstToken),
@@ -284,8 +299,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             tags: identity.tags == 0 ? [] : tagSets[Int(identity.tags - 1)], status: Self.statuses[Int(outcome.status)],
             errorKind: outcome.errorKind == 0 ? nil : ErrorKind.allCases[Int(outcome.errorKind - 1)],
             errorMessage: text(outcome.errorMessage), instructions: text(identity.instructions), prompt: text(identity.prompt) ?? "",
-            output: row.has(.spilledOutput) ? spilledText(row.output) : text(row.output), finishReason: text(outcome.finishReason), timing: timing, usage: row.usage.usage,
-            attempts: Int(outcome.attempts), assertions: verdicts(row, outcome: outcome),
+            output: output, finishReason: text(outcome.finishReason), timing: timing, usage: row.usage.usage,
+            attempts: Int(outcome.attempts), assertions: verdicts(row, outcome: outcome, output: { output }),
             costUSD: row.has(.cost) ? costs[position] : nil)
         fields.score = row.score(has: .score, zero: .scoreZero, one: .scoreOne) { scores[position] }
         fields.caseScore = row.score(has: .caseScore, zero: .caseScoreZero, one: .caseScoreOne) { caseScores[position] }
@@ -295,6 +310,11 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     private func text(_ id: UInt32) -> String? {
         id == 0 ? nil : texts[Int(id - 1)]
+    }
+
+    /// The answer of the result in `row`.
+    private func output(_ row: Row) -> String? {
+        row.has(.spilledOutput) ? spilledText(row.output) : text(row.output)
     }
 
     /// Answers longer than this many UTF-8 bytes are kept in the spill file.
@@ -340,19 +360,32 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     /// A spilled text's reference has the top bit set.
     private static let spilledRef: UInt32 = 1 << 31
+    /// The reference of an `actual` that is the grader's excerpt of the result's own answer
+    /// (`Grader.quote(output, limit: Grader.excerptLimit)`, what text checks quote): made
+    /// again from the answer when read, rather than held a second time. No spilled text has it.
+    private static let excerptRef: UInt32 = .max
 
-    /// A reference to each of `details` (0 for none): short ones shared with equal texts, long
-    /// ones in the spill file; nil when one does not fit a reference.
-    private mutating func detailRefs(_ details: [String?]) -> [UInt32]? {
+    /// A reference to each of `details` (0 for none), four a verdict: an `actual` that quotes
+    /// `output` as the grader does by `excerptRef`, other short texts shared with equal ones,
+    /// long ones in the spill file; nil when one does not fit a reference.
+    private mutating func detailRefs(_ details: [String?], output: String?) -> [UInt32]? {
         var refs: [UInt32] = []
         refs.reserveCapacity(details.count)
-        for detail in details {
+        var excerpt: String??
+        for (position, detail) in details.enumerated() {
             guard let detail else {
                 refs.append(0)
                 continue
             }
+            if position % 4 == 0, let output {
+                if excerpt == nil { excerpt = .some(Grader.quote(output, limit: Grader.excerptLimit)) }
+                if let quoted = excerpt ?? nil, sameBytes(quoted, detail) {
+                    refs.append(Self.excerptRef)
+                    continue
+                }
+            }
             let length = detail.utf8.count
-            if length > Self.spillBytes, let index = spill(detail), index < Self.spilledRef {
+            if length > Self.spillBytes, let index = spill(detail), index < Self.spilledRef - 1 {
                 refs.append(Self.spilledRef | index)
             } else {
                 let id = textID(detail, shared: length <= 32)
@@ -368,28 +401,30 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         stride(from: 0, to: refs.count, by: 4).allSatisfy { refs[$0 + 1] == 0 && refs[$0 + 2] == 0 && refs[$0 + 3] == 0 }
     }
 
-    private func detailText(_ ref: UInt32) -> String? {
-        ref & Self.spilledRef != 0 ? spilledText(ref & ~Self.spilledRef) : text(ref)
+    private func detailText(_ ref: UInt32, output: () -> String?) -> String? {
+        if ref == Self.excerptRef { return output().map { Grader.quote($0, limit: Grader.excerptLimit) } }
+        return ref & Self.spilledRef != 0 ? spilledText(ref & ~Self.spilledRef) : text(ref)
     }
 
-    /// The verdicts of the result in `row`, with what they say of it alone put back.
-    private func verdicts(_ row: Row, outcome: Outcome) -> [AssertionResult] {
+    /// The verdicts of the result in `row`, whose answer `output` gives, with what they say of
+    /// it alone put back.
+    private func verdicts(_ row: Row, outcome: Outcome, output: () -> String?) -> [AssertionResult] {
         guard outcome.assertions != 0 else { return [] }
         var verdicts = verdictSets[Int(outcome.assertions - 1)]
         guard row.has(.verdictDetails) else { return verdicts }
         var at = Int(row.details)
         if row.has(.actualsOnly) {
             for index in verdicts.indices {
-                verdicts[index].actual = detailText(verdictDetails[at])
+                verdicts[index].actual = detailText(verdictDetails[at], output: output)
                 at += 1
             }
             return verdicts
         }
         for index in verdicts.indices {
-            verdicts[index].actual = detailText(verdictDetails[at])
-            verdicts[index].message = detailText(verdictDetails[at + 1])
-            verdicts[index].pointer = detailText(verdictDetails[at + 2])
-            verdicts[index].note = detailText(verdictDetails[at + 3])
+            verdicts[index].actual = detailText(verdictDetails[at], output: output)
+            verdicts[index].message = detailText(verdictDetails[at + 1], output: { nil })
+            verdicts[index].pointer = detailText(verdictDetails[at + 2], output: { nil })
+            verdicts[index].note = detailText(verdictDetails[at + 3], output: { nil })
             at += 4
         }
         return verdicts
