@@ -50,10 +50,10 @@ func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil) thr
             let answer = "Paris is the capital of France. " + String(index)
             result.output = String(repeating: answer + " ", count: answerBytes / (answer.utf8.count + 1) + 1).prefix(answerBytes) + ""
         }
-        // The verdict quotes the answer, as the grader writes it (cut at 80 characters).
+        // The verdict quotes the answer as the grader's text checks do (cut at 200 characters).
         if let output = result.output {
             result.assertions[0].expected = "the answer to contain \"Paris\""
-            result.assertions[0].actual = "\"" + (output.count > 80 ? output.prefix(80) + "…" : output) + "\""
+            result.assertions[0].actual = Grader.quote(output, limit: Grader.excerptLimit)
         }
         // As a run records a single-turn case: its score, and the case's score on its last turn.
         if result.status != .error {
