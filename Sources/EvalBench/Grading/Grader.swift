@@ -328,11 +328,13 @@ package struct Grader: Sendable {
             guard limit >= 0 else { return nil }
             let clipped = bytes.count > limit
             let kept = clipped ? limit : bytes.count
-            for index in 0..<(clipped ? limit + 1 : kept) {
-                let byte = bytes[index]
-                if clipped, byte >= 0x80 || byte == 0x0D { return nil }
-                if index < kept, byte == 0x5C || byte == 0x22 || byte == 0x0A { return nil }
-            }
+            // One look-up a byte: an escape among the bytes kept rules this path out, and so,
+            // when the text is cut, does a byte up to and just after the cut that may not be a
+            // character of its own.
+            var kinds: UInt8 = 0
+            for byte in UnsafeBufferPointer(rebasing: bytes[..<kept]) { kinds |= plainByteKinds[Int(byte)] }
+            if clipped { kinds |= plainByteKinds[Int(bytes[kept])] & Self.notACharacter }
+            if kinds & Self.needsEscape != 0 || clipped && kinds & Self.notACharacter != 0 { return nil }
             // Quotes, the bytes kept, and "…" (3 bytes) when clipped.
             return String(unsafeUninitializedCapacity: kept + 2 + (clipped ? 3 : 0)) { buffer in
                 buffer[0] = 0x22
@@ -351,7 +353,18 @@ package struct Grader: Sendable {
         return quoted ?? nil
     }
 
+    /// `plainByteKinds` bits: a byte to escape (`\\`, `"`, newline), and a byte that is not
+    /// sure to be a character of its own (not ASCII, or CR, which joins a following LF).
+    private static let needsEscape: UInt8 = 1
+    private static let notACharacter: UInt8 = 2
+
     static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.2f", value)
     }
+}
+
+/// What each byte value rules out of `Grader.quote`'s one-pass path (its `needsEscape` and
+/// `notACharacter` bits).
+private let plainByteKinds: [UInt8] = (0...255).map { byte in
+    (byte == 0x5C || byte == 0x22 || byte == 0x0A ? 1 : 0) | (byte >= 0x80 || byte == 0x0D ? 2 : 0)
 }
