@@ -524,7 +524,8 @@ private func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
 
 /// One result's fields in fixed form: numbers narrowed to the range they were checked to fit,
 /// strings as ids into the table, absent values marked in `flags`. The fields most results lack
-/// (cost, score, a key of its own, the index of a result kept whole) are in the table's columns.
+/// (cost, score, a key of its own, the index of a result kept whole) are in the table's columns,
+/// but for a score of 0 or 1, which `flags` holds.
 private struct Row {
     var startedAt = 0.0
     var firstTokenMs = 0.0
