@@ -44,9 +44,12 @@ func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil) thr
             result.errorKind = .timeout
             result.errorMessage = "timed out after 60 s"
             result.timing = nil
+            // As a run records an error: no answer, so nothing graded.
+            result.output = nil
+            result.assertions = []
         }
         if index % 11 == 0 { result.usage.outputTokens = nil; result.usage.source = .estimated }
-        if let answerBytes {
+        if let answerBytes, result.status != .error {
             let answer = "Paris is the capital of France. " + String(index)
             result.output = String(repeating: answer + " ", count: answerBytes / (answer.utf8.count + 1) + 1).prefix(answerBytes) + ""
         }
