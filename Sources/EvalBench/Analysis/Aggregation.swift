@@ -66,11 +66,7 @@ package struct RunAggregate: Sendable {
     private static func caseRunsByKey(_ table: ResultTable, order: [Int32]) -> [Int32] {
         var indexByKey: [String: Int32] = [:]
         return order.map { row in
-            let key = table[Int(row)].caseRunKey
-            if let index = indexByKey[key] { return index }
-            let index = Int32(indexByKey.count)
-            indexByKey[key] = index
-            return index
+            indexByKey.number(of: table[Int(row)].caseRunKey).number
         }
     }
 
@@ -172,26 +168,18 @@ struct CaseRunGroups {
 
     /// Counts `caseRun`, whose status is `status`, and every one of its requests in its group.
     mutating func add(_ caseRun: CaseRun, status: RequestResult.Status) {
-        let groupIndex: Int
-        if let index = groupIndexByKey[caseRun.group] {
-            groupIndex = index
-        } else {
-            groupIndex = accumulators.count
-            groupIndexByKey[caseRun.group] = groupIndex
-            accumulators.append(GroupAccumulator(group: caseRun.group, reference: references[caseRun.group]))
-        }
+        let (groupIndex, isNewGroup) = groupIndexByKey.number(of: caseRun.group)
+        if isNewGroup { accumulators.append(GroupAccumulator(group: caseRun.group, reference: references[caseRun.group])) }
         let key = RepeatKey(caseIndex: caseIndex(CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)),
                             groupIndex: UInt32(truncatingIfNeeded: groupIndex))
         let index: UInt32
         // In plan order a case's repeats are neighbours, so most keys are the last one's.
         if let lastRepeat, lastRepeat.key == key {
             index = lastRepeat.index
-        } else if let existing = repeatIndexByKey[key] {
-            index = existing
         } else {
-            index = UInt32(truncatingIfNeeded: repeatSets.count)
-            repeatIndexByKey[key] = index
-            repeatSets.append(RepeatSet(key: key))
+            let isNew: Bool
+            (index, isNew) = repeatIndexByKey.number(of: key)
+            if isNew { repeatSets.append(RepeatSet(key: key)) }
         }
         lastRepeat = (key, index)
         // The case's repeat set on this group names the case its samples belong to.
@@ -383,14 +371,8 @@ private struct GroupAccumulator {
         }
         for assertion in result.assertions {
             guard let name = assertion.metric else { continue }
-            let index: Int
-            if let existing = metricIndexByName[name] {
-                index = existing
-            } else {
-                index = summary.metrics.count
-                metricIndexByName[name] = index
-                summary.metrics.append(NamedMetric(name: name))
-            }
+            let (index, isNew) = metricIndexByName.number(of: name)
+            if isNew { summary.metrics.append(NamedMetric(name: name)) }
             summary.metrics[index].total += 1
             if assertion.passed { summary.metrics[index].passed += 1 }
         }

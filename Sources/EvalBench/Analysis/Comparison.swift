@@ -199,10 +199,9 @@ package struct Comparison: Sendable {
 
         var groupIndex: [SummaryGroupKey: Int] = [:]
         func index(of key: SummaryGroupKey) -> Int {
-            if let existing = groupIndex[key] { return existing }
-            groupIndex[key] = groups.count
-            groups.append(GroupComparison(group: key))
-            return groups.count - 1
+            let (index, isNew) = groupIndex.number(of: key)
+            if isNew { groups.append(GroupComparison(group: key)) }
+            return index
         }
         for summary in before.groups { groups[index(of: summary.group)].baseline = summary }
         for summary in after.groups { groups[index(of: summary.group)].current = summary }

@@ -371,18 +371,17 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private mutating func detailRefs(_ details: [String?], output: String?) -> [UInt32]? {
         var refs: [UInt32] = []
         refs.reserveCapacity(details.count)
-        var excerpt: String??
+        // Made once, and only when a verdict has an `actual` to compare it with.
+        let quotesSome = stride(from: 0, to: details.count, by: 4).contains { details[$0] != nil }
+        let excerpt = quotesSome ? output.map { Grader.quote($0, limit: Grader.excerptLimit) } : nil
         for (position, detail) in details.enumerated() {
             guard let detail else {
                 refs.append(0)
                 continue
             }
-            if position % 4 == 0, let output {
-                if excerpt == nil { excerpt = .some(Grader.quote(output, limit: Grader.excerptLimit)) }
-                if let quoted = excerpt ?? nil, sameBytes(quoted, detail) {
-                    refs.append(Self.excerptRef)
-                    continue
-                }
+            if position % 4 == 0, let excerpt, sameBytes(excerpt, detail) {
+                refs.append(Self.excerptRef)
+                continue
             }
             let length = detail.utf8.count
             if length > Self.spillBytes, let index = spill(detail), index < Self.spilledRef - 1 {
@@ -401,6 +400,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         stride(from: 0, to: refs.count, by: 4).allSatisfy { refs[$0 + 1] == 0 && refs[$0 + 2] == 0 && refs[$0 + 3] == 0 }
     }
 
+    /// The text `ref` refers to; `output` gives the answer an `excerptRef` is made from (only
+    /// an `actual` has one).
     private func detailText(_ ref: UInt32, output: () -> String?) -> String? {
         if ref == Self.excerptRef { return output().map { Grader.quote($0, limit: Grader.excerptLimit) } }
         return ref & Self.spilledRef != 0 ? spilledText(ref & ~Self.spilledRef) : text(ref)
@@ -422,9 +423,9 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         }
         for index in verdicts.indices {
             verdicts[index].actual = detailText(verdictDetails[at], output: output)
-            verdicts[index].message = detailText(verdictDetails[at + 1], output: { nil })
-            verdicts[index].pointer = detailText(verdictDetails[at + 2], output: { nil })
-            verdicts[index].note = detailText(verdictDetails[at + 3], output: { nil })
+            verdicts[index].message = detailText(verdictDetails[at + 1], output: output)
+            verdicts[index].pointer = detailText(verdictDetails[at + 2], output: output)
+            verdicts[index].note = detailText(verdictDetails[at + 3], output: output)
             at += 4
         }
         return verdicts
@@ -444,10 +445,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// The index of `identity` among those held (ids of equal texts are equal, so equal ids are
     /// the same bytes).
     private mutating func identityID(_ identity: Identity) -> UInt32 {
-        if let id = identityIDs[identity] { return id }
-        let id = UInt32(identities.count)
-        identities.append(identity)
-        identityIDs[identity] = id
+        let (id, isNew) = identityIDs.number(of: identity)
+        if isNew { identities.append(identity) }
         return id
     }
 
