@@ -123,6 +123,38 @@ struct CIOutputTests {
         #expect(skipped.attributes["message"] == "no reasoning on this model")
     }
 
+    @Test("junit.xml, cases.csv and the case grid of a table, which read statuses and times without building case runs, equal those of the same case runs held as values")
+    func reportsOfTableAndOfCaseRuns() throws {
+        var replayed = fixtureResult(caseID: "again", status: .pass, latencyMs: 900)
+        replayed.replayed = true
+        var skipped = fixtureResult(caseID: "deep", reasoning: .deep, status: .skipped)
+        skipped.skipReason = "no reasoning on this model"
+        let results = [
+            fixtureResult(caseID: "cap", repeatIndex: 1, status: .fail, latencyMs: 500, failedAssertion: "says Paris"),
+            fixtureResult(caseID: "cap", repeatIndex: 2, status: .pass, latencyMs: 1500),
+            fixtureResult(caseID: "talk", turn: 2, turns: 2, status: .error, errorKind: .server, errorMessage: "HTTP 500"),
+            fixtureResult(caseID: "talk", turn: 1, turns: 2, status: .pass, latencyMs: 40),
+            replayed, skipped,
+            fixtureResult(caseID: "offline", backend: "apple", status: .skipped, errorKind: .unavailable),
+            fixtureResult(suite: "math", caseID: "sum", status: .pass, latencyMs: 100),
+            fixtureResult(suite: "math", caseID: "product", status: .fail, latencyMs: 7, failedAssertion: "equals 12"),
+        ]
+        let ofTable = RunAggregate(results)
+        let ofValues = RunAggregate(caseRuns: Array(ofTable.caseRuns), statuses: ofTable.statuses)
+        #expect(JUnitXML.render(ofTable) == JUnitXML.render(ofValues))
+        #expect(CasesCSV.render(ofTable) == CasesCSV.render(ofValues))
+        #expect(CaseGridHTML.render(CaseGridCollector.grid(ofTable, baseline: nil))
+            == CaseGridHTML.render(CaseGridCollector.grid(ofValues, baseline: nil)))
+        let testcases = try JUnitReader.read(JUnitXML.render(ofTable)).filter { $0.name == "testcase" }
+        // The replayed answer was timed by the run it came from; the errored turn's first turn counts.
+        #expect(testcases.map { $0.attributes["time"] ?? "" } == ["2.000", "0.040", "0.000", "0.000", "0.000", "0.100", "0.007"])
+        let cases = CasesCSV.render(ofTable)
+        #expect(cases.contains("unavailable"))
+        #expect(cases.contains("geo/cap,1/2 pass,"))
+        #expect(cases.contains("math/product,fail: equals 12,"))
+        #expect(cases.contains("error: server"))
+    }
+
     @Test("a testcase's repeats apart in the results, and suites interleaved, still make one testcase each, grouped by suite in first-seen order")
     func junitInterleaved() throws {
         let results = [

@@ -17,6 +17,10 @@ struct ResultTableTests {
             #expect(try encoder.encode(table[index]) == (try encoder.encode(result)), "result \(index)", sourceLocation: sourceLocation)
             #expect(table.planIndex(at: index) == result.planIndex, sourceLocation: sourceLocation)
             #expect(table.turn(at: index) == result.turn, sourceLocation: sourceLocation)
+            #expect(table.suite(at: index) == result.suite, sourceLocation: sourceLocation)
+            let (status, ownLatency) = table.statusAndOwnLatency(at: index)
+            #expect(status == result.status, sourceLocation: sourceLocation)
+            #expect(ownLatency == (result.hasOwnTiming ? result.timing?.latencyMs : nil), "result \(index)", sourceLocation: sourceLocation)
         }
     }
 
@@ -91,7 +95,10 @@ struct ResultTableTests {
         tools.toolCalls = []
         tools.cached = true
         tools.replayed = false
-        try expectReadBack([skipped, longConversation, hugeUsage, suspect, sentinel, tools])
+        // Timed by the run it was replayed from: no latency of this run's own.
+        var replayed = fixtureResult(caseID: "g", status: .pass, latencyMs: 120)
+        replayed.replayed = true
+        try expectReadBack([skipped, longConversation, hugeUsage, suspect, sentinel, tools, replayed])
     }
 
     @Test("cost, score and a key of its own, which most results lack, read back wherever they first and last appear")
@@ -290,6 +297,28 @@ struct ResultTableTests {
     func rowSize() {
         #expect(ResultTable.bytesPerRow <= 88)
         #expect(MemoryLayout<RequestResultFields>.size >= 8 * ResultTable.bytesPerRow)
+    }
+
+    @Test("a case run's statuses and own latencies read from a table are those of its requests, in turn order")
+    func statusesAndLatenciesOfCaseRuns() {
+        var replayed = fixtureResult(caseID: "a", turn: 2, turns: 3, status: .pass, latencyMs: 70)
+        replayed.replayed = true
+        let results = [
+            fixtureResult(caseID: "a", turn: 3, turns: 3, status: .error, errorKind: .timeout), replayed,
+            fixtureResult(caseID: "a", turn: 1, turns: 3, status: .pass, latencyMs: 12.5),
+            fixtureResult(caseID: "b", status: .fail, latencyMs: 30, failedAssertion: "contains"),
+        ]
+        for aggregate in [RunAggregate(ResultTable(results)), RunAggregate(caseRuns: RunAggregate(results).caseRuns.map { $0 })] {
+            var seen: [[String]] = []
+            for index in aggregate.caseRuns.indices {
+                var run: [String] = []
+                aggregate.caseRuns.forEachStatusAndOwnLatency(of: index) { status, latency in
+                    run.append("\(status.rawValue) \(latency.map { String($0) } ?? "nil")")
+                }
+                seen.append(run)
+            }
+            #expect(seen == [["pass 12.5", "pass nil", "error nil"], ["fail 30.0"]])
+        }
     }
 
     @Test("an aggregate of a table equals one of the same results as an array, turns found by plan index or by key")

@@ -15,6 +15,12 @@ package struct RunAggregate: Sendable {
     /// since every report asks for it and it walks the case run's requests.
     package private(set) var statuses: [RequestResult.Status] = []
 
+    /// The suite, case and group of case run `index` (of `caseRuns`), without reading its
+    /// requests: the reports that need only these, and the status, do not build the case run.
+    package func caseRepeats(ofCaseRun index: Int) -> CaseRepeats {
+        repeats[Int(repeatOfCaseRun[index])]
+    }
+
     /// Aggregates `results`, which may come in any order (turns and case runs interleaved):
     /// case runs and groups come out in plan order (`RequestResult.planIndex`), then in the
     /// order given for results without one. Every turn counts in its case run's group, so a

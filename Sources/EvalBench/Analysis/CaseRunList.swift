@@ -52,6 +52,23 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
         }
     }
 
+    /// Calls `body` with the status of each of case run `position`'s requests, in turn order,
+    /// and its latency (ms) when this run timed it (`RequestResult.hasOwnTiming`); read from the
+    /// table without building the requests when the list is a table's.
+    package func forEachStatusAndOwnLatency(of position: Int, _ body: (RequestResult.Status, Double?) -> Void) {
+        switch storage {
+        case let .caseRuns(caseRuns):
+            for request in caseRuns[position].requests {
+                body(request.status, request.hasOwnTiming ? request.timing?.latencyMs : nil)
+            }
+        case let .table(table, rows, starts):
+            for row in rows[Int(starts[position])..<Int(starts[position + 1])] {
+                let (status, ownLatency) = table.statusAndOwnLatency(at: Int(row))
+                body(status, ownLatency)
+            }
+        }
+    }
+
     package subscript(position: Int) -> CaseRun {
         switch storage {
         case let .caseRuns(caseRuns):

@@ -33,15 +33,18 @@ struct CaseMatrix {
             columnByGroup[summary.group] = column
         }
         var rowByCase: [CaseKey: Int] = [:]
-        for (caseRun, status) in zip(aggregate.caseRuns, aggregate.statuses) {
-            guard let column = columnByGroup[caseRun.group] else { continue }
-            let caseKey = CaseKey(suite: caseRun.suite, caseID: caseRun.caseID)
+        // A case run's suite, case and group come from the aggregate; the case run itself is
+        // built only when its cell shows its verdict (the first run) or it was skipped.
+        for (index, status) in aggregate.statuses.enumerated() {
+            let repeats = aggregate.caseRepeats(ofCaseRun: index)
+            guard let column = columnByGroup[repeats.group] else { continue }
+            let caseKey = CaseKey(suite: repeats.suite, caseID: repeats.caseID)
             let (row, isNew) = rowByCase.number(of: caseKey)
             if isNew {
-                rowLabels.append("\(caseRun.suite)/\(caseRun.caseID)")
+                rowLabels.append("\(repeats.suite)/\(repeats.caseID)")
                 cells.append(Array(repeating: Cell(), count: aggregate.groups.count))
             }
-            cells[row][column].add(caseRun, status: status)
+            cells[row][column].add(status: status) { aggregate.caseRuns[index] }
         }
     }
 
@@ -55,22 +58,24 @@ extension CaseMatrix.Cell {
     /// Longest assertion name shown in a cell before it is cut.
     private static let assertionNameLimit = 40
 
-    /// Counts `caseRun`, whose `status` the aggregate computed.
-    mutating func add(_ caseRun: CaseRun, status: RequestResult.Status) {
+    /// Counts the case run `caseRun` gives, whose `status` the aggregate computed; `caseRun` is
+    /// called only when the verdict needs more than the status.
+    mutating func add(status: RequestResult.Status, _ caseRun: () -> CaseRun) {
         runs += 1
         switch status {
         case .pass: passed += 1
         case .skipped:
             skipped += 1
-            if caseRun.requests.first?.errorKind == .unavailable { unavailable += 1 }
+            if caseRun().requests.first?.errorKind == .unavailable { unavailable += 1 }
         case .fail, .error: break
         }
         guard runs == 1 else { return }
         switch status {
         case .pass: firstRunVerdict = "pass"
         case .skipped: firstRunVerdict = "skipped"
-        case .error: firstRunVerdict = caseRun.firstErrorKind.map { "error: \($0.rawValue)" } ?? "error"
+        case .error: firstRunVerdict = caseRun().firstErrorKind.map { "error: \($0.rawValue)" } ?? "error"
         case .fail:
+            let caseRun = caseRun()
             if let threshold = caseRun.requests.first?.threshold, let score = caseRun.score {
                 firstRunVerdict = "fail: score \(DecimalText.fixed(score, places: 2) ?? "n/a") < \(DecimalText.trimmed(threshold, maxPlaces: 4) ?? "n/a")"
                 return

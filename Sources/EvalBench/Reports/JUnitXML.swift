@@ -183,23 +183,25 @@ package enum JUnitXML {
     private struct TestCase {
         enum Outcome { case passed, failure, error, skipped }
 
-        let runs: [CaseRun]
+        private let indices: ArraySlice<Int32>
+        private let aggregate: RunAggregate
         let statuses: [RequestResult.Status]
         var outcome: Outcome
         var seconds: Double
 
         /// The testcase of the case runs at `indices` of `aggregate`, its outcome and time
-        /// counted from their requests.
+        /// counted from their requests' statuses and latencies, read without building them.
         init(_ indices: ArraySlice<Int32>, of aggregate: RunAggregate) {
-            runs = indices.map { aggregate.caseRuns[Int($0)] }
+            self.indices = indices
+            self.aggregate = aggregate
             statuses = indices.map { aggregate.statuses[Int($0)] }
             // Replayed timings are the earlier run's, so they do not count as this run's time.
             var seconds = 0.0
             var errored = false
-            for run in runs {
-                for request in run.requests {
-                    if request.hasOwnTiming, let latency = request.timing?.latencyMs { seconds += latency }
-                    if request.status == .error { errored = true }
+            for index in indices {
+                aggregate.caseRuns.forEachStatusAndOwnLatency(of: Int(index)) { status, latency in
+                    if let latency { seconds += latency }
+                    if status == .error { errored = true }
                 }
             }
             self.seconds = seconds / 1000
@@ -216,17 +218,23 @@ package enum JUnitXML {
 
         /// The testcase whose outcome and time were counted already.
         init(_ indices: ArraySlice<Int32>, of aggregate: RunAggregate, outcome: Outcome, seconds: Double) {
-            runs = indices.map { aggregate.caseRuns[Int($0)] }
+            self.indices = indices
+            self.aggregate = aggregate
             statuses = indices.map { aggregate.statuses[Int($0)] }
             self.outcome = outcome
             self.seconds = seconds
         }
 
+        /// Its case runs, built from the aggregate: only a testcase that did not pass says
+        /// more than its name, time and outcome.
+        private var runs: [CaseRun] { indices.map { aggregate.caseRuns[Int($0)] } }
+
         var xml: String {
-            let first = runs[0]
+            // The case and group every one of its case runs shares.
+            let first = aggregate.caseRepeats(ofCaseRun: Int(indices[indices.startIndex]))
             let ran = statuses.filter { $0 != .skipped }
             let passed = ran.filter { $0 == .pass }.count
-            let tally = runs.count > 1 ? " (\(passed)/\(ran.count) repeats passed)" : ""
+            let tally = indices.count > 1 ? " (\(passed)/\(ran.count) repeats passed)" : ""
             let name = "\(first.caseID) [\(first.group.backend), \(first.group.reasoning.rawValue), \(first.group.variant)]"
             let attributes = "name=\"\(escape(name))\" classname=\"\(escape("\(first.suite).\(first.caseID)"))\" time=\"\(JUnitXML.time(seconds))\""
             let inner = body(tally: tally)

@@ -37,8 +37,18 @@ package struct ReportInput: Sendable {
         self.reasoningMappings = reasoningMappings
     }
 
+    /// Each result's suite read on its own (not the whole result), and looked up in `seen` only
+    /// when it differs from the one before (a table shares equal strings, so that is one compare).
     private static func suites(in results: ResultTable) -> [String] {
         var seen: Set<String> = []
-        return results.map(\.suite).filter { seen.insert($0).inserted }
+        var names: [String] = []
+        var previous: String?
+        for index in results.indices {
+            let suite = results.suite(at: index)
+            if suite == previous { continue }
+            previous = suite
+            if seen.insert(suite).inserted { names.append(suite) }
+        }
+        return names
     }
 }

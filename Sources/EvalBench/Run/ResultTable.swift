@@ -98,6 +98,25 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return tags == 0 ? [] : tagSets[Int(tags - 1)]
     }
 
+    /// The status of the result at `position`, and its latency when this run timed it
+    /// (`RequestResult.hasOwnTiming`: a row holds no replayed or fallback result), without
+    /// reading the rest of it.
+    package func statusAndOwnLatency(at position: Int) -> (status: RequestResult.Status, ownLatencyMs: Double?) {
+        let row = rows[position]
+        if let whole = whole(row, at: position) {
+            return (whole.status, whole.hasOwnTiming ? whole.timing?.latencyMs : nil)
+        }
+        let status = Self.statuses[Int(outcomes[Int(row.outcome)].status)]
+        return (status, row.has(.timing) ? row.value(row.endMs, flag: .end) : nil)
+    }
+
+    /// The suite of the result at `position`, without reading the rest of it.
+    package func suite(at position: Int) -> String {
+        let row = rows[position]
+        if let whole = whole(row, at: position) { return whole.suite }
+        return text(identities[Int(row.identity)].suite) ?? ""
+    }
+
     /// The usage of the result at `position`, without reading the rest of it.
     package func usage(at position: Int) -> Usage {
         let row = rows[position]

@@ -111,26 +111,28 @@ package struct CaseGridCollector: Sendable {
     /// The grid of `aggregate`'s case runs, with `baseline`'s beside them.
     package static func grid(_ aggregate: RunAggregate, baseline: [RequestResult]?) -> CaseGrid {
         var collector = CaseGridCollector()
-        for (index, (caseRun, status)) in zip(aggregate.caseRuns, aggregate.statuses).enumerated() {
-            collector.add(caseRun, at: index, status: status)
+        for (index, status) in aggregate.statuses.enumerated() {
+            collector.add(aggregate.caseRepeats(ofCaseRun: index), at: index, status: status) {
+                aggregate.caseRuns[index].requests.first?.tags ?? []
+            }
         }
         let before = RunAggregate(baseline ?? [])
         for (caseRun, status) in zip(before.caseRuns, before.statuses) { collector.addBaseline(caseRun, status: status) }
         return collector.grid(caseRuns: aggregate.caseRuns)
     }
 
-    /// Adds the case run at `index` of the aggregate's; `status` is its `CaseRun.status`, as the
-    /// aggregate computed it.
-    private mutating func add(_ caseRun: CaseRun, at index: Int, status: RequestResult.Status) {
-        let column = columnIndex[caseRun.group] ?? {
-            columns.append(CaseGrid.Column(group: caseRun.group))
-            columnIndex[caseRun.group] = columns.count - 1
+    /// Adds the case run at `index` of the aggregate's, of the case and group `repeats` names;
+    /// `status` is its `CaseRun.status`, as the aggregate computed it. The case run is not built:
+    /// `tags` (its first request's) is called for a case's first row only.
+    private mutating func add(_ repeats: CaseRepeats, at index: Int, status: RequestResult.Status, tags: () -> [String]) {
+        let column = columnIndex[repeats.group] ?? {
+            columns.append(CaseGrid.Column(group: repeats.group))
+            columnIndex[repeats.group] = columns.count - 1
             return columns.count - 1
         }()
-        let rowKey = caseRun.suite + "/" + caseRun.caseID
+        let rowKey = repeats.suite + "/" + repeats.caseID
         let row = rowIndex[rowKey] ?? {
-            rows.append(CaseGrid.Row(suite: caseRun.suite, caseID: caseRun.caseID,
-                                     tags: caseRun.requests.first?.tags ?? [], cells: [:]))
+            rows.append(CaseGrid.Row(suite: repeats.suite, caseID: repeats.caseID, tags: tags(), cells: [:]))
             firstCaseRuns.append([:])
             rowIndex[rowKey] = rows.count - 1
             return rows.count - 1
