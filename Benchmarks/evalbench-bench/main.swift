@@ -108,7 +108,8 @@ func selected(_ section: String) -> Bool { sections.isEmpty || sections.contains
 
 nonisolated(unsafe) var scriptedTTFT = 0.0
 nonisolated(unsafe) var scriptedLatency = 0.0
-// The child processes of the memory budgets (BigRuns.swift): `report-child DIR`, `run-child N`.
+// The child processes of the memory budgets (BigRuns.swift): `report-child DIR`, `run-child N`,
+// `plan-child CASES` (the plan of CASES × 100 case runs).
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "report-child" {
     try reportChild(URL(fileURLWithPath: CommandLine.arguments[2]))
     exit(0)
@@ -120,6 +121,10 @@ if [4, 5].contains(CommandLine.arguments.count), CommandLine.arguments[1] == "wr
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try writeSyntheticResults(count: count, to: directory.appendingPathComponent(RunDirectory.FileName.results),
                               answerBytes: CommandLine.arguments.count == 5 ? Int(CommandLine.arguments[4]) : nil)
+    exit(0)
+}
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "plan-child", let count = Int(CommandLine.arguments[2]) {
+    planChild(cases: count)
     exit(0)
 }
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "run-child", let count = Int(CommandLine.arguments[2]) {
@@ -279,6 +284,13 @@ if selected("reports") {
     printChild("1,000,000-result report, 300-byte answers", try measureChild(["report-child", millionDirectory.path]),
                timeBudget: "< 30 s", memoryBudget: "< 300 MB")
     try? FileManager.default.removeItem(at: millionDirectory)
+    // The plan of a million case runs (10,000 cases × 5 backends × 4 levels × 5 repeats): what
+    // a run holds before it sends anything, in a child process.
+    if let plan = try measureChild(["plan-child", "10000"]) {
+        line("1,000,000-run plan: time / memory it took", String(format: "%.2f s / %.0f MB", plan.seconds, plan.megabytes), "")
+    } else {
+        line("1,000,000-run plan", "child failed", "")
+    }
     // A 100,000-request run against an instant stub, with its reports, in a child process.
     printChild("100,000-request run c=64 + reports", try measureChild(["run-child", "100000"]),
                timeBudget: "", memoryBudget: "< 300 MB")

@@ -31,6 +31,44 @@ struct PlannerTests {
         #expect(changed != plan.caseRuns[0] && plan.caseRuns[0] == Planner.plan([suite], PlanSelection(backends: ["x", "y"], reasoning: [.none, .light])).caseRuns[0])
     }
 
+    @Test("a plan holds a run in 32 bytes, what a case shares once; each run reads back as the planner made it")
+    func compactPlan() {
+        var variants = Suite(name: "v", file: "v.json", cases: suite.cases, repeatCount: 3)
+        variants.variants = [PromptVariant(name: "plain"), PromptVariant(name: "terse", instructions: "Be brief.")]
+        let plan = Planner.plan([suite, variants], PlanSelection(backends: ["p", "q"], reasoning: [.none, .deep]))
+        #expect(PlannedCaseRuns.bytesPerRun <= 32)
+        // One slot per case and variant: 2 cases, then 2 cases × 2 variants.
+        #expect(plan.caseRuns.slotCount == 2 + 4)
+        #expect(plan.caseRuns.count == 2 * 2 * 2 * 2 + 4 * 2 * 2 * 3)
+        #expect(plan.caseRuns.map(\.index) == Array(plan.caseRuns.indices))
+        #expect(plan.caseRuns[16].key == "v/a/plain/p/none/1" && plan.caseRuns[16].evalCase.instructions == nil)
+        let terse = plan.caseRuns.first { $0.variant == "terse" }
+        #expect(terse?.key == "v/a/terse/p/none/1" && terse?.evalCase.instructions == "Be brief.")
+        #expect(plan.caseRuns.last?.key == "v/b/terse/q/deep/3")
+        #expect(plan.caseRuns.map(\.backend) == plan.caseRuns.indices.map { plan.caseRuns.backend(at: $0) })
+        // The same runs given as values make an equal plan.
+        let asValues = RunPlan(caseRuns: Array(plan.caseRuns))
+        #expect(asValues == plan)
+        #expect(asValues.requestCount == plan.requestCount && plan.requestCount == (1 + 2) * 2 * 2 * 2 + (1 + 2) * 2 * 2 * 2 * 3)
+    }
+
+    @Test("runs given as values keep a key of their own and their plan index, through filtering too")
+    func runsAsValues() {
+        let plan = Planner.plan([suite], PlanSelection(backends: ["p"]))
+        var renamed = plan.caseRuns[1]
+        renamed.key = "kept as given"
+        renamed.index = 41
+        let given = RunPlan(caseRuns: [plan.caseRuns[0], renamed, plan.caseRuns[3]])
+        #expect(given.caseRuns.map(\.key) == ["s/a/default/p/none/1", "kept as given", "s/b/default/p/none/2"])
+        #expect(given.caseRuns.map(\.index) == [0, 41, 3])
+        let filtered = given.caseRuns.filtered { $0.index != 0 }
+        #expect(filtered.map(\.key) == ["kept as given", "s/b/default/p/none/2"])
+        #expect(filtered.map(\.index) == [41, 3])
+        #expect(RunPlan(caseRuns: filtered).requestCount == 1 + 2)
+        let empty: PlannedCaseRuns = []
+        #expect(empty.isEmpty && RunPlan(caseRuns: empty).requestCount == 0)
+    }
+
     @Test("--repeat overrides the suite; --case and --tag select")
     func selection() {
         #expect(Planner.plan([suite], PlanSelection(backends: ["p"], repeatCount: 3)).caseRuns.count == 6)

@@ -2,8 +2,16 @@ import Foundation
 
 /// One case run to perform: a case on a backend at a reasoning level, for one repeat.
 package struct PlannedCaseRun: Sendable, Equatable {
-    /// `suite/case/variant/backend/reasoning/repeat`.
-    package var key: String
+    /// `suite/case/variant/backend/reasoning/repeat`: the key given, else made from the parts
+    /// when read (a run read from a plan does not build its key until it is asked for).
+    package var key: String {
+        get {
+            givenKey ?? Self.key(suite: suite, caseID: evalCase.id, variant: variant, backend: backend, reasoning: reasoning,
+                                 repeatIndex: repeatIndex)
+        }
+        set { givenKey = newValue }
+    }
+    private var givenKey: String?
     package var suite: String
     /// The case as this run sends it (its variant applied). The plan holds each case once, in
     /// one array, for every backend, level and repeat of it: a case inline (248 bytes, plus
@@ -16,7 +24,7 @@ package struct PlannedCaseRun: Sendable, Equatable {
         }
     }
     fileprivate var cases: PlanCases
-    private var caseIndex: Int
+    fileprivate var caseIndex: Int
     package var variant: String
     package var backend: String
     package var reasoning: ReasoningLevel
@@ -35,10 +43,10 @@ package struct PlannedCaseRun: Sendable, Equatable {
                   reasoning: reasoning, repeatIndex: repeatIndex, slo: slo, index: index)
     }
 
-    /// A case run whose case is `cases.all[caseIndex]`.
-    fileprivate init(key: String, suite: String, cases: PlanCases, caseIndex: Int, variant: String, backend: String,
+    /// A case run whose case is `cases.all[caseIndex]`; with no `key`, its key is made from its parts.
+    fileprivate init(key: String?, suite: String, cases: PlanCases, caseIndex: Int, variant: String, backend: String,
                      reasoning: ReasoningLevel, repeatIndex: Int, slo: ServiceLevel?, index: Int) {
-        self.key = key
+        givenKey = key
         self.suite = suite
         self.cases = cases
         self.caseIndex = caseIndex
@@ -48,6 +56,12 @@ package struct PlannedCaseRun: Sendable, Equatable {
         self.repeatIndex = repeatIndex
         self.slo = slo
         self.index = index
+    }
+
+    /// `suite/case/variant/backend/reasoning/repeat`: the key the planner gives a run.
+    static func key(suite: String, caseID: String, variant: String, backend: String, reasoning: ReasoningLevel,
+                    repeatIndex: Int) -> String {
+        [suite, caseID, variant, backend, reasoning.rawValue, String(repeatIndex)].joined(separator: "/")
     }
 
     package static func == (lhs: PlannedCaseRun, rhs: PlannedCaseRun) -> Bool {
@@ -68,10 +82,149 @@ private final class PlanCases: Sendable {
 
 /// What to run, before anything is sent: the expanded matrix.
 package struct RunPlan: Sendable, Equatable {
-    package var caseRuns: [PlannedCaseRun]
+    package var caseRuns: PlannedCaseRuns
+
+    /// The plan of `caseRuns`, held compactly.
+    package init(caseRuns: PlannedCaseRuns) {
+        self.caseRuns = caseRuns
+    }
+
+    /// The plan of the case runs given, in their order.
+    package init(caseRuns: [PlannedCaseRun]) {
+        self.caseRuns = PlannedCaseRuns(caseRuns)
+    }
 
     /// The number of requests (turns) the plan sends, skipped ones included.
-    package var requestCount: Int { caseRuns.reduce(0) { $0 + $1.evalCase.turns.count } }
+    package var requestCount: Int { caseRuns.requestCount }
+}
+
+/// A plan's case runs, 32 bytes each: what a case shares on every backend, level and repeat (its
+/// suite, its case with the variant applied, the variant's name, the suite's targets) is held
+/// once, in a `PlanSlot`, and each run names its slot, backend, level, repeat and position. Each
+/// `PlannedCaseRun` (with its key, `suite/case/variant/backend/reasoning/repeat`) is made when it
+/// is read. A million planned runs took 217 MiB as values, most of it their keys.
+package struct PlannedCaseRuns: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    private var slots: PlanSlots
+    private var entries: [Entry]
+    /// The keys that are not their parts joined (runs given as values), by position.
+    private var keptKeys: [Int: String] = [:]
+
+    /// One run: its slot and backend by number, its level, repeat and position in the plan.
+    fileprivate struct Entry {
+        var slot: UInt32
+        var backend: UInt32
+        var repeatIndex: Int
+        var index: Int
+        var reasoning: UInt8
+
+        init(slot: Int, backend: Int, reasoning: ReasoningLevel, repeatIndex: Int, index: Int) {
+            self.slot = UInt32(truncatingIfNeeded: slot)
+            self.backend = UInt32(truncatingIfNeeded: backend)
+            self.reasoning = UInt8(ReasoningLevel.allCases.firstIndex(of: reasoning) ?? 0)
+            self.repeatIndex = repeatIndex
+            self.index = index
+        }
+    }
+
+    private init(slots: PlanSlots, entries: [Entry], keptKeys: [Int: String] = [:]) {
+        self.slots = slots
+        self.entries = entries
+        self.keptKeys = keptKeys
+    }
+
+    /// Runs of `slots` and `backends` (a plan's: `Planner.plan`).
+    fileprivate init(slots: [PlanSlot], backends: [String], entries: [Entry]) {
+        self.init(slots: PlanSlots(slots, backends: backends), entries: entries)
+    }
+
+    /// `caseRuns`, each with a slot of its own (a plan made by `Planner.plan` shares them).
+    package init(_ caseRuns: [PlannedCaseRun]) {
+        var slots: [PlanSlot] = []
+        var backends: [String] = []
+        var backendIndex: [String: Int] = [:]
+        var entries: [Entry] = []
+        var keptKeys: [Int: String] = [:]
+        for (position, run) in caseRuns.enumerated() {
+            slots.append(PlanSlot(suite: run.suite, cases: run.cases, caseIndex: run.caseIndex, variant: run.variant, slo: run.slo))
+            let (backend, isNew) = backendIndex.number(of: run.backend)
+            if isNew { backends.append(run.backend) }
+            entries.append(Entry(slot: slots.count - 1, backend: backend, reasoning: run.reasoning,
+                                 repeatIndex: run.repeatIndex, index: run.index))
+            if run.key != PlannedCaseRun.key(suite: run.suite, caseID: run.evalCase.id, variant: run.variant, backend: run.backend,
+                                             reasoning: run.reasoning, repeatIndex: run.repeatIndex) {
+                keptKeys[position] = run.key
+            }
+        }
+        self.init(slots: PlanSlots(slots, backends: backends), entries: entries, keptKeys: keptKeys)
+    }
+
+    /// None.
+    package init(arrayLiteral caseRuns: PlannedCaseRun...) {
+        self.init(caseRuns)
+    }
+
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { entries.count }
+
+    package subscript(position: Int) -> PlannedCaseRun {
+        let entry = entries[position], slot = slots.all[Int(entry.slot)]
+        let backend = slots.backends[Int(entry.backend)], reasoning = ReasoningLevel.allCases[Int(entry.reasoning)]
+        return PlannedCaseRun(key: keptKeys.isEmpty ? nil : keptKeys[position], suite: slot.suite, cases: slot.cases, caseIndex: slot.caseIndex, variant: slot.variant, backend: backend,
+                              reasoning: reasoning, repeatIndex: entry.repeatIndex, slo: slot.slo, index: entry.index)
+    }
+
+    /// The backend of the run at `position`, without making the run.
+    package func backend(at position: Int) -> String {
+        slots.backends[Int(entries[position].backend)]
+    }
+
+    /// The runs for which `isIncluded` is true, in order, held as compactly (the slots shared).
+    package func filtered(_ isIncluded: (PlannedCaseRun) -> Bool) -> PlannedCaseRuns {
+        var kept: [Entry] = []
+        var keys: [Int: String] = [:]
+        for position in indices where isIncluded(self[position]) {
+            if let key = keptKeys[position] { keys[kept.count] = key }
+            kept.append(entries[position])
+        }
+        return PlannedCaseRuns(slots: slots, entries: kept, keptKeys: keys)
+    }
+
+    /// The number of requests (turns) the runs send.
+    var requestCount: Int {
+        entries.reduce(0) { $0 + slots.all[Int($1.slot)].evalCase.turns.count }
+    }
+
+    /// How many slots (what a case's runs share) the runs hold: a plan's cases × variants.
+    package var slotCount: Int { slots.all.count }
+
+    /// The bytes a planned run takes here, besides what its case shares with the others.
+    package static var bytesPerRun: Int { MemoryLayout<Entry>.stride }
+
+    package static func == (lhs: PlannedCaseRuns, rhs: PlannedCaseRuns) -> Bool {
+        lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0 == $1 }
+    }
+}
+
+/// What the runs of one case (with its variant applied) share on every backend, level and repeat.
+private struct PlanSlot: Sendable {
+    var suite: String
+    var cases: PlanCases
+    var caseIndex: Int
+    var variant: String
+    var slo: ServiceLevel?
+
+    var evalCase: EvalCase { cases.all[caseIndex] }
+}
+
+/// A plan's slots and backend names, shared by the plan and every part filtered from it.
+private final class PlanSlots: Sendable {
+    let all: [PlanSlot]
+    let backends: [String]
+
+    init(_ all: [PlanSlot], backends: [String]) {
+        self.all = all
+        self.backends = backends
+    }
 }
 
 /// Which part of the matrix to run.
@@ -108,10 +261,11 @@ package enum Planner {
     package static let defaultVariant = "default"
 
     package static func plan(_ suites: [Suite], _ selection: PlanSelection) -> RunPlan {
-        // Each run names its case by index into one array of the plan's cases, made at the end.
-        var runs: [PlannedCaseRun] = []
+        // Each run names its case's slot (suite, case with its variant applied, variant, the
+        // suite's targets), made once per case and variant, and its backend by number.
+        var entries: [PlannedCaseRuns.Entry] = []
         var cases: [EvalCase] = []
-        let pending = PlanCases([])
+        var slots: [(suite: String, caseIndex: Int, variant: String, slo: ServiceLevel?)] = []
         for suite in suites {
             let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
             let named = selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning
@@ -119,16 +273,13 @@ package enum Planner {
             for evalCase in suite.cases where selects(evalCase, in: suite, selection) {
                 let variants = suite.variants.isEmpty ? [PromptVariant(name: defaultVariant)] : suite.variants
                 for variant in variants where selection.variants.isEmpty || selection.variants.contains(variant.name) {
-                    let caseIndex = cases.count
                     cases.append(variant.applied(to: evalCase))
-                    for backend in selection.backends {
+                    slots.append((suite.name, cases.count - 1, variant.name, suite.slo))
+                    for backend in selection.backends.indices {
                         for level in levels {
                             for index in 1...repeats {
-                                let key = [suite.name, evalCase.id, variant.name, backend, level.rawValue, String(index)]
-                                    .joined(separator: "/")
-                                runs.append(PlannedCaseRun(key: key, suite: suite.name, cases: pending, caseIndex: caseIndex,
-                                                           variant: variant.name, backend: backend, reasoning: level,
-                                                           repeatIndex: index, slo: suite.slo, index: runs.count))
+                                entries.append(PlannedCaseRuns.Entry(slot: slots.count - 1, backend: backend, reasoning: level,
+                                                                     repeatIndex: index, index: entries.count))
                             }
                         }
                     }
@@ -136,8 +287,9 @@ package enum Planner {
             }
         }
         let shared = PlanCases(cases)
-        for position in runs.indices { runs[position].cases = shared }
-        return RunPlan(caseRuns: runs)
+        return RunPlan(caseRuns: PlannedCaseRuns(slots: slots.map { PlanSlot(suite: $0.suite, cases: shared, caseIndex: $0.caseIndex,
+                                                                              variant: $0.variant, slo: $0.slo) },
+                                                 backends: selection.backends, entries: entries))
     }
 
     /// How many requests `plan(suites, selection)` would send, counted without building it:

@@ -68,9 +68,11 @@ package struct Runner: Sendable {
         // Each backend's queue holds indices into the plan, not copies of its case runs.
         var queues: [String: [Int]] = [:]
         var order: [String] = []
-        for (index, caseRun) in plan.caseRuns.enumerated() where !finishedKeys.contains(caseRun.key) {
-            if queues[caseRun.backend] == nil { order.append(caseRun.backend) }
-            queues[caseRun.backend, default: []].append(index)
+        // A run is made (its key built) here only to look it up among the finished ones.
+        for index in plan.caseRuns.indices where finishedKeys.isEmpty || !finishedKeys.contains(plan.caseRuns[index].key) {
+            let backend = plan.caseRuns.backend(at: index)
+            if queues[backend] == nil { order.append(backend) }
+            queues[backend, default: []].append(index)
         }
         await withDiscardingTaskGroup { group in
             for name in order {
@@ -126,13 +128,13 @@ package struct Runner: Sendable {
 private final class WorkQueue: @unchecked Sendable {
     // @unchecked: `position` is touched only under `lock`.
     /// The whole plan's case runs, shared by every backend's queue.
-    private let caseRuns: [PlannedCaseRun]
+    private let caseRuns: PlannedCaseRuns
     /// This backend's, in order.
     private let indices: [Int]
     private let lock = NSLock()
     private var position = 0
 
-    init(_ caseRuns: [PlannedCaseRun], indices: [Int]) {
+    init(_ caseRuns: PlannedCaseRuns, indices: [Int]) {
         self.caseRuns = caseRuns
         self.indices = indices
     }

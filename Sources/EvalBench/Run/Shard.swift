@@ -117,7 +117,7 @@ extension RunPlan {
     /// The case runs of `shard`, keeping their indexes in the unsharded plan (so that merged
     /// reports list case runs as one run does), and what run.json records of it.
     package func sharded(_ shard: Shard) -> (plan: RunPlan, record: ShardRecord) {
-        let part = RunPlan(caseRuns: caseRuns.filter { shard.contains(suite: $0.suite, caseID: $0.evalCase.id) })
+        let part = RunPlan(caseRuns: caseRuns.filtered { shard.contains(suite: $0.suite, caseID: $0.evalCase.id) })
         let record = ShardRecord(index: shard.index, count: shard.count, partitionKey: Shard.partitionKey,
                                  planSHA256: SHA256.hex(Data(caseRuns.map { $0.key + "\n" }.joined().utf8)),
                                  cases: caseIDs, caseRuns: part.caseRuns.count, requests: part.requestCount)
