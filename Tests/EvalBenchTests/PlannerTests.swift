@@ -46,6 +46,7 @@ struct PlannerTests {
         #expect(terse?.key == "v/a/terse/p/none/1" && terse?.evalCase.instructions == "Be brief.")
         #expect(plan.caseRuns.last?.key == "v/b/terse/q/deep/3")
         #expect(plan.caseRuns.map(\.backend) == plan.caseRuns.indices.map { plan.caseRuns.backend(at: $0) })
+        #expect(plan.caseRuns.indices.allSatisfy { plan.caseRuns.keyed($0) == plan.caseRuns[$0] })
         // The same runs given as values make an equal plan.
         let asValues = RunPlan(caseRuns: Array(plan.caseRuns))
         #expect(asValues == plan)

@@ -11,7 +11,7 @@ package struct PlannedCaseRun: Sendable, Equatable {
         }
         set { givenKey = newValue }
     }
-    private var givenKey: String?
+    fileprivate var givenKey: String?
     package var suite: String
     /// The case as this run sends it (its variant applied). The plan holds each case once, in
     /// one array, for every backend, level and repeat of it: a case inline (248 bytes, plus
@@ -172,6 +172,14 @@ package struct PlannedCaseRuns: RandomAccessCollection, Sendable, Equatable, Exp
         return PlannedCaseRun(key: keptKeys.isEmpty ? nil : keptKeys[position], suite: slot.suite, cases: slot.cases,
                               caseIndex: slot.caseIndex, variant: slot.variant, backend: backend, reasoning: reasoning,
                               repeatIndex: entry.repeatIndex, slo: slot.slo, index: entry.index)
+    }
+
+    /// The run at `position` with its key made once, for code that reads it for every request
+    /// of the run (each result records it), as the runner's queues do.
+    package func keyed(_ position: Int) -> PlannedCaseRun {
+        var run = self[position]
+        if run.givenKey == nil { run.givenKey = run.key }
+        return run
     }
 
     /// The backend of the run at `position`, without making the run.

@@ -145,6 +145,6 @@ private final class WorkQueue: @unchecked Sendable {
             defer { position += 1 }
             return indices[position]
         }) else { return nil }
-        return caseRuns[index]
+        return caseRuns.keyed(index)
     }
 }
