@@ -101,20 +101,12 @@ func planChild(cases count: Int) {
     let cases = (0..<count).map { EvalCase(id: "case-\($0)", tags: ["feature-\($0 % 4)"],
                                            turns: [Turn(prompt: "What is \($0) + 1?", expect: [Assertion(.contains("ok", ignoreCase: false))])]) }
     let suite = Suite(name: "bench", file: "bench.json", cases: cases, repeatCount: 5, reasoning: ReasoningLevel.allCases)
-    let before = residentMB() ?? 0
+    let before = processStatusMB("VmRSS") ?? 0
     let clock = Stopwatch()
     let plan = Planner.plan([suite], PlanSelection(backends: (0..<5).map { "b\($0)" }))
     let seconds = clock.ms() / 1000
     precondition(plan.caseRuns.count == count * 100)
     print(String(format: "%.3f %.1f", seconds, (residentHighWaterMB() ?? 0) - before))
-}
-
-/// The resident memory (VmRSS) now, in MB of 1,000,000 bytes.
-func residentMB() -> Double? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kibibytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
-    return kibibytes * 1024 / 1_000_000
 }
 
 /// Runs this benchmark again with `arguments` and reads the child's "seconds MB" line.

@@ -86,11 +86,14 @@ func transportWallPerRequestMs(_ server: FakeOpenAIServer, _ transport: any HTTP
     return stopwatch.ms() / Double(count)
 }
 
-/// The peak resident memory (VmHWM) in MB of 1,000,000 bytes, the budgets' unit: VmHWM is in
-/// KiB, and dividing it by 1,024 (as this did before) gave MiB, 4.9% less than MB.
-func residentHighWaterMB() -> Double? {
+/// The peak resident memory (VmHWM) in MB of 1,000,000 bytes, the budgets' unit.
+func residentHighWaterMB() -> Double? { processStatusMB("VmHWM") }
+
+/// A memory figure of /proc/self/status (`VmHWM`, `VmRSS`) in MB of 1,000,000 bytes: the file
+/// counts KiB, and dividing by 1,024 (as the bench did before) gave MiB, 4.9% less than MB.
+func processStatusMB(_ field: String) -> Double? {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
           let kibibytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
     return kibibytes * 1024 / 1_000_000
 }

@@ -238,7 +238,8 @@ struct CaseRunGroups {
     }
 }
 
-/// A suite and case id.
+/// A suite and case id, without building a string of them (the aggregate's, the
+/// recommendation's, the case matrix's and the case grid's rows).
 struct CaseKey: Hashable {
     var suite: String
     var caseID: String

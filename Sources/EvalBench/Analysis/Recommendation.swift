@@ -268,12 +268,6 @@ package enum Recommendation {
         }
     }
 
-    /// A suite and case id, without building a string of them.
-    private struct CaseKey: Hashable {
-        var suite: String
-        var caseID: String
-    }
-
     /// One case run's largest request with its answer, estimated, and whether the on-device
     /// model refused one of its requests for the context size.
     struct CaseRunFit {

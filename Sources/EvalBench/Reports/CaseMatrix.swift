@@ -47,11 +47,6 @@ struct CaseMatrix {
             cells[row][column].add(status: status) { aggregate.caseRuns[index] }
         }
     }
-
-    private struct CaseKey: Hashable {
-        var suite: String
-        var caseID: String
-    }
 }
 
 extension CaseMatrix.Cell {

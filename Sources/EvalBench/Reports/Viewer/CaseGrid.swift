@@ -103,7 +103,7 @@ package struct CaseGridCollector: Sendable {
     private var rows: [CaseGrid.Row] = []
     /// Each row's cells' first case runs, by column: indices in the aggregate's case runs.
     private var firstCaseRuns: [[Int: Int32]] = []
-    private var rowIndex: [String: Int] = [:]
+    private var rowIndex: [CaseKey: Int] = [:]
     private var baseline: [String: CaseGrid.Baseline] = [:]
 
     package init() {}
@@ -130,13 +130,11 @@ package struct CaseGridCollector: Sendable {
             columnIndex[repeats.group] = columns.count - 1
             return columns.count - 1
         }()
-        let rowKey = repeats.suite + "/" + repeats.caseID
-        let row = rowIndex[rowKey] ?? {
+        let (row, isNewRow) = rowIndex.number(of: CaseKey(suite: repeats.suite, caseID: repeats.caseID))
+        if isNewRow {
             rows.append(CaseGrid.Row(suite: repeats.suite, caseID: repeats.caseID, tags: tags(), cells: [:]))
             firstCaseRuns.append([:])
-            rowIndex[rowKey] = rows.count - 1
-            return rows.count - 1
-        }()
+        }
         let passed = status == .pass ? 1 : 0
         if var cell = rows[row].cells[column] {
             cell.repeats += 1
