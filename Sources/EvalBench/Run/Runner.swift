@@ -60,7 +60,8 @@ package struct Runner: Sendable {
     package func run(_ plan: RunPlan, availability: [String: Availability], finishedKeys: Set<String> = []) async {
         var prepared = self
         for (name, answer) in availability { prepared.slots[name]?.availability = answer }
-        await prepared.run(plan, skipping: finishedKeys)
+        // Every request's task runs on the run's own threads (see RunExecutor).
+        await onRunExecutor { await prepared.run(plan, skipping: finishedKeys) }
     }
 
     private func run(_ plan: RunPlan, skipping finishedKeys: Set<String>) async {
