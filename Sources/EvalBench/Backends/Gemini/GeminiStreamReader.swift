@@ -27,8 +27,9 @@ struct GeminiStream: SSEProvider {
     private var modelVersion: String?
     private var usage: GeminiUsage?
     private var toolCalls: [ToolCall] = []
-    /// One decoder for every chunk of the stream.
-    private let decoder = JSONDecoder()
+    /// One decoder for every chunk of every stream (decoding never changes its settings).
+    private static let decoder = JSONDecoder()
+    private var decoder: JSONDecoder { Self.decoder }
 
     init(backend: String, model: String?) {
         self.backend = backend
