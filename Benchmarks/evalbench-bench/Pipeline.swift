@@ -2,6 +2,7 @@
 // SSE and JSON, grading, recording. Measured as CPU time per answer over an in-memory
 // transport (no sockets, no server), so that it is the client's own cost.
 import EvalBench
+import EvalBenchTestSupport
 import Foundation
 
 /// Answers every request at once from memory, with the bytes the c=256 stub sends.
@@ -22,5 +23,19 @@ func pipelineCPUPerAnswerMicros(count: Int, concurrency: Int) async throws -> Do
     let before = processCPUMs()
     _ = try await runCases(baseURL: URL(string: "http://127.0.0.1:9")!, count: count, concurrency: concurrency,
                            transport: InMemoryTransport())
+    return (processCPUMs() - before) * 1000 / Double(count)
+}
+
+/// Process CPU µs per answer for `count` requests at `concurrency` over loopback sockets to a
+/// `FakeEventLoopServer` answering at once with the c=256 stub's bytes: the client's cost with
+/// its socket transport, plus the fake's and the kernel's (the same for every build of the
+/// client, so that builds compare on it).
+func socketPipelineCPUPerAnswerMicros(count: Int, concurrency: Int) async throws -> Double {
+    let server = FakeEventLoopServer(always: delayedAnswer(afterMs: 0))
+    try server.start()
+    defer { server.stop() }
+    _ = try await runCases(baseURL: server.baseURL, count: concurrency, concurrency: concurrency)
+    let before = processCPUMs()
+    _ = try await runCases(baseURL: server.baseURL, count: count, concurrency: concurrency)
     return (processCPUMs() - before) * 1000 / Double(count)
 }

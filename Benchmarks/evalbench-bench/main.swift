@@ -134,13 +134,15 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "run-child", le
     try await runChild(count: count)
     exit(0)
 }
-// `pipeline N`: the client's CPU per answer over memory, N times (see Pipeline.swift).
+// `pipeline N`: the client's CPU per answer over memory and over loopback sockets, N times (see Pipeline.swift).
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pipeline", let rounds = Int(CommandLine.arguments[2]) {
     _ = try await pipelineCPUPerAnswerMicros(count: 2000, concurrency: 256)
     for _ in 0..<max(1, rounds) {
         let one = try await pipelineCPUPerAnswerMicros(count: 5000, concurrency: 1)
         let many = try await pipelineCPUPerAnswerMicros(count: 5000, concurrency: 256)
-        print(String(format: "pipeline CPU per answer: c=1 %.1f µs, c=256 %.1f µs", one, many))
+        let sockets = try await socketPipelineCPUPerAnswerMicros(count: 5000, concurrency: 256)
+        print(String(format: "pipeline CPU per answer: c=1 %.1f µs, c=256 %.1f µs; over loopback sockets, c=256 %.1f µs (fake and kernel included)",
+                     one, many, sockets))
     }
     exit(0)
 }

@@ -39,6 +39,17 @@ package protocol HTTPStreaming: Sendable {
     /// error, as for any `AsyncThrowingStream`: the caller checks `Task.isCancelled` and
     /// records `.cancelled` itself.
     func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error>
+
+    /// Starts the request, as `stream(_:)` does, for one reader: what `StreamedResponse`
+    /// reads. By default the events of `stream(_:)`; the socket transport hands them over
+    /// without an `AsyncThrowingStream` (see `HTTPEventChannel`).
+    func events(_ request: HTTPStreamRequest) -> HTTPEvents
+}
+
+extension HTTPStreaming {
+    package func events(_ request: HTTPStreamRequest) -> HTTPEvents {
+        HTTPEvents(stream(request))
+    }
 }
 
 /// The production transport: one `URLSession` shared by all streams, driven by a data

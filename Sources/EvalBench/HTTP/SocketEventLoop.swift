@@ -312,7 +312,7 @@ final class SocketExchange: @unchecked Sendable {
     private var phase = Phase.connecting
 
     private let request: HTTPStreamRequest
-    private let continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation
+    private let channel: HTTPEventChannel
     /// The URL without credentials or query, for messages: made only when one is needed.
     private lazy var target = HTTPTarget.describe(request.url)
     private let outgoing: [UInt8]
@@ -336,10 +336,9 @@ final class SocketExchange: @unchecked Sendable {
     /// headers at once and its answer later would otherwise cost a task wake-up per request.
     private var heldHead: (status: Int, headers: [String: String])?
 
-    init(request: HTTPStreamRequest, outgoing: [UInt8], addresses: [SocketAddress],
-         continuation: AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation) {
+    init(request: HTTPStreamRequest, outgoing: [UInt8], addresses: [SocketAddress], channel: HTTPEventChannel) {
         self.request = request
-        self.continuation = continuation
+        self.channel = channel
         self.addresses = addresses
         self.outgoing = outgoing
         deadline = DispatchTime.now().uptimeNanoseconds + UInt64(min(max(0, request.timeoutSeconds), 1e9) * 1e9)
@@ -453,7 +452,7 @@ final class SocketExchange: @unchecked Sendable {
         if !output.body.isEmpty {
             bytesReceived += output.body.count
             yieldHeldHead()
-            continuation.yield(.bytes(output.body, receivedAtNanos: receivedAt))
+            channel.yield(.bytes(output.body, receivedAtNanos: receivedAt))
         }
         if output.complete { return complete(on: loop) }
         if count == 0 { finish(.failed(.network, "the connection was lost")) }
@@ -469,7 +468,7 @@ final class SocketExchange: @unchecked Sendable {
         } else {
             closeConnection()
         }
-        continuation.finish()
+        channel.finish()
     }
 
     private func retryOnNewConnection() {
@@ -495,18 +494,18 @@ final class SocketExchange: @unchecked Sendable {
         yieldHeldHead()
         switch stop {
         case .timedOut:
-            continuation.finish(throwing: BackendFailure(
+            channel.finish(throwing: BackendFailure(
                 kind: .timeout, message: HTTPTarget.timeoutMessage(target, seconds: request.timeoutSeconds, progress: progress),
                 httpStatus: status))
         case let .failed(kind, what):
-            continuation.finish(throwing: BackendFailure(kind: kind, message: "\(target): \(what) \(progress)", httpStatus: status))
+            channel.finish(throwing: BackendFailure(kind: kind, message: "\(target): \(what) \(progress)", httpStatus: status))
         }
     }
 
     private func yieldHeldHead() {
         guard let head = heldHead else { return }
         heldHead = nil
-        continuation.yield(.response(status: head.status, headers: head.headers))
+        channel.yield(.response(status: head.status, headers: head.headers))
     }
 
     /// Its consumer went away: closes the connection and ends the stream quietly.
@@ -514,7 +513,7 @@ final class SocketExchange: @unchecked Sendable {
         guard !isFinished else { return }
         isFinished = true
         closeConnection()
-        continuation.finish()
+        channel.finish()
     }
 }
 

@@ -24,6 +24,11 @@ package final class DefaultStreamTransport: HTTPStreaming {
         socketsForLoopback && SocketStreamTransport.isLoopbackHTTP(request.url)
             ? sockets.stream(request) : session.stream(request)
     }
+
+    package func events(_ request: HTTPStreamRequest) -> HTTPEvents {
+        socketsForLoopback && SocketStreamTransport.isLoopbackHTTP(request.url)
+            ? sockets.events(request) : session.events(request)
+    }
 }
 
 /// A small HTTP/1.1 client over POSIX sockets for plain `http://`: every exchange's socket
@@ -56,24 +61,27 @@ package final class SocketStreamTransport: HTTPStreaming {
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
+    /// The events as an `AsyncThrowingStream`, for readers other than `StreamedResponse`.
     package func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let addresses: [SocketAddress]
-            switch SocketAddress.resolve(request.url) {
-            case let .success(resolved):
-                addresses = resolved
-            case let .failure(failure):
-                let target = HTTPTarget.describe(request.url)
-                continuation.finish(throwing: BackendFailure(kind: failure.kind, message: "\(target): \(failure.what) before any response"))
-                return
-            }
-            let exchange = SocketExchange(request: request, outgoing: Self.outgoing(request), addresses: addresses,
-                                          continuation: continuation)
-            continuation.onTermination = { [loop] termination in
-                if case .cancelled = termination { loop.cancel(exchange) }
-            }
-            loop.submit(exchange)
+        let reader = EventsBox(events(request))
+        return AsyncThrowingStream(unfolding: { try await reader.next() })
+    }
+
+    package func events(_ request: HTTPStreamRequest) -> HTTPEvents {
+        let channel = HTTPEventChannel()
+        let addresses: [SocketAddress]
+        switch SocketAddress.resolve(request.url) {
+        case let .success(resolved):
+            addresses = resolved
+        case let .failure(failure):
+            let target = HTTPTarget.describe(request.url)
+            channel.finish(throwing: BackendFailure(kind: failure.kind, message: "\(target): \(failure.what) before any response"))
+            return HTTPEvents(channel)
         }
+        let exchange = SocketExchange(request: request, outgoing: Self.outgoing(request), addresses: addresses, channel: channel)
+        channel.onAbandon { [loop] in loop.cancel(exchange) }
+        loop.submit(exchange)
+        return HTTPEvents(channel)
     }
 
     /// The request head and body: the caller's headers, with the framing (`Host`, `Content-Length`)
@@ -97,6 +105,20 @@ package final class SocketStreamTransport: HTTPStreaming {
         add("\r\n")
         if let body = request.body { bytes.append(contentsOf: body) }
         return bytes
+    }
+}
+
+/// One reader's events, read by an `AsyncThrowingStream` (which calls it from one task at a time).
+private final class EventsBox: @unchecked Sendable {
+    // @unchecked: `events` is read by one `next()` at a time, as the stream calls it.
+    private var events: HTTPEvents
+
+    init(_ events: HTTPEvents) {
+        self.events = events
+    }
+
+    func next() async throws -> HTTPStreamEvent? {
+        try await events.next()
     }
 }
 

@@ -49,7 +49,8 @@ enum StreamedResponse {
         let limit = ResponseSizeLimit.bytes
         var received = 0
         do {
-            for try await event in transport.stream(request) {
+            var events = transport.events(request)
+            while let event = try await events.next() {
                 if case let .bytes(data, _) = event {
                     received += data.count
                     if received > limit {
