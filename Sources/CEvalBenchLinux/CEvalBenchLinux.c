@@ -1,9 +1,19 @@
 #include "CEvalBenchLinux.h"
 
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 int cevalbench_has_epoll(void) {
 #ifdef __linux__
     return 1;
 #else
     return 0;
+#endif
+}
+
+void cevalbench_release_free_memory(void) {
+#if defined(__linux__) && defined(__GLIBC__)
+    malloc_trim(0);
 #endif
 }

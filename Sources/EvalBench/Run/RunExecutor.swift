@@ -1,4 +1,7 @@
 import Foundation
+#if os(Linux)
+import CEvalBenchLinux
+#endif
 
 /// The threads a run's tasks execute on, on Linux: one per core, taking jobs first in, first
 /// out from one queue, and woken only when a job comes and no thread is awake to take it.
@@ -85,9 +88,16 @@ package final class RunExecutor: TaskExecutor, @unchecked Sendable {
 
 /// Runs `operation` with its tasks, and the tasks they create, on `RunExecutor.shared` on Linux;
 /// elsewhere on the default executor.
+///
+/// On Linux the memory the run's threads freed is then given back to the system: glibc keeps
+/// what each thread frees in that thread's arena, where the reports, written on other threads,
+/// do not reuse it. (A 100,000-request run with its reports peaked at 197–211 MB on dispatch's
+/// threads, 221–265 MB on the run's own, and 207–253 MB with this.)
 package func onRunExecutor<T: Sendable>(_ operation: () async -> T) async -> T {
     #if os(Linux)
-    await withTaskExecutorPreference(RunExecutor.shared) { await operation() }
+    let value = await withTaskExecutorPreference(RunExecutor.shared) { await operation() }
+    cevalbench_release_free_memory()
+    return value
     #else
     await operation()
     #endif
