@@ -44,6 +44,18 @@ import EvalBenchTestSupport
         #expect(try await events.next() == nil)
     }
 
+    /// A failure that comes while the reader waits is thrown to it, once.
+    @Test func failureWhileWaitingThrownOnce() async throws {
+        let channel = HTTPEventChannel()
+        var events = HTTPEvents(channel)
+        Task.detached {
+            try? await Task.sleep(nanoseconds: 5_000_000)
+            channel.finish(throwing: BackendFailure(kind: .network, message: "lost"))
+        }
+        await #expect(throws: BackendFailure.self) { _ = try await events.next() }
+        #expect(try await events.next() == nil)
+    }
+
     /// Cancelling the reading task ends its wait with nil and tells the producer (the socket
     /// transport closes the connection); events handed over later are dropped.
     @Test func cancellingTheReaderAbandons() async throws {

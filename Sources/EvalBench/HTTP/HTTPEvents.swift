@@ -84,9 +84,10 @@ final class HTTPEventChannel: @unchecked Sendable {
     func finish(throwing failure: (any Error)? = nil) {
         lock.lock()
         guard ended == nil, !abandoned else { return lock.unlock() }
-        ended = .some(failure)
         let reader = waiting
         waiting = nil
+        // A failure handed to a waiting reader now is thrown once: later calls return nil.
+        ended = .some(reader == nil ? failure : nil)
         lock.unlock()
         guard let reader else { return }
         if let failure { reader.resume(throwing: failure) } else { reader.resume(returning: nil) }

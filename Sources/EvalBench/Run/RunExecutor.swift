@@ -4,16 +4,18 @@ import CEvalBenchLinux
 #endif
 
 /// The threads a run's tasks execute on, on Linux: one per core, taking jobs first in, first
-/// out from one queue, and woken only when a job comes and no thread is awake to take it.
+/// out from one queue. A job that comes wakes a sleeping thread, unless one was woken already
+/// and has not yet looked at the queue (it takes this job too); a thread that finds the queue
+/// empty sleeps at once.
 ///
-/// Why not the default executor: on Linux it is libdispatch's cooperative pool, which, each
-/// time a thread takes a job while others are queued, wakes another thread for them. At
-/// concurrency 256 a burst of answers, each a short job, kept the pool's two threads waking
-/// each other, and the kernel often queued the woken thread behind the running one while the
-/// other core sat idle. Measured with `scripts/bench` (256 requests at concurrency 256 against a
-/// stub that answers after 100 ms, 2 cores, interleaved runs of 15 rounds): the wall's median
-/// went from 113.0 and 113.1 ms to 109.8 and 110.0 ms. On Apple platforms the default executor
-/// is the kernel's workqueue, which does not do this, and is kept.
+/// Why not the default executor: on Linux it is libdispatch's cooperative pool, which also
+/// wakes another thread each time one takes a job while others are queued. At concurrency 256
+/// a burst of answers, each a short job, kept the pool's two threads waking each other, and
+/// the kernel often queued the woken thread behind the running one while the other core sat
+/// idle. Measured with `evalbench-bench high-concurrency` (256 requests at concurrency 256
+/// against a stub that answers after 100 ms, 2 cores), 90 rounds each interleaved with the
+/// build before: the wall's median went from 114.8 to 111.8 ms. On Apple platforms the default
+/// executor is the kernel's workqueue, and is kept.
 ///
 /// Jobs must not block for long, as on any executor with a thread per core: slow grading runs on
 /// a thread of its own (`GradingTimeLimit`), and I/O on the socket loop or URLSession's threads.
