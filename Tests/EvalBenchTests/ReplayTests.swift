@@ -120,11 +120,15 @@ struct ReplayTests {
         #expect(replayed.map(\.usage) == original.map(\.usage), "usage is copied from the recording")
         #expect(replayed.map { $0.timing?.endMs } == original.map { $0.timing?.endMs }, "the recorded timing is kept for the record")
 
-        let missing = try #require(replay.results.first { $0.caseID == "new" })
-        #expect(missing.status == .error)
-        #expect(missing.errorKind == .unavailable)
-        #expect(missing.errorMessage?.contains("no recorded answer for geo/new/default/none/1 turn 1") == true,
-                "\(missing.errorMessage ?? "")")
+        // Each repeat names its own key (results are in the order they finished, not in repeat order).
+        let missing = replay.results.filter { $0.caseID == "new" }.sorted { $0.repeatIndex < $1.repeatIndex }
+        #expect(missing.map(\.repeatIndex) == [1, 2])
+        for result in missing {
+            #expect(result.status == .error)
+            #expect(result.errorKind == .unavailable)
+            #expect(result.errorMessage?.contains("no recorded answer for geo/new/default/none/\(result.repeatIndex) turn 1") == true,
+                    "\(result.errorMessage ?? "")")
+        }
 
         let group = try #require(RunAggregate(replay.results).groups.first)
         #expect(group.replayedRequests == 4)
