@@ -36,10 +36,6 @@ struct AnthropicStream: SSEProvider {
     /// The thinking and redacted-thinking blocks, which must go back before the tool calls
     /// they led to when thinking is on.
     private var thinkingBlocks: [(index: Int?, block: [String: String])] = []
-    /// One decoder for every event of every stream: making one per event costs more than
-    /// decoding, and one per stream was 1% of a request's CPU (decoding never changes its settings).
-    private static let decoder = JSONDecoder()
-    private var decoder: JSONDecoder { Self.decoder }
 
     var sawEnd: Bool { phase == .stopped }
 

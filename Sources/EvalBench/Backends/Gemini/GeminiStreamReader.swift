@@ -27,9 +27,6 @@ struct GeminiStream: SSEProvider {
     private var modelVersion: String?
     private var usage: GeminiUsage?
     private var toolCalls: [ToolCall] = []
-    /// One decoder for every chunk of every stream (decoding never changes its settings).
-    private static let decoder = JSONDecoder()
-    private var decoder: JSONDecoder { Self.decoder }
 
     init(backend: String, model: String?) {
         self.backend = backend
