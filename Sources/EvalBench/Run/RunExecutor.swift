@@ -91,16 +91,29 @@ package final class RunExecutor: TaskExecutor, @unchecked Sendable {
 /// Runs `operation` with its tasks, and the tasks they create, on `RunExecutor.shared` on Linux;
 /// elsewhere on the default executor.
 ///
-/// On Linux the memory the run's threads freed is then given back to the system: glibc keeps
-/// what each thread frees in that thread's arena, where the reports, written on other threads,
-/// do not reuse it. (A 100,000-request run with its reports peaked at 197–211 MB on dispatch's
-/// threads, 221–265 MB on the run's own, and 207–253 MB with this.)
+/// The memory the run's threads freed stays with them for the next run; `ReportWriter` gives
+/// it back to the system before it writes (`releaseFreedMemory`).
 package func onRunExecutor<T: Sendable>(_ operation: () async -> T) async -> T {
     #if os(Linux)
-    let value = await withTaskExecutorPreference(RunExecutor.shared) { await operation() }
-    cevalbench_release_free_memory()
-    return value
+    await withTaskExecutorPreference(RunExecutor.shared) { await operation() }
     #else
     await operation()
+    #endif
+}
+
+/// Gives the memory the allocator holds free back to the system (glibc's `malloc_trim(0)` on
+/// Linux; nothing elsewhere). glibc keeps what each thread frees in that thread's arena, where
+/// work on other threads does not reuse it: the reports, written after a run on other threads
+/// than the run's, grew the 100,000-request run's peak from 197–211 MB (on dispatch's threads)
+/// to 221–265 MB once the run had threads of its own, and 207–253 MB with this.
+///
+/// Not called at the end of every run: the next run in the same process (a library user's
+/// loop, the bench's measured round after its warm-up) then found its heap given back and
+/// faulted every page in again. At concurrency 256 page faults and `madvise` were 14% of the
+/// process's CPU samples (perf) and the round's wall 119.1 ms against 115.1 ms without the trim
+/// (medians of 45 rounds, interleaved).
+package func releaseFreedMemory() {
+    #if os(Linux)
+    cevalbench_release_free_memory()
     #endif
 }
