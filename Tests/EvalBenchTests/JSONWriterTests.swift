@@ -64,7 +64,7 @@ struct JSONWriterTests {
             (0..<Int(generator.next() % 10)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
         }
         func value(_ depth: Int) -> Any {
-            switch generator.next() % (depth > 2 ? 6 : 11) {
+            switch generator.next() % (depth > 2 ? 6 : 13) {
             case 0: return text()
             case 1: return Int(bitPattern: UInt(generator.next())) >> Int(generator.next() % 64)
             case 2: return [0.5, -0.0, 1e15, 3.0, 1e300, .infinity, 0.1 + 0.2][Int(generator.next() % 7)]
@@ -76,6 +76,9 @@ struct JSONWriterTests {
             // Typed arrays, as request bodies are built: messages, tools, stop sequences.
             case 8: return (0..<Int(generator.next() % 3)).map { _ -> [String: Any] in [text(): value(depth + 1), "role": "user"] }
             case 9: return (0..<Int(generator.next() % 3)).map { _ in text() }
+            // Homogeneous objects, as literals such as `["include_usage": true]` are typed.
+            case 10: return Dictionary((0..<Int(generator.next() % 3)).map { _ in (text(), generator.next() % 2 == 0) }, uniquingKeysWith: { first, _ in first })
+            case 11: return Dictionary((0..<Int(generator.next() % 3)).map { _ in (text(), text()) }, uniquingKeysWith: { first, _ in first })
             default: return (0..<Int(generator.next() % 3)).map { _ in Int(generator.next() % 1000) - 500 }
             }
         }

@@ -36,6 +36,13 @@ enum JSONWriter {
         if kind == [[String: Any]].self { return writeArray(value as! [[String: Any]], into: &bytes) }
         if kind == [Any].self { return writeArray(value as! [Any], into: &bytes) }
         if kind == Int.self { return bytes.append(contentsOf: String(value as! Int).utf8) }
+        if kind == Bool.self { return bytes.append(contentsOf: (value as! Bool) ? "true".utf8 : "false".utf8) }
+        if kind == RawJSON.self { return bytes.append(contentsOf: (value as! RawJSON).text.utf8) }
+        // Homogeneous literals (`["include_usage": true]`, `["name": name]`): their cast to
+        // `[String: Any]` below converts every element, a third of writing a chat body.
+        if kind == [String: Bool].self { return writeObject(value as! [String: Bool], into: &bytes) }
+        if kind == [String: String].self { return writeObject(value as! [String: String], into: &bytes) }
+        if kind == [String].self { return writeArray(value as! [String], into: &bytes) }
         switch value {
         case let string as String:
             writeString(string, into: &bytes)
@@ -59,7 +66,7 @@ enum JSONWriter {
         }
     }
 
-    private static func writeObject(_ object: [String: Any], into bytes: inout [UInt8]) {
+    private static func writeObject<Value>(_ object: [String: Value], into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "{"))
         for (index, entry) in object.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
