@@ -330,3 +330,28 @@ func transportRouting() throws {
         #expect(!SocketStreamTransport.isLoopbackHTTP(try #require(URL(string: text))), "\(text)")
     }
 }
+
+@Test("a URL's endpoint (loopback or not, request target, Host, host:port) is its own when URLs alternate, as when asked once")
+func endpointsOfAlternatingURLs() throws {
+    let cases: [(url: String, loopback: Bool, target: String, host: String, key: String)] = [
+        ("http://127.0.0.1:8080/v1/chat/completions", true, "/v1/chat/completions", "127.0.0.1:8080", "127.0.0.1:8080"),
+        ("http://127.0.0.1:8081/v1/chat/completions?alt=sse", true, "/v1/chat/completions?alt=sse", "127.0.0.1:8081", "127.0.0.1:8081"),
+        ("http://[::1]:9000", true, "/", "[::1]:9000", "::1:9000"),
+        ("http://localhost/api%20x", true, "/api%20x", "localhost", "localhost:80"),
+        ("https://api.openai.com/v1/chat/completions", false, "/v1/chat/completions", "api.openai.com", "api.openai.com:80"),
+    ]
+    // Each URL asked for after each other one, twice, so a remembered answer cannot stand in for another's.
+    for round in 0..<2 {
+        for first in cases {
+            for second in cases {
+                for entry in [first, second] {
+                    let endpoint = SocketEndpoint.of(try #require(URL(string: entry.url)))
+                    #expect(endpoint.isLoopbackHTTP == entry.loopback, "\(entry.url), round \(round)")
+                    #expect(endpoint.target == entry.target, "\(entry.url)")
+                    #expect(endpoint.hostHeader == entry.host, "\(entry.url)")
+                    #expect(endpoint.key == entry.key, "\(entry.url)")
+                }
+            }
+        }
+    }
+}

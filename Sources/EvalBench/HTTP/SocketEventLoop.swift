@@ -336,13 +336,14 @@ final class SocketExchange: @unchecked Sendable {
     /// headers at once and its answer later would otherwise cost a task wake-up per request.
     private var heldHead: (status: Int, headers: [String: String])?
 
-    init(request: HTTPStreamRequest, outgoing: [UInt8], addresses: [SocketAddress], channel: HTTPEventChannel) {
+    /// `key` is the request URL's `host:port` (`SocketEndpoint.key`).
+    init(request: HTTPStreamRequest, outgoing: [UInt8], addresses: [SocketAddress], key: String, channel: HTTPEventChannel) {
         self.request = request
         self.channel = channel
         self.addresses = addresses
         self.outgoing = outgoing
         deadline = DispatchTime.now().uptimeNanoseconds + UInt64(min(max(0, request.timeoutSeconds), 1e9) * 1e9)
-        key = "\(request.url.host ?? ""):\(request.url.port ?? 80)"
+        self.key = key
         let connection = request.headers.first { $0.key.lowercased() == "connection" }?.value.lowercased()
         mayKeepConnection = !(connection?.contains("close") ?? false)
         parser = HTTPResponseParser(method: request.method)

@@ -21,12 +21,12 @@ package final class DefaultStreamTransport: HTTPStreaming {
     }
 
     package func stream(_ request: HTTPStreamRequest) -> AsyncThrowingStream<HTTPStreamEvent, any Error> {
-        socketsForLoopback && SocketStreamTransport.isLoopbackHTTP(request.url)
+        socketsForLoopback && SocketEndpoint.of(request.url).isLoopbackHTTP
             ? sockets.stream(request) : session.stream(request)
     }
 
     package func events(_ request: HTTPStreamRequest) -> HTTPEvents {
-        socketsForLoopback && SocketStreamTransport.isLoopbackHTTP(request.url)
+        socketsForLoopback && SocketEndpoint.of(request.url).isLoopbackHTTP
             ? sockets.events(request) : session.events(request)
     }
 }
@@ -69,8 +69,9 @@ package final class SocketStreamTransport: HTTPStreaming {
 
     package func events(_ request: HTTPStreamRequest) -> HTTPEvents {
         let channel = HTTPEventChannel()
+        let endpoint = SocketEndpoint.of(request.url)
         let addresses: [SocketAddress]
-        switch SocketAddress.resolve(request.url) {
+        switch SocketAddress.resolve(request.url, key: endpoint.key) {
         case let .success(resolved):
             addresses = resolved
         case let .failure(failure):
@@ -78,7 +79,8 @@ package final class SocketStreamTransport: HTTPStreaming {
             channel.finish(throwing: BackendFailure(kind: failure.kind, message: "\(target): \(failure.what) before any response"))
             return HTTPEvents(channel)
         }
-        let exchange = SocketExchange(request: request, outgoing: Self.outgoing(request), addresses: addresses, channel: channel)
+        let exchange = SocketExchange(request: request, outgoing: Self.outgoing(request, to: endpoint), addresses: addresses,
+                                      key: endpoint.key, channel: channel)
         channel.onAbandon { [loop] in loop.cancel(exchange) }
         loop.submit(exchange)
         return HTTPEvents(channel)
@@ -86,8 +88,9 @@ package final class SocketStreamTransport: HTTPStreaming {
 
     /// The request head and body: the caller's headers, with the framing (`Host`, `Content-Length`)
     /// this client's to set. Without a `Connection` header the connection is kept alive.
-    static func outgoing(_ request: HTTPStreamRequest) -> [UInt8] {
-        let (requestTarget, hostHeader) = RequestLine.of(request.url)
+    static func outgoing(_ request: HTTPStreamRequest, to endpoint: SocketEndpoint? = nil) -> [UInt8] {
+        let endpoint = endpoint ?? SocketEndpoint.of(request.url)
+        let (requestTarget, hostHeader) = (endpoint.target, endpoint.hostHeader)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256 + (request.body?.count ?? 0))
         func add(_ text: String) { bytes.append(contentsOf: text.utf8) }
@@ -122,22 +125,51 @@ private final class EventsBox: @unchecked Sendable {
     }
 }
 
-/// The request target (path and query) and `Host` header of a URL, worked out once per URL:
-/// parsing its components was about a percent of a request's CPU at concurrency 256.
-private enum RequestLine {
-    private static let known = MemoCache<URL, (target: String, host: String)>()
+/// What the socket client needs of a request's URL, worked out once per URL: whether it is
+/// loopback `http://`, the request target (path and query), the `Host` header, and `host:port`
+/// (which idle connections may carry the request). Taking the URL's parts apart for each of
+/// these, four times a request, was about 6% of the run threads' CPU while 256 requests started.
+struct SocketEndpoint: Sendable {
+    var isLoopbackHTTP: Bool
+    var target: String
+    var hostHeader: String
+    var key: String
 
-    static func of(_ url: URL) -> (target: String, host: String) {
-        known.value(for: url) {
+    private static let known = MemoCache<URL, SocketEndpoint>()
+    /// The URL asked for last and its endpoint: a backend sends every request to the same URL,
+    /// whose text compares equal at once (one storage), where hashing it reads it all.
+    private static let last = LastEndpoint()
+
+    static func of(_ url: URL) -> SocketEndpoint {
+        if let endpoint = last.endpoint(for: url) { return endpoint }
+        let endpoint = known.value(for: url) {
             let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
             let path = components?.percentEncodedPath ?? "/"
-            var requestTarget = path.isEmpty ? "/" : path
-            if let query = components?.percentEncodedQuery { requestTarget += "?" + query }
+            var target = path.isEmpty ? "/" : path
+            if let query = components?.percentEncodedQuery { target += "?" + query }
             var hostHeader = url.host ?? "localhost"
             if hostHeader.contains(":") && !hostHeader.hasPrefix("[") { hostHeader = "[\(hostHeader)]" }
             if let port = url.port { hostHeader += ":\(port)" }
-            return (requestTarget, hostHeader)
+            return SocketEndpoint(isLoopbackHTTP: SocketStreamTransport.isLoopbackHTTP(url), target: target,
+                                  hostHeader: hostHeader, key: "\(url.host ?? ""):\(url.port ?? 80)")
         }
+        last.keep(endpoint, for: url)
+        return endpoint
+    }
+}
+
+/// One URL and its endpoint, under a lock.
+private final class LastEndpoint: @unchecked Sendable {
+    // @unchecked: `entry` is touched only under `lock`.
+    private let lock = NSLock()
+    private var entry: (url: URL, endpoint: SocketEndpoint)?
+
+    func endpoint(for url: URL) -> SocketEndpoint? {
+        lock.withLock { entry.flatMap { $0.url == url ? $0.endpoint : nil } }
+    }
+
+    func keep(_ endpoint: SocketEndpoint, for url: URL) {
+        lock.withLock { entry = (url, endpoint) }
     }
 }
 
@@ -156,12 +188,12 @@ struct SocketAddress: Sendable {
 
     private static let resolved = MemoCache<String, [SocketAddress]>(limit: 1_024)
 
-    /// The addresses of the URL's host and port (remembered: loopback names do not move).
-    static func resolve(_ url: URL) -> Result<[SocketAddress], Failure> {
+    /// The addresses of the URL's host and port, `key` (`SocketEndpoint.key`); remembered:
+    /// loopback names do not move.
+    static func resolve(_ url: URL, key: String) -> Result<[SocketAddress], Failure> {
+        if let known = resolved.value(for: key) { return .success(known) }
         guard let host = url.host else { return .failure(Failure(kind: .badRequest, what: "the URL has no host")) }
         let port = url.port ?? 80
-        let key = "\(host):\(port)"
-        if let known = resolved.value(for: key) { return .success(known) }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
