@@ -5,8 +5,8 @@ import Foundation
 /// and `run.json` are written by the run itself.
 package enum ReportWriter {
     /// Aggregates `input` once and writes the report files into `directory`, creating it if
-    /// needed and replacing earlier versions atomically.
-    /// What the run before freed is given back to the system first (`releaseFreedMemory`).
+    /// needed and replacing earlier versions atomically. What the run before freed is given
+    /// back to the system first (`releaseFreedMemory`).
     package static func write(_ input: ReportInput, to directory: URL) throws {
         releaseFreedMemory()
         do {
