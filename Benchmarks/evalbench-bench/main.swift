@@ -148,6 +148,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pipeline", let
 }
 // `high-concurrency N`: the c=256 measurement N times, one line each, to profile it on its own.
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "high-concurrency", let rounds = Int(CommandLine.arguments[2]) {
+    MachineSpeed.printLine()
     for _ in 0..<max(1, rounds) {
         let round = HighConcurrencyRounds(rounds: [try await HighConcurrencyFigures.measure()])
         round.printScheduling()
@@ -157,6 +158,7 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "high-concurren
 }
 print("evalbench bench: \(ProcessInfo.processInfo.processorCount) cores, loopback FakeOpenAIServer\n")
 line("measure", "value", "budget")
+MachineSpeed.printLine()
 
 // 1. Overhead per request against a stub that answers at once.
 if selected("overhead") {
