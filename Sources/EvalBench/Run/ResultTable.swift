@@ -454,10 +454,14 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// (Swift's `==` would also match another spelling of the same characters), is that one.
     private mutating func textID(_ text: String?, shared: Bool) -> UInt32 {
         guard let text else { return 0 }
-        if shared, let id = textIDs[text], sameBytes(texts[Int(id - 1)], text) { return id }
+        // One lookup, and one insert only for a text not seen: a new case's id and prompt were
+        // hashed three times each, on the recording thread.
+        let known = shared ? textIDs[text] : nil
+        if let known, sameBytes(texts[Int(known - 1)], text) { return known }
         texts.append(text)
         let id = UInt32(texts.count)
-        if shared, textIDs[text] == nil { textIDs[text] = id }
+        // Another spelling of the same characters keeps the slot it took first.
+        if shared, known == nil { textIDs[text] = id }
         return id
     }
 
