@@ -10,15 +10,9 @@ enum MachineSpeed {
     /// Wall ms of one pass of the workload; its result is returned too, so it is not optimized away.
     static func onePass() -> (ms: Double, checksum: Int) {
         let clock = Stopwatch()
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            // SplitMix64: the same values on every machine.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        // The same values on every machine.
+        var generator = SplitMix64(seed: 1)
+        func next() -> UInt64 { generator.next() }
         var numbers = (0..<300_000).map { _ in Double(next() % 1_000_000) / 7 }
         numbers.sort()
         var counts: [String: Int] = [:]

@@ -26,8 +26,8 @@ package final class DefaultStreamTransport: HTTPStreaming {
     }
 
     package func events(_ request: HTTPStreamRequest) -> HTTPEvents {
-        socketsForLoopback && SocketEndpoint.of(request.url).isLoopbackHTTP
-            ? sockets.events(request) : session.events(request)
+        let endpoint = SocketEndpoint.of(request.url)
+        return socketsForLoopback && endpoint.isLoopbackHTTP ? sockets.events(request, to: endpoint) : session.events(request)
     }
 }
 
@@ -68,8 +68,12 @@ package final class SocketStreamTransport: HTTPStreaming {
     }
 
     package func events(_ request: HTTPStreamRequest) -> HTTPEvents {
+        events(request, to: SocketEndpoint.of(request.url))
+    }
+
+    /// `events(_:)` with the request URL's endpoint already worked out.
+    func events(_ request: HTTPStreamRequest, to endpoint: SocketEndpoint) -> HTTPEvents {
         let channel = HTTPEventChannel()
-        let endpoint = SocketEndpoint.of(request.url)
         let addresses: [SocketAddress]
         switch SocketAddress.resolve(request.url, key: endpoint.key) {
         case let .success(resolved):
@@ -88,8 +92,7 @@ package final class SocketStreamTransport: HTTPStreaming {
 
     /// The request head and body: the caller's headers, with the framing (`Host`, `Content-Length`)
     /// this client's to set. Without a `Connection` header the connection is kept alive.
-    static func outgoing(_ request: HTTPStreamRequest, to endpoint: SocketEndpoint? = nil) -> [UInt8] {
-        let endpoint = endpoint ?? SocketEndpoint.of(request.url)
+    static func outgoing(_ request: HTTPStreamRequest, to endpoint: SocketEndpoint) -> [UInt8] {
         let (requestTarget, hostHeader) = (endpoint.target, endpoint.hostHeader)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256 + (request.body?.count ?? 0))
