@@ -8,8 +8,16 @@ import Testing
 struct ResultTableTests {
     /// `results` through a table, each compared as its results.jsonl line (which shows every
     /// byte of every string and the sign of a zero) and as a value.
+    /// Each is read from a table whose rows stay in memory (fewer than a block) and from
+    /// tables whose rows go to the temporary file a row and two rows at a time.
     private func expectReadBack(_ results: [RequestResult], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-        let table = ResultTable(results)
+        for rowsPerBlock in [4_096, 1, 2] {
+            try expectReadBack(results, from: ResultTable(results, rowsPerBlock: rowsPerBlock), sourceLocation: sourceLocation)
+        }
+    }
+
+    private func expectReadBack(_ results: [RequestResult], from table: ResultTable,
+                                sourceLocation: Testing.SourceLocation) throws {
         #expect(table.count == results.count, sourceLocation: sourceLocation)
         let encoder = ResultStore.makeEncoder()
         for (index, result) in results.enumerated() {
@@ -172,14 +180,23 @@ struct ResultTableTests {
                        String(repeating: "long answer \n\t\"quoted\" ", count: 500), ""]
         let results = outputs.enumerated().map { answered($0.offset, $0.element) }
         try expectReadBack(results + results)
-        var first = ResultTable(results)
-        var second = first
-        first.append(answered(10, String(repeating: "first copy's answer ", count: 10)))
-        second.append(answered(10, String(repeating: "second copy's answer ", count: 10)))
-        #expect(first[results.count].output == String(repeating: "first copy's answer ", count: 10))
-        #expect(second[results.count].output == String(repeating: "second copy's answer ", count: 10))
-        for index in results.indices { #expect(first[index] == results[index] && second[index] == results[index]) }
-        #expect(first[3].output.map { Array($0.utf8) } == Array(outputs[3].utf8), "the decomposed é stays decomposed")
+        // Rows in memory, and rows two at a time in the file: copies that go on apart write their own blocks.
+        for rowsPerBlock in [4_096, 2] {
+            var first = ResultTable(results, rowsPerBlock: rowsPerBlock)
+            var second = first
+            for extra in 10..<13 {
+                first.append(answered(extra, String(repeating: "first copy's answer \(extra) ", count: 10)))
+                second.append(answered(extra, String(repeating: "second copy's answer \(extra) ", count: 10)))
+            }
+            for extra in 10..<13 {
+                #expect(first[results.count + extra - 10].output == String(repeating: "first copy's answer \(extra) ", count: 10))
+                #expect(second[results.count + extra - 10].output == String(repeating: "second copy's answer \(extra) ", count: 10))
+                #expect(first[results.count + extra - 10].planIndex == extra && second[results.count + extra - 10].planIndex == extra)
+            }
+            for index in results.indices { #expect(first[index] == results[index] && second[index] == results[index]) }
+            #expect(first[3].output.map { Array($0.utf8) } == Array(outputs[3].utf8), "the decomposed é stays decomposed")
+            if rowsPerBlock == 2 { #expect(first.rowBlocks == (inFile: 4, inMemory: 1) && second.rowBlocks == (inFile: 4, inMemory: 1)) }
+        }
     }
 
     @Test("many long answers, more than the spill file's read-ahead windows hold, read back in order, backwards and at random")

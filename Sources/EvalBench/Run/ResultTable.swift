@@ -7,7 +7,8 @@ import Foundation
 /// exactly as appended. A result with a field the row has no room for (tool calls, details,
 /// a prefix comparison, a count beyond the row's range, …) is kept whole, so nothing is lost.
 package struct ResultTable: RandomAccessCollection, Sendable {
-    private var rows = ChunkedArray<Row>()
+    /// The rows, a block at a time in a temporary file (see `FileBackedArray`).
+    private var rows: FileBackedArray<Row>
     private var texts = ChunkedArray<String>()
     private var textIDs: [String: UInt32] = [:]
     /// Answers longer than `spillBytes`, in a temporary file rather than in memory (a model's
@@ -56,11 +57,18 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// Texts held in memory and in the spill file.
     var textsHeld: (inMemory: Int, spilled: Int) { (texts.count, spilled.count) }
 
-    /// An empty table.
-    package init() {}
+    /// An empty table. `rowsPerBlock` is how many rows go to its temporary file at a time
+    /// (tests make it small, so that a few results exercise the file).
+    package init(rowsPerBlock: Int = 4_096) {
+        rows = FileBackedArray(elementsPerBlock: rowsPerBlock)
+    }
+
+    /// The rows' blocks held in the temporary file, and in memory.
+    package var rowBlocks: (inFile: Int, inMemory: Int) { rows.blocksHeld }
 
     /// A table of `results`, in the order given.
-    package init<Results: Sequence<RequestResult>>(_ results: Results) {
+    package init<Results: Sequence<RequestResult>>(_ results: Results, rowsPerBlock: Int = 4_096) {
+        self.init(rowsPerBlock: rowsPerBlock)
         for result in results { append(result) }
     }
 
@@ -747,46 +755,28 @@ private struct SpillSpan: Sendable {
     var length: Int32
 }
 
-/// An append-only temporary file of texts, unlinked as soon as it is made (the system removes
-/// it when the last table using it is gone, a crash included). Bytes once written never change,
-/// so any table that holds a span can read it while others append.
+/// The texts a table keeps out of memory, in an `UnlinkedFile`: bytes once written never
+/// change, so any table that holds a span can read it while others append.
 private final class SpillFile: @unchecked Sendable {
-    // @unchecked: `end` and `windows` are read and written under `lock`; the descriptor never changes.
-    private let fd: Int32
+    // @unchecked: the windows are read and written under `lock`; the file is safe to share.
+    private let file: UnlinkedFile
     private let lock = NSLock()
-    private var end: Int64 = 0
 
     /// A new file in the temporary directory; nil when none can be made.
     init?() {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/evalbench-results-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { return nil }
-        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
-        // Not inherited by a process the run starts (a managed llama-server outlives a table).
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        fd = descriptor
+        guard let file = UnlinkedFile(prefix: "evalbench-results") else { return nil }
+        self.file = file
         windowBuffers = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.windowBytes * Self.windowCount, alignment: 16)
     }
 
-    deinit {
-        close(fd)
-        windowBuffers.deallocate()
-    }
+    deinit { windowBuffers.deallocate() }
 
     /// Writes `text`'s bytes at the end; nil when they could not all be written.
     func append(_ text: String) -> SpillSpan? {
         var text = text
         return text.withUTF8 { bytes -> SpillSpan? in
-            guard let length = Int32(exactly: bytes.count) else { return nil }
-            return lock.withLock {
-                let start = end
-                let failure = transferAll(bytes.count) { done in
-                    pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(start) + off_t(done))
-                }
-                guard failure == nil else { return nil }
-                end += Int64(bytes.count)
-                return SpillSpan(offset: start, length: length)
-            }
+            guard let length = Int32(exactly: bytes.count), let start = file.append(UnsafeRawBufferPointer(bytes)) else { return nil }
+            return SpillSpan(offset: start, length: length)
         }
     }
 
@@ -796,7 +786,7 @@ private final class SpillFile: @unchecked Sendable {
     func read(_ span: SpillSpan) -> String {
         String(unsafeUninitializedCapacity: Int(span.length)) { buffer in
             if copyFromWindow(span, into: buffer) { return buffer.count }
-            readFully(into: UnsafeMutableRawBufferPointer(buffer), at: span.offset)
+            file.read(into: UnsafeMutableRawBufferPointer(buffer), at: span.offset)
             return buffer.count
         }
     }
@@ -821,10 +811,11 @@ private final class SpillFile: @unchecked Sendable {
             }
             var found = windowOrder.first(where: holds)
             if found == nil {
+                let end = file.size
                 guard span.offset + Int64(length) <= end else { return false }
                 let window = windowOrder[0]
                 let count = Int(min(Int64(Self.windowBytes), end - span.offset))
-                readFully(into: UnsafeMutableRawBufferPointer(rebasing: windowBuffers[(window * Self.windowBytes)..<(window * Self.windowBytes + count)]),
+                file.read(into: UnsafeMutableRawBufferPointer(rebasing: windowBuffers[(window * Self.windowBytes)..<(window * Self.windowBytes + count)]),
                           at: span.offset)
                 windowStarts[window] = span.offset
                 windowLengths[window] = count
@@ -837,15 +828,5 @@ private final class SpillFile: @unchecked Sendable {
             windowOrder.append(window)
             return true
         }
-    }
-
-    /// Reads `buffer.count` bytes at `offset`.
-    private func readFully(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) {
-        let failure = transferAll(buffer.count) { done in
-            pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-        }
-        // The file is this process's own, unlinked, and was written whole: a read that fails
-        // is an I/O error of the machine, not something to guess past.
-        precondition(failure == nil, "evalbench: could not read back an answer from its temporary file (errno \(failure ?? 0))")
     }
 }
