@@ -199,6 +199,22 @@ struct ResultTableTests {
         }
     }
 
+    @Test("a table's rows go to its temporary file 4,096 at a time and read back from there, the last block's from memory")
+    func rowsInTheFile() {
+        var results: [RequestResult] = []
+        var table = ResultTable()
+        for index in 0..<9_000 {
+            var result = fixtureResult(caseID: "c\(index % 300)", repeatIndex: index / 300 + 1, status: index % 7 == 0 ? .fail : .pass,
+                                       latencyMs: Double(index) / 8, ttftMs: Double(index % 97))
+            result.planIndex = index
+            results.append(result)
+            table.append(result)
+        }
+        #expect(table.rowBlocks == (inFile: 2, inMemory: 1))
+        for index in stride(from: 0, to: results.count, by: 7) { #expect(table[index] == results[index]) }
+        #expect(table[8_191] == results[8_191] && table[8_192] == results[8_192] && table[8_999] == results[8_999])
+    }
+
     @Test("many long answers, more than the spill file's read-ahead windows hold, read back in order, backwards and at random")
     func spilledAnswersInAnyOrder() {
         var generator = SplitMix64(seed: 5)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A run's results kept for the reports in a fixed row of about 88 bytes each, instead of
-/// the 800 of a `RequestResult`'s fields: a million results then fit in the report's memory
-/// budget. Strings a case's results repeat (suite, case, prompt, tags, verdicts) are held once,
+/// the 800 of a `RequestResult`'s fields, and the rows in a temporary file a block at a time
+/// (`FileBackedArray`): a million results then fit in the report's memory budget. Strings a case's results repeat (suite, case, prompt, tags, verdicts) are held once,
 /// the key is rebuilt from the fields it is made of, and each result reads back (`subscript`)
 /// exactly as appended. A result with a field the row has no room for (tool calls, details,
 /// a prefix comparison, a count beyond the row's range, …) is kept whole, so nothing is lost.
