@@ -8,7 +8,9 @@ import Foundation
 /// Writes `count` synthetic results to `url` as results.jsonl, a batch at a time: 10,000
 /// cases × 5 backends × 4 levels × 5 repeats for a million, with fails, errors and unknown usage.
 /// `answerBytes`, when given, makes every answer that long and its own (a model's answers).
-func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil) throws {
+/// `firstRepeatOnly` writes only the first of each case's 5 repeats: the same cases and
+/// groups with a fifth of the requests, for the memory a request adds.
+func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil, firstRepeatOnly: Bool = false) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
@@ -22,7 +24,7 @@ func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil) thr
                                  assertions: [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: true)])
     let levels = ReasoningLevel.allCases
     var batch = Data()
-    for index in 0..<count {
+    for index in 0..<count where !firstRepeatOnly || index / 20 % 5 == 0 {
         var result = template
         let caseIndex = index / 100
         result.caseID = "case-\(caseIndex)"

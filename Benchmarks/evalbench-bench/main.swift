@@ -117,13 +117,15 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "report-child" 
     try reportChild(URL(fileURLWithPath: CommandLine.arguments[2]))
     exit(0)
 }
-// `write-synthetic N DIR [ANSWER_BYTES]`: only writes DIR/results.jsonl, to profile
-// `report-child` on its own; with ANSWER_BYTES, every answer that long and its own.
+// `write-synthetic N DIR [ANSWER_BYTES | first-repeats]`: only writes DIR/results.jsonl, to
+// profile `report-child` on its own; with ANSWER_BYTES, every answer that long and its own;
+// with `first-repeats`, only each case's first repeat.
 if [4, 5].contains(CommandLine.arguments.count), CommandLine.arguments[1] == "write-synthetic", let count = Int(CommandLine.arguments[2]) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[3])
+    let option = CommandLine.arguments.count == 5 ? CommandLine.arguments[4] : nil
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try writeSyntheticResults(count: count, to: directory.appendingPathComponent(RunDirectory.FileName.results),
-                              answerBytes: CommandLine.arguments.count == 5 ? Int(CommandLine.arguments[4]) : nil)
+                              answerBytes: option.flatMap { Int($0) }, firstRepeatOnly: option == "first-repeats")
     exit(0)
 }
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "plan-child", let count = Int(CommandLine.arguments[2]) {
@@ -277,13 +279,28 @@ if selected("reports") {
     let millionDirectory = temporaryDirectory()
     try writeSyntheticResults(count: 1_000_000, to: millionDirectory.appendingPathComponent(RunDirectory.FileName.results))
     let rounds = 3
-    if let million = try measureChildren(["report-child", millionDirectory.path], rounds: rounds) {
+    let million = try measureChildren(["report-child", millionDirectory.path], rounds: rounds)
+    if let million {
         line("1,000,000-result report: wall, median of \(rounds)",
              String(format: "%.1f s (%.1f–%.1f)", million.median, million.low, million.high), "< 30 s")
         line("1,000,000-result report: peak RSS, most of \(rounds)", String(format: "%.0f MB", million.megabytes), "< 300 MB")
     } else {
         line("1,000,000-result report (from jsonl)", "child failed", "< 30 s")
     }
+    // The same 10,000 cases and 20 groups with one repeat instead of 5: what the report's
+    // memory grows by with each request when cases and groups stay the same (issue 20, item 4,
+    // asks that it not grow at all; samples, each case run's place, a verdict's own text remain).
+    let firstRepeatsDirectory = temporaryDirectory()
+    try writeSyntheticResults(count: 1_000_000, to: firstRepeatsDirectory.appendingPathComponent(RunDirectory.FileName.results),
+                              firstRepeatOnly: true)
+    // Both the highest of 3 children, as the million's peak above.
+    if let million, let firstRepeats = try measureChildren(["report-child", firstRepeatsDirectory.path], rounds: rounds) {
+        line("report memory a request adds (200,000 → 1,000,000)",
+             String(format: "%.0f bytes (%.0f → %.0f MB)", (million.megabytes - firstRepeats.megabytes) * 1_000_000 / 800_000,
+                    firstRepeats.megabytes, million.megabytes),
+             "0: cases and groups only")
+    }
+    try? FileManager.default.removeItem(at: firstRepeatsDirectory)
     // The same with every answer 300 bytes long and its own, as a model's answers are: the
     // answers are then most of the results' bytes (940 MB of results.jsonl).
     try writeSyntheticResults(count: 1_000_000, to: millionDirectory.appendingPathComponent(RunDirectory.FileName.results),

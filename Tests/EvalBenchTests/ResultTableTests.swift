@@ -292,10 +292,11 @@ struct ResultTableTests {
         try expectReadBack(results)
         let table = ResultTable(results)
         for index in results.indices { #expect(table.assertions(at: index) == results[index].assertions) }
-        // Only the long answer and its quote cut at 80 characters are spilled, not its
-        // excerpt. In memory: the two quotes that are not a quote of their answer and the
-        // unanswered result's; a short answer's 80-character quote is its excerpt, made again.
-        #expect(table.textsHeld.spilled == 2)
+        // Spilled: the two answers of more than 15 bytes and the long one's quote cut at 80
+        // characters, not its excerpt. In memory: the two quotes that are not a quote of their
+        // answer and the unanswered result's; a short answer's 80-character quote is its
+        // excerpt, made again.
+        #expect(table.textsHeld.spilled == 3)
         let plain = ResultTable(results.map { result in
             var result = result
             result.assertions = result.assertions.map { var verdict = $0; verdict.actual = nil; return verdict }

@@ -11,9 +11,9 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var rows: FileBackedArray<Row>
     private var texts = ChunkedArray<String>()
     private var textIDs: [String: UInt32] = [:]
-    /// Answers longer than `spillBytes`, in a temporary file rather than in memory (a model's
-    /// answers are seldom repeated, and 300-byte answers were most of a million-result report's
-    /// memory): where each lies in the file. The file only grows, so copies of the table share it.
+    /// Answers longer than `answerInMemoryBytes` and verdict quotes longer than `spillBytes`,
+    /// in a temporary file rather than in memory (a model's answers are seldom repeated, and
+    /// 300-byte answers were most of a million-result report's memory): where each lies in the file. The file only grows, so copies of the table share it.
     private var spilled = ChunkedArray<SpillSpan>()
     private var spillFile: SpillFile?
     private var spillUnavailable = false
@@ -218,13 +218,13 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             attempts: attempts, errorMessage: textID(fields.errorMessage, shared: true),
             finishReason: textID(fields.finishReason, shared: true), assertions: assertions.id),
             shared: assertions.shared)
-        // Short answers ("Paris", "yes") repeat; long ones are seldom worth a dictionary entry,
-        // and the longest go to the spill file.
-        if let output = fields.output, output.utf8.count > Self.spillBytes, let index = spill(output) {
+        // Short answers ("Paris", "yes") repeat, and are held in the string itself; longer ones
+        // are seldom repeated and go to the spill file.
+        if let output = fields.output, output.utf8.count > Self.answerInMemoryBytes, let index = spill(output) {
             row.output = index
             row.flags.insert(.spilledOutput)
         } else {
-            row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= 15)
+            row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= Self.answerInMemoryBytes)
         }
         // The key is its case run's fields joined by "/" unless a turn switched backend or level.
         var key: UInt32?
@@ -344,8 +344,15 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         row.has(.spilledOutput) ? spilledText(row.output) : text(row.output)
     }
 
-    /// Answers longer than this many UTF-8 bytes are kept in the spill file.
+    /// Verdict quotes longer than this many UTF-8 bytes are kept in the spill file.
     static let spillBytes = 64
+
+    /// Answers longer than this many UTF-8 bytes are kept in the spill file: up to 15, a
+    /// string holds its bytes itself (16 bytes in all); one longer takes about 64 bytes of
+    /// storage and its 16-byte reference, against 16 bytes of span for a spilled one. A model's
+    /// answers of 16 to 64 bytes ("The capital of France is Paris.") are seldom repeated, and
+    /// were kept in memory until December 2026: 40 to 100 bytes each.
+    static let answerInMemoryBytes = 15
 
     /// Writes `text` to the spill file and returns its index; nil (keep it in memory) when no
     /// file can be made or written, or the index would not fit.
