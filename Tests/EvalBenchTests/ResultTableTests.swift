@@ -258,15 +258,44 @@ struct ResultTableTests {
         #expect(table.keptWhole.isEmpty)
         for index in results.indices { #expect(table.assertions(at: index) == results[index].assertions) }
         try expectReadBack(results)
-        // A result whose verdicts say nothing but `actual` takes one reference a verdict, the
-        // others four: a message (index % 3 == 0), a pointer (% 5) or a note (% 7) takes four.
+        // A result whose verdicts say nothing of their own but an `actual` that is the grader's
+        // excerpt of the answer (`contains` alone, the odd ones) takes no reference; one whose
+        // verdicts say nothing but `actual` takes one a verdict, the others four: a message
+        // (index % 3 == 0), a pointer (% 5) or a note (% 7) takes four.
         let references = results.indices.reduce(0) { total, index in
-            let verdicts = results[index].assertions.count
-            let ownParts = results[index].assertions.contains { $0.message != nil || $0.pointer != nil || $0.note != nil }
-            return total + verdicts * (ownParts ? 4 : 1)
+            let verdicts = results[index].assertions
+            let ownParts = verdicts.contains { $0.message != nil || $0.pointer != nil || $0.note != nil }
+            let excerpt = results[index].output.map { Grader.quote($0, limit: Grader.excerptLimit) }
+            if !ownParts, verdicts.allSatisfy({ $0.actual == nil || $0.actual == excerpt }) { return total }
+            return total + verdicts.count * (ownParts ? 4 : 1)
         }
+        #expect(references > 0 && results.indices.contains { index in index % 2 == 1 && index % 3 != 0 && index % 5 != 0 && index % 7 != 0 })
         #expect(table.verdictReferences == references)
         #expect(references < results.reduce(0) { $0 + 4 * $1.assertions.count })
+    }
+
+    @Test("verdicts that quote only the grader's excerpt of the answer, or nothing, take no reference and read back exactly")
+    func excerptMasks() throws {
+        var results: [RequestResult] = []
+        for (index, answer) in ["Paris", "The capital of France is Paris.", String(repeating: "long answer é ", count: 30), ""].enumerated() {
+            var result = fixtureResult(caseID: "c\(index)", status: .fail, latencyMs: 10)
+            result.output = answer
+            var verdicts: [AssertionResult] = []
+            // 33 verdicts on the first (more than a mask holds), 3 on the others: excerpt, none, excerpt.
+            for verdict in 0..<(index == 0 ? 33 : 3) {
+                var check = AssertionResult(type: "contains", name: "contains \"Rome\" \(verdict)", passed: false)
+                check.actual = verdict % 2 == 0 ? Grader.quote(answer, limit: Grader.excerptLimit) : nil
+                verdicts.append(check)
+            }
+            result.assertions = verdicts
+            results.append(result)
+        }
+        try expectReadBack(results)
+        let table = ResultTable(results)
+        for index in results.indices { #expect(table.assertions(at: index) == results[index].assertions) }
+        // Only the first result's 33 verdicts take references, one each.
+        #expect(table.verdictReferences == 33)
+        #expect(ResultTable(results.dropFirst()).verdictReferences == 0)
     }
 
     @Test("a verdict quoting its own answer as the grader does is made again from the answer, any other quote kept as it is")

@@ -203,7 +203,11 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             assertions = verdictSetID(template)
             row.details = UInt32(verdictDetails.count)
             row.flags.insert(.verdictDetails)
-            if Self.actualsOnly(refs) {
+            if let mask = Self.excerptMask(refs) {
+                // The usual case: each verdict quotes the answer as the grader does, or nothing.
+                row.details = mask
+                row.flags.insert(.excerptMask)
+            } else if Self.actualsOnly(refs) {
                 row.flags.insert(.actualsOnly)
                 for ref in stride(from: 0, to: refs.count, by: 4) { verdictDetails.append(refs[ref]) }
             } else {
@@ -429,6 +433,21 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return refs
     }
 
+    /// When every verdict's own part is an `actual` that is the answer's excerpt, or none, and
+    /// there are at most 32 verdicts: bit i set for verdict i's excerpt.
+    private static func excerptMask(_ refs: [UInt32]) -> UInt32? {
+        guard refs.count <= 32 * 4, actualsOnly(refs) else { return nil }
+        var mask: UInt32 = 0
+        for verdict in 0..<(refs.count / 4) {
+            switch refs[verdict * 4] {
+            case 0: continue
+            case excerptRef: mask |= 1 << UInt32(verdict)
+            default: return nil
+            }
+        }
+        return mask
+    }
+
     /// Whether `refs` (four a verdict) are `actual` references alone, the other three none.
     private static func actualsOnly(_ refs: [UInt32]) -> Bool {
         stride(from: 0, to: refs.count, by: 4).allSatisfy { refs[$0 + 1] == 0 && refs[$0 + 2] == 0 && refs[$0 + 3] == 0 }
@@ -447,6 +466,12 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         guard outcome.assertions != 0 else { return [] }
         var verdicts = verdictSets[Int(outcome.assertions - 1)]
         guard row.has(.verdictDetails) else { return verdicts }
+        if row.has(.excerptMask) {
+            guard row.details != 0 else { return verdicts }
+            let excerpt = detailText(Self.excerptRef, output: output)
+            for index in verdicts.indices where row.details & (1 << UInt32(index)) != 0 { verdicts[index].actual = excerpt }
+            return verdicts
+        }
         var at = Int(row.details)
         if row.has(.actualsOnly) {
             for index in verdicts.indices {
@@ -607,6 +632,10 @@ private struct Row {
         /// The verdicts' own parts are their `actual` alone, one reference a verdict in
         /// `verdictDetails` rather than four (a verdict seldom has a message, pointer or note).
         static let actualsOnly = Flags(rawValue: 1 << 16)
+        /// `details` is a mask, not a position in `verdictDetails`: verdict i's `actual` is the
+        /// answer's excerpt when bit i is set, else none, and it has no other part of its own
+        /// (no reference held: most results' verdicts say no more of them than that).
+        static let excerptMask = Flags(rawValue: 1 << 17)
     }
 
     func has(_ flag: Flags) -> Bool { flags.contains(flag) }
