@@ -794,7 +794,7 @@ private struct SpillSpan: Sendable {
 /// The texts a table keeps out of memory, in an `UnlinkedFile`: bytes once written never
 /// change, so any table that holds a span can read it while others append.
 private final class SpillFile: @unchecked Sendable {
-    // @unchecked: the windows are read and written under `lock`; the file is safe to share.
+    // @unchecked: the pending bytes and the windows are read and written under `lock`; the file is safe to share.
     private let file: UnlinkedFile
     private let lock = NSLock()
 
@@ -807,13 +807,37 @@ private final class SpillFile: @unchecked Sendable {
 
     deinit { windowBuffers.deallocate() }
 
-    /// Writes `text`'s bytes at the end; nil when they could not all be written.
+    /// Texts appended and not yet written, from `pendingStart` (the end of what was written)
+    /// on: written 64 KiB at a time (under `lock`), so that a million answers are not a million
+    /// system calls on the one thread that reads results.jsonl into the table in order.
+    private var pending: [UInt8] = []
+    private var pendingStart: Int64 = 0
+    private static let pendingBytes = 64 * 1024
+    /// Bytes a write failed to put in the file, kept in memory (under `lock`): nothing more is
+    /// appended once there are any, so later texts stay in the table's memory.
+    private var unwritten: [(start: Int64, bytes: [UInt8])] = []
+
+    /// Appends `text`'s bytes at the end; nil when nothing more can be written.
     func append(_ text: String) -> SpillSpan? {
         var text = text
         return text.withUTF8 { bytes -> SpillSpan? in
-            guard let length = Int32(exactly: bytes.count), let start = file.append(UnsafeRawBufferPointer(bytes)) else { return nil }
-            return SpillSpan(offset: start, length: length)
+            guard let length = Int32(exactly: bytes.count) else { return nil }
+            return lock.withLock {
+                guard unwritten.isEmpty else { return nil }
+                let start = pendingStart + Int64(pending.count)
+                pending.append(contentsOf: bytes)
+                if pending.count >= Self.pendingBytes { writePending() }
+                return SpillSpan(offset: start, length: length)
+            }
         }
+    }
+
+    /// Under `lock`: writes what is pending, or keeps it in memory when it cannot be written.
+    private func writePending() {
+        let start = pending.withUnsafeBytes { file.append($0) }
+        if start != pendingStart { unwritten.append((pendingStart, pending)) }
+        pendingStart += Int64(pending.count)
+        pending.removeAll(keepingCapacity: start == pendingStart)
     }
 
     /// The text at `span`, as its bytes were written. Reports read the results in table order,
@@ -821,10 +845,23 @@ private final class SpillFile: @unchecked Sendable {
     /// (a read a text was most of a report of long answers) and read directly otherwise.
     func read(_ span: SpillSpan) -> String {
         String(unsafeUninitializedCapacity: Int(span.length)) { buffer in
-            if copyFromWindow(span, into: buffer) { return buffer.count }
+            if lock.withLock({ copyFromMemory(span, into: buffer) || copyFromWindow(span, into: buffer) }) { return buffer.count }
             file.read(into: UnsafeMutableRawBufferPointer(buffer), at: span.offset)
             return buffer.count
         }
+    }
+
+    /// Under `lock`: copies `span` from the bytes not written yet, or those kept after a failed
+    /// write; false when it is in the file (a text is appended whole to one or the other).
+    private func copyFromMemory(_ span: SpillSpan, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        func copy(_ bytes: [UInt8], from start: Int64) -> Bool {
+            guard span.offset >= start, span.offset + Int64(span.length) <= start + Int64(bytes.count) else { return false }
+            let from = Int(span.offset - start)
+            bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[from..<(from + Int(span.length))])) }
+            return true
+        }
+        if copy(pending, from: pendingStart) { return true }
+        return unwritten.contains { copy($0.bytes, from: $0.start) }
     }
 
     private static let windowBytes = 64 * 1024
@@ -836,12 +873,12 @@ private final class SpillFile: @unchecked Sendable {
     private var windowOrder = Array(0..<windowCount)
     private let windowBuffers: UnsafeMutableRawBufferPointer
 
-    /// Copies `span` out of a window, reading one in when none holds it; false when the span is
-    /// longer than half a window or lies past what the file holds.
+    /// Under `lock`: copies `span` out of a window, reading one in when none holds it; false
+    /// when the span is longer than half a window or lies past what the file holds.
     private func copyFromWindow(_ span: SpillSpan, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Bool {
         let length = Int(span.length)
         guard length <= Self.windowBytes / 2 else { return false }
-        return lock.withLock {
+        do {
             func holds(_ window: Int) -> Bool {
                 span.offset >= windowStarts[window] && span.offset + Int64(length) <= windowStarts[window] + Int64(windowLengths[window])
             }
