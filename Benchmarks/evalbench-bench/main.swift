@@ -296,7 +296,7 @@ if selected("reports") {
     // Both the highest of 3 children, as the million's peak above.
     if let million, let firstRepeats = try measureChildren(["report-child", firstRepeatsDirectory.path], rounds: rounds) {
         line("report memory a request adds (200,000 → 1,000,000)",
-             String(format: "%.0f bytes (%.0f → %.0f MB)", (million.megabytes - firstRepeats.megabytes) * 1_000_000 / 800_000,
+             String(format: "%.0f B (%.0f→%.0f MB)", (million.megabytes - firstRepeats.megabytes) * 1_000_000 / 800_000,
                     firstRepeats.megabytes, million.megabytes),
              "0: cases and groups only")
     }
