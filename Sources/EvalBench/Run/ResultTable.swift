@@ -2,7 +2,8 @@ import Foundation
 
 /// A run's results kept for the reports in a fixed row of about 88 bytes each, instead of
 /// the 800 of a `RequestResult`'s fields, and the rows in a temporary file a block at a time
-/// (`FileBackedArray`): a million results then fit in the report's memory budget. Strings a case's results repeat (suite, case, prompt, tags, verdicts) are held once,
+/// (`FileBackedArray`): a million results then fit in the report's memory budget. Strings a
+/// case's results repeat (suite, case, prompt, tags, verdicts) are held once,
 /// the key is rebuilt from the fields it is made of, and each result reads back (`subscript`)
 /// exactly as appended. A result with a field the row has no room for (tool calls, details,
 /// a prefix comparison, a count beyond the row's range, …) is kept whole, so nothing is lost.
@@ -13,7 +14,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var textIDs: [String: UInt32] = [:]
     /// Answers longer than `answerInMemoryBytes` and verdict quotes longer than `spillBytes`,
     /// in a temporary file rather than in memory (a model's answers are seldom repeated, and
-    /// 300-byte answers were most of a million-result report's memory): where each lies in the file. The file only grows, so copies of the table share it.
+    /// 300-byte answers were most of a million-result report's memory): where each lies in the
+    /// file. The file only grows, so copies of the table share it.
     private var spilled = ChunkedArray<SpillSpan>()
     private var spillFile: SpillFile?
     private var spillUnavailable = false
@@ -834,10 +836,10 @@ private final class SpillFile: @unchecked Sendable {
 
     /// Under `lock`: writes what is pending, or keeps it in memory when it cannot be written.
     private func writePending() {
-        let start = pending.withUnsafeBytes { file.append($0) }
-        if start != pendingStart { unwritten.append((pendingStart, pending)) }
+        let written = pending.withUnsafeBytes { file.append($0) } == pendingStart
+        if !written { unwritten.append((pendingStart, pending)) }
         pendingStart += Int64(pending.count)
-        pending.removeAll(keepingCapacity: start == pendingStart)
+        pending.removeAll(keepingCapacity: written)
     }
 
     /// The text at `span`, as its bytes were written. Reports read the results in table order,
