@@ -205,11 +205,12 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             assertions = verdictSetID(template)
             row.details = UInt32(verdictDetails.count)
             row.flags.insert(.verdictDetails)
-            if let mask = Self.excerptMask(refs) {
+            let actualsOnly = Self.actualsOnly(refs)
+            if actualsOnly, let mask = Self.excerptMask(refs) {
                 // The usual case: each verdict quotes the answer as the grader does, or nothing.
                 row.details = mask
                 row.flags.insert(.excerptMask)
-            } else if Self.actualsOnly(refs) {
+            } else if actualsOnly {
                 row.flags.insert(.actualsOnly)
                 for ref in stride(from: 0, to: refs.count, by: 4) { verdictDetails.append(refs[ref]) }
             } else {
@@ -435,10 +436,10 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return refs
     }
 
-    /// When every verdict's own part is an `actual` that is the answer's excerpt, or none, and
-    /// there are at most 32 verdicts: bit i set for verdict i's excerpt.
+    /// For `refs` that are `actual` references alone (`actualsOnly`): when each is the answer's
+    /// excerpt or none, and there are at most 32 verdicts, bit i set for verdict i's excerpt.
     private static func excerptMask(_ refs: [UInt32]) -> UInt32? {
-        guard refs.count <= 32 * 4, actualsOnly(refs) else { return nil }
+        guard refs.count <= 32 * 4 else { return nil }
         var mask: UInt32 = 0
         for verdict in 0..<(refs.count / 4) {
             switch refs[verdict * 4] {
