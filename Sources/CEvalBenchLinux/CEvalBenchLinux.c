@@ -17,3 +17,13 @@ void cevalbench_release_free_memory(void) {
     malloc_trim(0);
 #endif
 }
+
+int cevalbench_map_allocations_from(long bytes) {
+#if defined(__linux__) && defined(__GLIBC__)
+    if (bytes <= 0 || bytes > 0x7fffffff) return 0;
+    return mallopt(M_MMAP_THRESHOLD, (int)bytes) == 1;
+#else
+    (void)bytes;
+    return 0;
+#endif
+}

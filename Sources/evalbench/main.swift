@@ -2,6 +2,9 @@ import EvalBench
 import EvalBenchCommandLine
 import Foundation
 
+// Large blocks mapped on their own, so that a big report's freed temporaries go back to the system.
+mapLargeAllocations()
+
 let invocation: Invocation
 do throws(UsageError) {
     invocation = try Commands.tool.parse(Array(CommandLine.arguments.dropFirst()))

@@ -3,6 +3,23 @@ import Testing
 @testable import EvalBench
 
 @Suite struct RunExecutorTests {
+    #if os(Linux)
+    /// After `mapLargeAllocations`, freeing a mapped block no longer raises glibc's threshold: a
+    /// 512 KiB block allocated after a 1 MiB one was freed is still a mapping of its own (glibc
+    /// marks such a chunk with bit 1 of the size word before it), where by default it would come
+    /// from the heap and stay resident once freed.
+    @Test func largeBlocksStayMappedAfterOthersAreFreed() throws {
+        #expect(mapLargeAllocations())
+        let large = try #require(Glibc.malloc(1 << 20) as UnsafeMutableRawPointer?)
+        memset(large, 1, 1 << 20)
+        Glibc.free(large)
+        let next = try #require(Glibc.malloc(512 << 10) as UnsafeMutableRawPointer?)
+        defer { Glibc.free(next) }
+        let sizeWord = next.load(fromByteOffset: -MemoryLayout<UInt>.size, as: UInt.self)
+        #expect(sizeWord & 2 != 0, "a 512 KiB block came from the heap, not a mapping of its own")
+    }
+    #endif
+
     /// Thousands of tasks, each suspended on a continuation resumed from another thread (as an
     /// answer from the socket loop resumes its request), all finish on the executor's threads:
     /// no job is left in the queue while its threads sleep.
