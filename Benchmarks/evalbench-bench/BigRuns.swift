@@ -145,3 +145,74 @@ func printChild(_ name: String, _ figures: (seconds: Double, megabytes: Double)?
     line("\(name): wall", format(figures.seconds, "s"), timeBudget)
     line("\(name): peak RSS", String(format: "%.0f MB", figures.megabytes), memoryBudget)
 }
+
+/// Writes the synthetic results of `writeSyntheticResults` (`count` of them) as the `shards`
+/// parts of a sharded run, `DIR/part-K` each, split by case as `run --shard K/N` splits them,
+/// with a run.json recording its shard: what `merge-child` merges.
+func writeSyntheticShards(count: Int, shards: Int, to directory: URL) throws {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let whole = directory.appendingPathComponent("whole.jsonl")
+    try writeSyntheticResults(count: count, to: whole)
+    defer { try? FileManager.default.removeItem(at: whole) }
+    // Synthetic result i is of case i / 100 (see writeSyntheticResults).
+    let cases = (0..<(count + 99) / 100).map { "bench/case-\($0)" }
+    var handles: [FileHandle] = []
+    var requests = [Int](repeating: 0, count: shards)
+    for index in 1...shards {
+        let part = directory.appendingPathComponent("part-\(index)")
+        try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true)
+        let results = part.appendingPathComponent(RunDirectory.FileName.results)
+        _ = FileManager.default.createFile(atPath: results.path, contents: nil)
+        handles.append(try FileHandle(forWritingTo: results))
+    }
+    // Read 4 MiB at a time, each line to its case's shard.
+    let reader = try FileHandle(forReadingFrom: whole)
+    defer { try? reader.close() }
+    var batches = [Data](repeating: Data(), count: shards)
+    var line = 0, pending = Data()
+    while let chunk = try reader.read(upToCount: 1 << 22), !chunk.isEmpty {
+        pending.append(chunk)
+        var start = pending.startIndex
+        for position in pending.indices where pending[position] == 0x0A {
+            let shard = Shard.of(suite: "bench", caseID: "case-\(line / 100)", count: shards) - 1
+            batches[shard].append(pending[start...position])
+            requests[shard] += 1
+            line += 1
+            start = position + 1
+        }
+        pending = Data(pending[start...])
+        for shard in 0..<shards where batches[shard].count >= 1 << 22 {
+            try handles[shard].write(contentsOf: batches[shard])
+            batches[shard].removeAll(keepingCapacity: true)
+        }
+    }
+    for index in 0..<shards {
+        try handles[index].write(contentsOf: batches[index])
+        try handles[index].close()
+        var metadata = RunMetadata(toolVersion: "bench", arguments: [], suites: [.init(path: "bench.json", suite: "bench", sha256: "0")],
+                                   config: Config(file: nil, backends: []), gitCommit: nil, host: .current(),
+                                   startedAt: Date(), endedAt: Date(), backends: [])
+        // Made as run.json holds it (its fields have no public initializer).
+        let record: [String: Any] = ["index": index + 1, "count": shards, "partitionKey": Shard.partitionKey, "planSHA256": "bench",
+                                     "cases": cases, "caseRuns": requests[index], "requests": requests[index]]
+        metadata.shard = try JSONDecoder().decode(ShardRecord.self, from: JSONSerialization.data(withJSONObject: record))
+        try metadata.write(to: directory.appendingPathComponent("part-\(index + 1)").appendingPathComponent(RunDirectory.FileName.metadata))
+    }
+}
+
+/// In the child: `evalbench merge` of the parts in DIR (`writeSyntheticShards`) into DIR/merged,
+/// then prints the wall seconds and the peak resident MB on one line.
+func mergeChild(_ directory: URL) throws {
+    let clock = Stopwatch()
+    let parts = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("part-") }.sorted()
+    var request = MergeRequest(partDirectories: parts.map { directory.appendingPathComponent($0).path },
+                               outputDirectory: directory.appendingPathComponent("merged").path)
+    request.gate = Gate(minPassRate: 0)
+    request.environment = [:]
+    let outcome = try RunMerge.execute(request)
+    guard outcome.results.count > 0, outcome.missing.isEmpty else {
+        FileHandle.standardError.write(Data("merge-child: \(outcome.results.count) results, missing: \(outcome.missing)\n".utf8))
+        exit(1)
+    }
+    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+}

@@ -131,6 +131,16 @@ if [4, 5].contains(CommandLine.arguments.count), CommandLine.arguments[1] == "wr
                               answerBytes: option.flatMap { Int($0) }, firstRepeatOnly: option == "first-repeats")
     exit(0)
 }
+// `write-synthetic-shards N K DIR`: N synthetic results as K shards in DIR/part-1…K; `merge-child DIR` merges them.
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "write-synthetic-shards",
+   let count = Int(CommandLine.arguments[2]), let shards = Int(CommandLine.arguments[3]) {
+    try writeSyntheticShards(count: count, shards: shards, to: URL(fileURLWithPath: CommandLine.arguments[4]))
+    exit(0)
+}
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "merge-child" {
+    try mergeChild(URL(fileURLWithPath: CommandLine.arguments[2]))
+    exit(0)
+}
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "plan-child", let count = Int(CommandLine.arguments[2]) {
     planChild(cases: count)
     exit(0)
@@ -311,6 +321,13 @@ if selected("reports") {
     printChild("1,000,000-result report, 300-byte answers", try measureChild(["report-child", millionDirectory.path]),
                timeBudget: "< 30 s", memoryBudget: "< 300 MB")
     try? FileManager.default.removeItem(at: millionDirectory)
+    // `merge` of the same million results as 3 shards (split by case as `run --shard K/3`
+    // splits them): read, checked, written as one results.jsonl and reported, in a child.
+    let shardsDirectory = temporaryDirectory()
+    try writeSyntheticShards(count: 1_000_000, shards: 3, to: shardsDirectory)
+    printChild("1,000,000-result merge of 3 shards", try measureChild(["merge-child", shardsDirectory.path]),
+               timeBudget: "", memoryBudget: "< 300 MB")
+    try? FileManager.default.removeItem(at: shardsDirectory)
     // The plan of a million case runs (10,000 cases × 5 backends × 4 levels × 5 repeats): what
     // a run holds before it sends anything, in a child process.
     if let plan = try measureChild(["plan-child", "10000"]) {

@@ -15,7 +15,7 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
     }
     if let target = parsed.target() { metadata.target = target }
     // The run's --baseline, when it is still there, for the baseline answers in report.html.
-    var baseline: [RequestResult]?
+    var baseline: ResultTable?
     if let path = metadata.baseline {
         do {
             baseline = try Comparison.readResults(inRun: path, role: "baseline")
@@ -37,7 +37,7 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
 func commandCompare(_ parsed: ParsedCommand) -> ExitStatus {
     let baselinePath = parsed.arguments[0], currentPath = parsed.arguments[1]
     var problems: [Diagnostic] = []
-    var runs: [[RequestResult]] = []
+    var runs: [ResultTable] = []
     for (path, role) in [(baselinePath, "baseline"), (currentPath, "current")] {
         do {
             runs.append(try Comparison.readResults(inRun: path, role: role))

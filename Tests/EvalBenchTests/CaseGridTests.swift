@@ -19,7 +19,7 @@ struct CaseGridTests {
         results.append(fixtureResult(caseID: "c1", backend: "local", repeatIndex: 2, status: .fail, latencyMs: 10))
         var baseline = results.filter { $0.repeatIndex == 1 }
         baseline[0].status = .fail  // c0 on local passed now, failed then
-        let grid = CaseGridCollector.grid(RunAggregate(results), baseline: baseline)
+        let grid = CaseGridCollector.grid(RunAggregate(results), baseline: ResultTable(baseline))
         #expect(grid.columns.map(\.label) == ["local · none · default", "cloud · none · default"])
         #expect(grid.rows.map(\.caseID) == ["c0", "c1", "c2", "c3"].sorted { lhs, rhs in
             ["c0", "c1", "c2"].contains(lhs) && !["c0", "c1", "c2"].contains(rhs)

@@ -203,4 +203,47 @@ struct MergeTests {
         #expect(compared.comparison?.isRegression == false && compared.verdict.exitStatus == .success)
         #expect(FileManager.default.fileExists(atPath: compared.outputDirectory.appendingPathComponent("compare.md").path))
     }
+
+    /// A result of case `caseID`, turn `turn` of 2, at plan index `plan` (none when nil).
+    private func result(_ caseID: String, turn: Int, plan: Int?) -> RequestResult {
+        var result = RequestResult(key: "s/\(caseID)/default/p/none/1", suite: "s", caseID: caseID, turn: turn, turns: 2,
+                                   variant: "default", backend: "p", model: "m", reasoning: .none, repeatIndex: 1, tags: [],
+                                   status: .pass, instructions: nil, prompt: "q", usage: Usage())
+        result.planIndex = plan
+        return result
+    }
+
+    @Test("the merged order is plan order, then turn, across parts; results without a plan index last, by key, then turn")
+    func mergedOrder() {
+        let parts = [
+            [result("c", turn: 2, plan: 2), result("x", turn: 2, plan: nil), result("a", turn: 1, plan: 0), result("c", turn: 1, plan: 2)],
+            [result("b", turn: 2, plan: 1), result("w", turn: 1, plan: nil), result("b", turn: 1, plan: 1), result("x", turn: 1, plan: nil)],
+        ]
+        let tables = parts.map { ResultTable($0, rowsPerBlock: 1) }
+        let merged = RunMerge.planOrder(tables).map { parts[Int($0.part)][Int($0.row)] }
+        #expect(merged.map { "\($0.caseID)\($0.turn)" } == ["a1", "b1", "b2", "c1", "c2", "w1", "x1", "x2"])
+    }
+
+    @Test("results.jsonl written a megabyte at a time reads back as given, replaces the old file whole, and leaves nothing behind")
+    func streamedResultsFile() throws {
+        let work = PackagePaths.temporaryDirectory("merge-stream")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let directory = RunDirectory(work)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        try directory.writeResults([result("old", turn: 1, plan: 0)])
+        // Enough results for several megabyte writes.
+        let results = (0..<6_000).map { index in
+            var one = result("case-\(index)", turn: 1, plan: index)
+            one.output = String(repeating: "answer \(index) ", count: 40)
+            return one
+        }
+        let table = try directory.writeResults(streaming: results)
+        #expect(Array(table) == results.map { ResultStore.encoded($0).result })
+        #expect(try directory.readResults() == Array(table))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.path) == [RunDirectory.FileName.results])
+        // A directory that is gone: the write fails naming results.jsonl, and nothing is left.
+        let gone = RunDirectory(work.appendingPathComponent("gone"))
+        #expect(throws: ReportWriteFailure.self) { _ = try gone.writeResults(streaming: results) }
+    }
+
 }

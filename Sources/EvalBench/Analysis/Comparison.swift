@@ -338,9 +338,10 @@ package struct Comparison: Sendable {
 extension Comparison {
     /// The results of the run in `directory`, for `role` ("baseline" or "current") in messages.
     /// Throws a `Diagnostic` naming the path (and the line of a malformed result) with how to fix it.
-    package static func readResults(inRun directory: String, role: String) throws -> [RequestResult] {
+    /// Kept as a `ResultTable`, so comparing two million-result runs holds neither as copies.
+    package static func readResults(inRun directory: String, role: String) throws -> ResultTable {
         let run = RunDirectory(path: directory)
-        let results = try run.readResults(role: role)
+        let results = try run.readResultTable(role: role)
         guard !results.isEmpty else {
             throw Diagnostic(file: run.results.path, message: "the \(role) \(RunDirectory.FileName.results) holds no results",
                              fix: "compare against a run that finished at least one request")

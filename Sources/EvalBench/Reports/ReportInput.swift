@@ -21,7 +21,7 @@ package struct ReportInput: Sendable {
     package var interruption: String?
     /// The `--baseline` run's results, for the baseline answers and flips in report.html's case
     /// grid; nil without a baseline.
-    package var baselineResults: [RequestResult]?
+    package var baselineResults: ResultTable?
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
     package init<Results: Sequence<RequestResult>>(

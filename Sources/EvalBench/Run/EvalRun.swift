@@ -81,7 +81,7 @@ package struct LoadedRun: Sendable {
     /// does not name: started too, not planned.
     package var switchBackendNames: [String] = []
     /// The results of `--baseline`'s run, read and checked before anything is sent.
-    package var baselineResults: [RequestResult]?
+    package var baselineResults: ResultTable?
     /// With `--resume`, what changed since the resumed run (accepted with `--resume-changed`).
     package var resumeCheck: ResumeCheck?
     /// What run.json records of `--shard`; `plan` then holds only the shard's case runs.
@@ -142,7 +142,7 @@ package enum EvalRun {
         var validation = PlanValidation(suites: suites + partial, config: config, selected: names)
         validation.check(request)
         diagnostics += validation.diagnostics
-        var baselineResults: [RequestResult]?
+        var baselineResults: ResultTable?
         if let baseline = request.baselineDirectory {
             do {
                 baselineResults = try Comparison.readResults(inRun: baseline, role: "baseline")
@@ -402,7 +402,7 @@ package enum EvalRun {
     /// Writes results.csv, summary.csv and summary.md from results and the run's metadata;
     /// `baseline`, the `--baseline` run's results, for report.html's case grid.
     package static func writeReports(_ results: some Collection<RequestResult>, metadata: RunMetadata,
-                                     baseline: [RequestResult]? = nil, to directory: URL) throws {
+                                     baseline: ResultTable? = nil, to directory: URL) throws {
         var notes: [String: String] = [:]
         var levelsRun: [String: Set<ReasoningLevel>] = [:]
         for result in results { levelsRun[result.backend, default: []].insert(result.reasoning) }

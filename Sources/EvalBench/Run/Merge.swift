@@ -24,7 +24,7 @@ package struct MergeRequest: Sendable {
 /// was missing (only with `--allow-partial`).
 package struct MergeOutcome: Sendable {
     package var outputDirectory: URL
-    package var results: [RequestResult]
+    package var results: ResultTable
     package var verdict: Gate.Verdict
     package var comparison: Comparison?
     /// What `--allow-partial` let through: missing shards and cases, each said in full.
@@ -38,7 +38,9 @@ package enum RunMerge {
     package struct Part: Sendable {
         package var path: String
         package var metadata: RunMetadata
-        package var results: [RequestResult]
+        /// Kept as the reports keep results (about 88 bytes a result, in a temporary file), so
+        /// that merging a million results holds none of them whole.
+        package var results: ResultTable
     }
 
     /// Reads, checks and merges the parts, writes every report into the output directory and
@@ -49,7 +51,7 @@ package enum RunMerge {
         let coverage = MergeCheck(parts)
         var problems = coverage.mismatches
         if !request.allowPartial { problems += coverage.gaps.map { Diagnostic(file: $0.path, message: $0.message, fix: $0.fix) } }
-        var baseline: [RequestResult]?
+        var baseline: ResultTable?
         do {
             baseline = try request.baselineDirectory.map { try Comparison.readResults(inRun: $0, role: "baseline") }
         } catch let diagnostic as Diagnostic {
@@ -57,10 +59,10 @@ package enum RunMerge {
         }
         guard problems.isEmpty else { throw LoadError(problems) }
 
-        let results = parts.flatMap(\.results).sorted(by: planOrder)
         let directory = RunDirectory(path: request.outputDirectory)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        try directory.writeResults(results)
+        let tables = parts.map(\.results)
+        let results = try directory.writeResults(streaming: planOrder(tables).lazy.map { tables[Int($0.part)][Int($0.row)] })
         var metadata = mergedMetadata(parts, request)
         if let target = request.target { metadata.target = target }
         try metadata.write(to: directory.metadata)
@@ -95,7 +97,7 @@ package enum RunMerge {
             do {
                 let directory = RunDirectory(path: path)
                 let metadata = try directory.readMetadata()
-                parts.append(Part(path: path, metadata: metadata, results: try directory.readResults(role: "shard")))
+                parts.append(Part(path: path, metadata: metadata, results: try directory.readResultTable(role: "shard")))
             } catch let diagnostic as Diagnostic {
                 problems.append(diagnostic)
             } catch {
@@ -107,9 +109,35 @@ package enum RunMerge {
         return parts
     }
 
-    /// Results in the order one run's reports list them: plan order, then turn.
-    static func planOrder(_ lhs: RequestResult, _ rhs: RequestResult) -> Bool {
-        (lhs.planIndex ?? .max, lhs.key, lhs.turn) < (rhs.planIndex ?? .max, rhs.key, rhs.turn)
+    /// Where each result of `tables` goes in the order one run's reports list them: plan
+    /// order, then turn; results without a plan index after, by key, then turn. Sorted as 24
+    /// bytes a result, read from the tables without building the results (but the keys of
+    /// those without a plan index).
+    static func planOrder(_ tables: [ResultTable]) -> [(part: Int32, row: Int32)] {
+        struct Position {
+            var plan: Int
+            var turn: Int32
+            var part: Int32
+            var row: Int32
+        }
+        var positions: [Position] = []
+        positions.reserveCapacity(tables.reduce(0) { $0 &+ $1.count })
+        for (part, table) in tables.enumerated() {
+            for row in table.indices {
+                positions.append(Position(plan: table.planIndex(at: row) ?? .max, turn: Int32(clamping: table.turn(at: row)),
+                                          part: Int32(truncatingIfNeeded: part), row: Int32(truncatingIfNeeded: row)))
+            }
+        }
+        positions.sort { lhs, rhs in
+            if lhs.plan != rhs.plan { return lhs.plan < rhs.plan }
+            // One plan index is one case run, of one key; only results without one are told apart by key.
+            if lhs.plan == .max {
+                let left = tables[Int(lhs.part)][Int(lhs.row)].key, right = tables[Int(rhs.part)][Int(rhs.row)].key
+                if left != right { return left < right }
+            }
+            return (lhs.turn, lhs.part, lhs.row) < (rhs.turn, rhs.part, rhs.row)
+        }
+        return positions.map { ($0.part, $0.row) }
     }
 
     /// The first part's run.json as one run's: no shard, the earliest start and latest end,

@@ -79,7 +79,16 @@ package struct MergeCheck: Sendable {
         guard let reference = parts.first?.metadata.shard else { return }
         var partsOfCase: [String: [String]] = [:]
         for part in parts {
-            for caseID in Set(part.results.map { "\($0.suite)/\($0.caseID)" }) { partsOfCase[caseID, default: []].append(part.path) }
+            // Read from the table without building the results; a case's results are mostly neighbours.
+            var cases: Set<String> = []
+            var last: (suite: String, caseID: String)?
+            for row in part.results.indices {
+                let suite = part.results.suite(at: row), caseID = part.results.caseID(at: row)
+                if let last, last.suite == suite, last.caseID == caseID { continue }
+                last = (suite, caseID)
+                cases.insert("\(suite)/\(caseID)")
+            }
+            for caseID in cases { partsOfCase[caseID, default: []].append(part.path) }
         }
         let overlapping = reference.cases.filter { (partsOfCase[$0]?.count ?? 0) > 1 }
         if !overlapping.isEmpty {

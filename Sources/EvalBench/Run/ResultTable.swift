@@ -127,6 +127,13 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return text(identities[Int(row.identity)].suite) ?? ""
     }
 
+    /// The case id of the result at `position`, without reading the rest of it.
+    package func caseID(at position: Int) -> String {
+        let row = rows[position]
+        if let whole = whole(row, at: position) { return whole.caseID }
+        return text(identities[Int(row.identity)].caseID) ?? ""
+    }
+
     /// The usage of the result at `position`, without reading the rest of it.
     package func usage(at position: Int) -> Usage {
         let row = rows[position]

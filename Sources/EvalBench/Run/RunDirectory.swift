@@ -104,8 +104,44 @@ package struct RunDirectory: Sendable, Equatable {
 
     /// Writes `results.jsonl` whole: one line per result, in the order given.
     package func writeResults(_ all: [RequestResult]) throws {
-        let encoder = ResultStore.makeEncoder()
-        let lines = try all.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }
-        try Data(lines.joined().utf8).write(to: results, options: .atomic)
+        _ = try writeResults(streaming: all)
+    }
+
+    /// Writes `results.jsonl` whole, one line per result in the order given, as a run writes
+    /// them, and gives them back as the reports keep them. Lines go out a megabyte at a time to a
+    /// temporary file in the directory, renamed over `results.jsonl` once all are written, so
+    /// a million results (`merge`'s) are never held as text, and a failed write leaves the old
+    /// file as it was.
+    package func writeResults<Results: Sequence<RequestResult>>(streaming all: Results) throws -> ResultTable {
+        let partial = file(FileName.results + ".partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+            throw ReportWriteFailure(path: partial.path, reason: "could not create the file")
+        }
+        var table = ResultTable()
+        do {
+            let handle = try FileHandle(forWritingTo: partial)
+            defer { try? handle.close() }
+            var buffer = Data()
+            buffer.reserveCapacity(1 << 20 + 4_096)
+            for result in all {
+                let encoded = ResultStore.encoded(result)
+                buffer.append(try encoded.line.get())
+                buffer.append(UInt8(ascii: "\n"))
+                table.append(encoded.result)
+                if buffer.count >= 1 << 20 {
+                    try handle.write(contentsOf: buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            try handle.write(contentsOf: buffer)
+            try handle.synchronize()
+            guard rename(partial.path, results.path) == 0 else {
+                throw ReportWriteFailure(path: results.path, reason: String(cString: strerror(errno)))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            throw error as? ReportWriteFailure ?? ReportWriteFailure(path: results.path, reason: error.localizedDescription)
+        }
+        return table
     }
 }

@@ -109,14 +109,14 @@ package struct CaseGridCollector: Sendable {
     package init() {}
 
     /// The grid of `aggregate`'s case runs, with `baseline`'s beside them.
-    package static func grid(_ aggregate: RunAggregate, baseline: [RequestResult]?) -> CaseGrid {
+    package static func grid(_ aggregate: RunAggregate, baseline: ResultTable?) -> CaseGrid {
         var collector = CaseGridCollector()
         for (index, status) in aggregate.statuses.enumerated() {
             collector.add(aggregate.caseRepeats(ofCaseRun: index), at: index, status: status) {
                 aggregate.caseRuns[index].requests.first?.tags ?? []
             }
         }
-        let before = RunAggregate(baseline ?? [])
+        let before = RunAggregate(baseline ?? ResultTable())
         for (caseRun, status) in zip(before.caseRuns, before.statuses) { collector.addBaseline(caseRun, status: status) }
         return collector.grid(caseRuns: aggregate.caseRuns)
     }
