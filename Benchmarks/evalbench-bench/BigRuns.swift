@@ -216,3 +216,13 @@ func mergeChild(_ directory: URL) throws {
     }
     print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
 }
+
+/// In the child: `evalbench compare` of the runs in BASE and CURRENT (compare.md and
+/// compare.csv written into CURRENT), then prints the wall seconds and the peak resident MB.
+func compareChild(baseline: URL, current: URL) throws {
+    let clock = Stopwatch()
+    let comparison = Comparison(baseline: try Comparison.readResults(inRun: baseline.path, role: "baseline"),
+                                current: try Comparison.readResults(inRun: current.path, role: "current"))
+    try comparison.write(to: current, baselineName: baseline.path, currentName: current.path)
+    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+}

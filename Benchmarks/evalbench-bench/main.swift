@@ -137,6 +137,11 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "write-syntheti
     try writeSyntheticShards(count: count, shards: shards, to: URL(fileURLWithPath: CommandLine.arguments[4]))
     exit(0)
 }
+// `compare-child BASE CURRENT`: `compare` of two run directories, as `scripts/bench reports` measures it.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "compare-child" {
+    try compareChild(baseline: URL(fileURLWithPath: CommandLine.arguments[2]), current: URL(fileURLWithPath: CommandLine.arguments[3]))
+    exit(0)
+}
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "merge-child" {
     try mergeChild(URL(fileURLWithPath: CommandLine.arguments[2]))
     exit(0)
@@ -303,6 +308,14 @@ if selected("reports") {
     // The same 10,000 cases and 20 groups with one repeat instead of 5: what the report's
     // memory grows by with each request when cases and groups stay the same (issue 20, item 4,
     // asks that it not grow at all; samples, each case run's place, a verdict's own text remain).
+    // `compare` of the million against itself (the current run's results.jsonl a link to
+    // the same file): both runs read, aggregated and paired case run by case run, in a child.
+    let currentDirectory = temporaryDirectory()
+    try FileManager.default.createSymbolicLink(at: currentDirectory.appendingPathComponent(RunDirectory.FileName.results),
+                                               withDestinationURL: millionDirectory.appendingPathComponent(RunDirectory.FileName.results))
+    printChild("1,000,000 against 1,000,000 results: compare", try measureChild(["compare-child", millionDirectory.path, currentDirectory.path]),
+               timeBudget: "", memoryBudget: "< 300 MB")
+    try? FileManager.default.removeItem(at: currentDirectory)
     let firstRepeatsDirectory = temporaryDirectory()
     try writeSyntheticResults(count: 1_000_000, to: firstRepeatsDirectory.appendingPathComponent(RunDirectory.FileName.results),
                               firstRepeatOnly: true)

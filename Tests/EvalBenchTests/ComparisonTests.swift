@@ -141,6 +141,37 @@ struct ComparisonTests {
         #expect(Comparison(baseline: baseline, current: slower).findings.isEmpty)
     }
 
+    @Test("each case's median comes out the same when its repeats are not neighbours, on two backends interleaved")
+    func caseMediansOutOfOrder() throws {
+        // Case i's repeat r on backend b at 10·i + r (+ 1,000 on b); the results interleave cases and backends.
+        var results: [RequestResult] = []
+        for repeatIndex in 1...3 {
+            for index in 1...4 {
+                for backend in ["a", "b"] {
+                    let ms = Double(10 * index + repeatIndex + (backend == "b" ? 1_000 : 0))
+                    results.append(fixtureResult(caseID: "c\(index)", backend: backend, repeatIndex: repeatIndex, status: .pass,
+                                                 latencyMs: ms, ttftMs: ms / 2))
+                }
+            }
+        }
+        let comparison = Comparison(baseline: results, current: results.reversed())
+        let medians = Dictionary(uniqueKeysWithValues: comparison.groups.map { ($0.group.backend, $0) })
+        #expect(medians["a"]?.baselineCaseMedians.latenciesMs == [12, 22, 32, 42])
+        #expect(medians["b"]?.baselineCaseMedians.ttftsMs == [506, 511, 516, 521])
+        #expect(medians["a"]?.currentCaseMedians.latenciesMs.sorted() == [12, 22, 32, 42])
+        #expect(comparison.flips.isEmpty && comparison.uncompared.isEmpty)
+    }
+
+    @Test("case runs found by key when every key has the same hash: each still finds its own, and a key not there none")
+    func caseRunIndexCollisions() {
+        let results = (1...5).map { fixtureResult(caseID: "c\($0)", status: .pass, latencyMs: Double($0)) }
+        let aggregate = RunAggregate(results)
+        var index = CaseRunIndex(aggregate.caseRuns, hash: { _ in 7 })
+        for (position, caseRun) in aggregate.caseRuns.enumerated() { index.insert(caseRun.key, at: position) }
+        for caseRun in aggregate.caseRuns { #expect(index.caseRun(caseRun.key)?.key == caseRun.key) }
+        #expect(index.caseRun("geo/c9/default/local/none/1") == nil)
+    }
+
     @Test("repeats do not make a latency change significant: 2 cases × 50 repeats are 2 cases, not 100 requests")
     func latencyTestOverCases() throws {
         /// Case i's repeats on `backend`, all at `latency(i)` ms give or take a little.

@@ -206,18 +206,20 @@ package struct Comparison: Sendable {
         for summary in before.groups { groups[index(of: summary.group)].baseline = summary }
         for summary in after.groups { groups[index(of: summary.group)].current = summary }
 
-        var baselineSamples = CaseSamples(), currentSamples = CaseSamples()
-        var currentByKey: [String: CaseRun] = [:]
-        for new in after.caseRuns {
-            currentByKey[new.key] = new
-            currentSamples.add(new)
+        var baselineSamples = CaseSamples(before), currentSamples = CaseSamples(after)
+        // Case runs by key, as their places in the aggregates: the case runs are built from the
+        // results when asked for, so a million of them are never held at once.
+        var currentByKey = CaseRunIndex(after.caseRuns)
+        for (position, new) in after.caseRuns.enumerated() {
+            currentByKey.insert(new.key, at: position)
+            currentSamples.add(new, at: position)
         }
-        var baselineKeys: Set<String> = []
-        for old in before.caseRuns {
-            baselineKeys.insert(old.key)
-            baselineSamples.add(old)
+        var baselineKeys = CaseRunIndex(before.caseRuns)
+        for (position, old) in before.caseRuns.enumerated() {
+            baselineKeys.insert(old.key, at: position)
+            baselineSamples.add(old, at: position)
             let slot = index(of: old.group)
-            guard let new = currentByKey[old.key] else {
+            guard let new = currentByKey.caseRun(old.key) else {
                 uncompared.append(UncomparedCaseRun(key: old.key, group: old.group, baselineStatus: old.status,
                                                     currentStatus: nil, reason: .onlyInBaseline))
                 groups[slot].uncomparedCaseRuns += 1
@@ -242,14 +244,15 @@ package struct Comparison: Sendable {
                                   direction: passedBefore ? .regressed : .fixed,
                                   explanation: Self.explanation(passedBefore ? new : old)))
         }
-        for new in after.caseRuns where !baselineKeys.contains(new.key) {
+        for new in after.caseRuns where baselineKeys.caseRun(new.key) == nil {
             uncompared.append(UncomparedCaseRun(key: new.key, group: new.group, baselineStatus: nil,
                                                 currentStatus: new.status, reason: .onlyInCurrent))
             groups[index(of: new.group)].uncomparedCaseRuns += 1
         }
+        let baselineMedians = baselineSamples.mediansByGroup(), currentMedians = currentSamples.mediansByGroup()
         for slot in groups.indices {
-            groups[slot].baselineCaseMedians = baselineSamples.medians(of: groups[slot].group)
-            groups[slot].currentCaseMedians = currentSamples.medians(of: groups[slot].group)
+            groups[slot].baselineCaseMedians = baselineMedians[groups[slot].group] ?? CaseMedians()
+            groups[slot].currentCaseMedians = currentMedians[groups[slot].group] ?? CaseMedians()
         }
         findings = groups.flatMap { Self.findings(for: $0, thresholds: thresholds) }
     }
@@ -426,37 +429,92 @@ package struct CaseMedians: Sendable, Equatable {
 
 /// The timed latencies and TTFTs of one run's case runs, gathered by group and case (every
 /// turn in its case run's group, as the group summaries count them).
+/// Case runs of a `CaseRunList` by key, in about 16 bytes each rather than the key and the
+/// case run: the key's hash is kept with the case run's place, and a case run found by hash is
+/// built and its key compared, so a key whose hash another key has is kept in full (a
+/// collision of 64-bit hashes, so almost never). When a key comes twice the later place wins.
+struct CaseRunIndex {
+    private let caseRuns: CaseRunList
+    private let hash: @Sendable (String) -> Int
+    private var byHash: [Int: Int32] = [:]
+    private var collided: [String: Int32] = [:]
+
+    /// `hash` is the key's hash value; tests give one that collides.
+    init(_ caseRuns: CaseRunList, hash: @escaping @Sendable (String) -> Int = { $0.hashValue }) {
+        self.caseRuns = caseRuns
+        self.hash = hash
+    }
+
+    mutating func insert(_ key: String, at position: Int) {
+        let place = Int32(truncatingIfNeeded: position)
+        if let held = byHash[hash(key)], caseRuns[Int(held)].key != key {
+            collided[key] = place
+        } else {
+            byHash[hash(key)] = place
+        }
+    }
+
+    /// The case run of `key`, built from its results; nil when none has it.
+    func caseRun(_ key: String) -> CaseRun? {
+        if let place = byHash[hash(key)] {
+            let found = caseRuns[Int(place)]
+            if found.key == key { return found }
+        }
+        return collided[key].map { caseRuns[Int($0)] }
+    }
+}
+
 struct CaseSamples {
-    private struct Key: Hashable {
-        var group: SummaryGroupKey
-        var suite: String
-        var caseID: String
+    /// Each case's repeat set on a group (the aggregate's `repeats`): the groups, and how many
+    /// of its case runs are still to come.
+    private let groups: [SummaryGroupKey]
+    private let setOfCaseRun: [UInt32]
+    private var remaining: [UInt32]
+    /// The samples of the sets some but not all of whose case runs have come: in plan order a
+    /// case's runs are neighbours, so these are a few, not every case's.
+    private var open: [UInt32: (latencies: [Double], ttfts: [Double])] = [:]
+    /// Each set's medians once all its case runs have come.
+    private var latencyMedians: [Double?]
+    private var ttftMedians: [Double?]
+
+    /// For the case runs of `aggregate`, each added in turn with `add(_:at:)`.
+    init(_ aggregate: RunAggregate) {
+        groups = aggregate.repeats.map(\.group)
+        setOfCaseRun = aggregate.repeatOfCaseRun
+        var remaining = [UInt32](repeating: 0, count: groups.count)
+        for set in setOfCaseRun { remaining[Int(set)] &+= 1 }
+        self.remaining = remaining
+        latencyMedians = [Double?](repeating: nil, count: groups.count)
+        ttftMedians = latencyMedians
     }
 
-    private var indexByKey: [Key: Int] = [:]
-    private var latencies: [[Double]] = []
-    private var ttfts: [[Double]] = []
-    /// Each group's cases, by index, in the order they first come.
-    private var casesOfGroup: [SummaryGroupKey: [Int]] = [:]
-
-    mutating func add(_ caseRun: CaseRun) {
-        let (index, isNew) = indexByKey.number(of: Key(group: caseRun.group, suite: caseRun.suite, caseID: caseRun.caseID))
-        if isNew {
-            latencies.append([])
-            ttfts.append([])
-            casesOfGroup[caseRun.group, default: []].append(index)
-        }
+    /// Adds the samples of `caseRun`, the aggregate's case run at `position`.
+    mutating func add(_ caseRun: CaseRun, at position: Int) {
+        guard position < setOfCaseRun.count else { return }
+        let set = setOfCaseRun[position]
+        var samples = open.removeValue(forKey: set) ?? ([], [])
         for request in caseRun.requests where request.isTimedSample {
-            if let latency = request.timing?.latencyMs { latencies[index].append(latency) }
-            if let ttft = request.timing?.ttftMs { ttfts[index].append(ttft) }
+            if let latency = request.timing?.latencyMs { samples.latencies.append(latency) }
+            if let ttft = request.timing?.ttftMs { samples.ttfts.append(ttft) }
+        }
+        remaining[Int(set)] &-= 1
+        if remaining[Int(set)] == 0 {
+            latencyMedians[Int(set)] = Self.median(samples.latencies)
+            ttftMedians[Int(set)] = Self.median(samples.ttfts)
+        } else {
+            open[set] = samples
         }
     }
 
-    /// The median of each case's samples on `group`, leaving out cases with none.
-    func medians(of group: SummaryGroupKey) -> CaseMedians {
-        let cases = casesOfGroup[group] ?? []
-        return CaseMedians(latenciesMs: cases.compactMap { Self.median(latencies[$0]) },
-                           ttftsMs: cases.compactMap { Self.median(ttfts[$0]) })
+    /// The median of each case's samples on each group, leaving out cases with none, in the
+    /// order the cases first come.
+    func mediansByGroup() -> [SummaryGroupKey: CaseMedians] {
+        var medians: [SummaryGroupKey: CaseMedians] = [:]
+        for set in groups.indices {
+            if let latency = latencyMedians[set] { medians[groups[set], default: CaseMedians()].latenciesMs.append(latency) }
+            if let ttft = ttftMedians[set] { medians[groups[set], default: CaseMedians()].ttftsMs.append(ttft) }
+        }
+        return medians
     }
 
     /// The middle value, or the mean of the two middle values; nil for none.
