@@ -226,3 +226,17 @@ func compareChild(baseline: URL, current: URL) throws {
     try comparison.write(to: current, baselineName: baseline.path, currentName: current.path)
     print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
 }
+
+/// In the child: what `run --resume DIR` does before it sends anything (the finished case runs
+/// of DIR's results found and written as the new run's results.jsonl, in a directory of its
+/// own), then prints the wall seconds and the peak resident MB.
+func resumeChild(_ directory: URL) throws {
+    let clock = Stopwatch()
+    let out = RunDirectory(temporaryDirectory())
+    defer { try? FileManager.default.removeItem(at: out.url) }
+    let kept = try out.writeResults(streaming: try RunDirectory(directory).finishedResults())
+    // The keys the runner skips, as `EvalRun.execute` gathers them.
+    let finishedKeys = Set(kept.lazy.map(\.key))
+    guard kept.count > 0, !finishedKeys.isEmpty else { exit(1) }
+    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+}

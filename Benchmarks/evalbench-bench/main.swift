@@ -137,6 +137,11 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "write-syntheti
     try writeSyntheticShards(count: count, shards: shards, to: URL(fileURLWithPath: CommandLine.arguments[4]))
     exit(0)
 }
+// `resume-child DIR`: what `run --resume DIR` reads and writes before it sends anything.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "resume-child" {
+    try resumeChild(URL(fileURLWithPath: CommandLine.arguments[2]))
+    exit(0)
+}
 // `compare-child BASE CURRENT`: `compare` of two run directories, as `scripts/bench reports` measures it.
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "compare-child" {
     try compareChild(baseline: URL(fileURLWithPath: CommandLine.arguments[2]), current: URL(fileURLWithPath: CommandLine.arguments[3]))
@@ -316,6 +321,8 @@ if selected("reports") {
     printChild("1,000,000 against 1,000,000 results: compare", try measureChild(["compare-child", millionDirectory.path, currentDirectory.path]),
                timeBudget: "", memoryBudget: "< 300 MB")
     try? FileManager.default.removeItem(at: currentDirectory)
+    printChild("1,000,000 results: what --resume reads and writes first", try measureChild(["resume-child", millionDirectory.path]),
+               timeBudget: "", memoryBudget: "< 300 MB")
     let firstRepeatsDirectory = temporaryDirectory()
     try writeSyntheticResults(count: 1_000_000, to: firstRepeatsDirectory.appendingPathComponent(RunDirectory.FileName.results),
                               firstRepeatOnly: true)

@@ -23,6 +23,26 @@ struct RunDirectoryTests {
         #expect(kept.map(\.turn) == [1, 2])
     }
 
+    @Test("resuming finds each case run's turns apart from each other by plan index, keeps the file's order and the results asked for")
+    func finishedResultsByPlanIndex() throws {
+        let directory = PackagePaths.temporaryDirectory("run-directory-plan")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = RunDirectory(directory)
+        func result(_ caseID: String, turn: Int, plan: Int, backend: String = "local") -> RequestResult {
+            var result = fixtureResult(caseID: caseID, turn: turn, turns: 2, backend: backend, status: .pass)
+            result.planIndex = plan
+            return result
+        }
+        // As a concurrent run records them: turns of different case runs interleaved.
+        try write([result("a", turn: 1, plan: 0), result("b", turn: 1, plan: 1), result("c", turn: 1, plan: 2),
+                   result("b", turn: 2, plan: 1), result("a", turn: 2, plan: 0), result("c", turn: 1, plan: 3, backend: "other"),
+                   result("c", turn: 2, plan: 3, backend: "other")], to: run)
+        let kept = try run.finishedResults()
+        #expect(kept.map { "\($0.caseID)\($0.turn)" } == ["a1", "b1", "b2", "a2", "c1", "c2"], "c on local was cut off after turn 1")
+        let notOther = try run.finishedResults { $0.backend != "other" }
+        #expect(notOther.map { "\($0.caseID)\($0.turn)" } == ["a1", "b1", "b2", "a2"])
+    }
+
     @Test("a missing run directory, results.jsonl or run.json is a diagnostic naming the path")
     func missingFiles() throws {
         let directory = PackagePaths.temporaryDirectory("run-directory-missing")

@@ -208,9 +208,11 @@ package enum EvalRun {
         let directory = RunDirectory(outputDirectory(for: loaded, request, started: started))
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let check = loaded.resumeCheck
-        let kept = try request.resumeDirectory.map { try RunDirectory(path: $0).finishedResults() }?
-            .filter { check?.isStale($0) != true } ?? []
-        let store = try directory.startResults(keeping: kept)
+        let store = try directory.startResults(keeping: try request.resumeDirectory.map { path in
+            try RunDirectory(path: path).finishedResults { check?.isStale($0) != true }
+        } ?? ResultTable())
+        // The keys of the case runs kept, read before any new result is recorded.
+        let finishedKeys = Set(store.table().lazy.map(\.key))
 
         let concurrency = request.concurrency ?? loaded.config.defaults.concurrency
         let context = BackendContext(environment: request.environment, transport: transport,
@@ -234,7 +236,7 @@ package enum EvalRun {
                             failFastAfter: loaded.config.defaults.failFastLimit, onEvent: onEvent)
         runner.maxResponseBytes = loaded.config.defaults.maxResponseBytes ?? ResponseSizeLimit.defaultBytes
         runner.gradingTimeLimitSeconds = loaded.config.defaults.gradingTimeoutSeconds ?? GradingTimeLimit.defaultSeconds
-        await runner.run(loaded.plan, availability: availability, finishedKeys: Set(kept.map(\.key)))
+        await runner.run(loaded.plan, availability: availability, finishedKeys: finishedKeys)
         for backend in ordered { await backend.shutdown() }
 
         let results = store.table()

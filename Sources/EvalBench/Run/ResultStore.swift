@@ -41,14 +41,15 @@ package final class ResultStore: @unchecked Sendable {
     /// Opens (creating or appending to) `results.jsonl`, keeping `existing` as already recorded.
     /// A torn last line (a crash or a full disk mid-write) is cut off first, so that the next
     /// line starts on a line of its own.
-    package init(url: URL, existing: [RequestResult] = []) throws {
+    package init(url: URL, existing: some Sequence<RequestResult> = [RequestResult]()) throws {
         self.url = url
         if !FileManager.default.fileExists(atPath: url.path) {
             _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         }
         handle = try FileHandle(forUpdating: url)
         try Self.cutTornTail(handle)
-        kept = ResultTable(existing)
+        // A table (a resumed run's) is kept as it is, not copied.
+        kept = existing as? ResultTable ?? ResultTable(existing)
     }
 
     /// Records `result`; throws, and keeps the failure, when it cannot be written. After a

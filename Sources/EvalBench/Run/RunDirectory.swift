@@ -79,12 +79,33 @@ package struct RunDirectory: Sendable, Equatable {
     }
 
     /// The results of the case runs that finished every turn, for `--resume`: a case run cut
-    /// off mid-way runs again.
-    package func finishedResults() throws -> [RequestResult] {
-        let all = try readResults(role: "resumed")
-        var turnsSeen: [String: Int] = [:]
-        for result in all { turnsSeen[result.key, default: 0] += 1 }
-        return all.filter { turnsSeen[$0.key] == $0.turns }
+    /// off mid-way runs again. Only results `isKept` accepts are kept. They come in the order
+    /// results.jsonl has them, as a `ResultTable`, so a million are not held whole: each case
+    /// run's turns are found as neighbours in plan order (by key where there is no plan
+    /// index), not by a dictionary of every key.
+    package func finishedResults(keeping isKept: (RequestResult) -> Bool = { _ in true }) throws -> ResultTable {
+        let all = try readResultTable(role: "resumed")
+        let order = RunMerge.planOrder([all])
+        var finished = [Bool](repeating: false, count: all.count)
+        var start = 0
+        while start < order.count {
+            let first = all[Int(order[start].row)]
+            var end = start + 1
+            while end < order.count, all.planIndex(at: Int(order[end].row)) == first.planIndex,
+                  all[Int(order[end].row)].key == first.key {
+                end += 1
+            }
+            if end - start == first.turns {
+                for position in start..<end { finished[Int(order[position].row)] = true }
+            }
+            start = end
+        }
+        var kept = ResultTable()
+        for row in all.indices where finished[row] {
+            let result = all[row]
+            if isKept(result) { kept.append(result) }
+        }
+        return kept
     }
 
     /// This run's `run.json`.
@@ -97,9 +118,8 @@ package struct RunDirectory: Sendable, Equatable {
     }
 
     /// Starts this run's `results.jsonl` with `kept` (the finished results of a resumed run), or empty.
-    func startResults(keeping kept: [RequestResult]) throws -> ResultStore {
-        try writeResults(kept)
-        return try ResultStore(url: results, existing: kept)
+    func startResults(keeping kept: ResultTable) throws -> ResultStore {
+        try ResultStore(url: results, existing: try writeResults(streaming: kept))
     }
 
     /// Writes `results.jsonl` whole: one line per result, in the order given.
