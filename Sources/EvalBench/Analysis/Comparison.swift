@@ -427,8 +427,6 @@ package struct CaseMedians: Sendable, Equatable {
     }
 }
 
-/// The timed latencies and TTFTs of one run's case runs, gathered by group and case (every
-/// turn in its case run's group, as the group summaries count them).
 /// Case runs of a `CaseRunList` by key, in about 16 bytes each rather than the key and the
 /// case run: the key's hash is kept with the case run's place, and a case run found by hash is
 /// built and its key compared, so a key whose hash another key has is kept in full (a
@@ -464,6 +462,8 @@ struct CaseRunIndex {
     }
 }
 
+/// The timed latencies and TTFTs of one run's case runs, gathered by group and case (every
+/// turn in its case run's group, as the group summaries count them).
 struct CaseSamples {
     /// Each case's repeat set on a group (the aggregate's `repeats`): the groups, and how many
     /// of its case runs are still to come.
