@@ -20,6 +20,39 @@ private let craftedResults: [RequestResult] = [
     fixtureResult(caseID: "d", reasoning: .none, status: .skipped),
 ]
 
+@Test("Positions 0, 1, 2, … are held as a count until one is not, then read back the same")
+func positionsHeldAsCount() {
+    var positions = Positions()
+    for index in 0..<5 { positions.append(Int32(index)) }
+    #expect(positions.isIdentity && Array(positions) == [0, 1, 2, 3, 4])
+    positions.append(9)
+    positions.append(5)
+    #expect(!positions.isIdentity && Array(positions) == [0, 1, 2, 3, 4, 9, 5])
+    var first = Positions()
+    first.append(3)
+    #expect(!first.isIdentity && Array(first) == [3] && Positions().isEmpty)
+}
+
+@Test("Results in plan order and the same results shuffled aggregate alike; only the shuffled ones are sorted")
+func inOrderAndShuffled() {
+    var results: [RequestResult] = []
+    for index in 0..<40 {
+        var result = fixtureResult(caseID: "c\(index / 2)", turn: index % 2 + 1, turns: 2, status: index % 3 == 0 ? .fail : .pass,
+                                   latencyMs: Double(index))
+        result.planIndex = index / 2
+        results.append(result)
+    }
+    var shuffled = results
+    shuffled.swapAt(0, 39)
+    shuffled.swapAt(5, 20)
+    #expect(RunAggregate.planOrder(ResultTable(results)).order.isIdentity)
+    #expect(!RunAggregate.planOrder(ResultTable(shuffled)).order.isIdentity)
+    let inOrder = RunAggregate(results), sorted = RunAggregate(shuffled)
+    #expect(inOrder.caseRuns.map { $0.requests.map { "\($0.key) \($0.turn)" } }
+            == sorted.caseRuns.map { $0.requests.map { "\($0.key) \($0.turn)" } })
+    #expect(inOrder.statuses == sorted.statuses && inOrder.groups.map(\.latencyP50Ms) == sorted.groups.map(\.latencyP50Ms))
+}
+
 @Test("A case run fails when one turn fails and errors when one turn errors")
 func caseRunStatus() {
     let aggregate = RunAggregate(craftedResults)

@@ -42,7 +42,7 @@ package struct RunAggregate: Sendable {
         } else {
             // In plan order a case run's turns are neighbours (one plan index per case run), so
             // each case run is finished as soon as the next begins: every result is read once.
-            var starts: [Int32] = []
+            var starts = Positions()
             var current: [RequestResult] = []
             func finishCurrent() {
                 guard !current.isEmpty else { return }
@@ -51,8 +51,8 @@ package struct RunAggregate: Sendable {
                 groups.add(caseRun, status: statuses[statuses.count - 1])
                 current.removeAll(keepingCapacity: true)
             }
-            for (position, row) in order.enumerated() {
-                let result = table[Int(row)]
+            for position in order.indices {
+                let result = table[Int(order[position])]
                 if let last = current.last, last.planIndex != result.planIndex || last.caseRunKey != result.caseRunKey {
                     finishCurrent()
                 }
@@ -69,7 +69,7 @@ package struct RunAggregate: Sendable {
 
     /// The case run of each of `order`'s positions, for results some of which have no plan
     /// index: by key, each case run numbered in the order its first request comes.
-    private static func caseRunsByKey(_ table: ResultTable, order: [Int32]) -> [Int32] {
+    private static func caseRunsByKey(_ table: ResultTable, order: Positions) -> [Int32] {
         var indexByKey: [String: Int32] = [:]
         return order.map { row in
             indexByKey.number(of: table[Int(row)].caseRunKey).number
@@ -105,7 +105,32 @@ package struct RunAggregate: Sendable {
 
     /// The positions of `results` by plan index, then turn; results without a plan index after,
     /// as given. `keyed` is true when some result has no plan index, so case runs must be found by key.
-    static func planOrder(_ results: ResultTable) -> (order: [Int32], keyed: Bool) {
+    /// Results already in that order (a merged run's, a run at concurrency 1, the bench's) are
+    /// not sorted, and their order takes no memory.
+    static func planOrder(_ results: ResultTable) -> (order: Positions, keyed: Bool) {
+        var inOrder = true
+        var previous: (plan: Int, turn: Int)?
+        for index in results.indices {
+            guard let plan = results.planIndex(at: index) else {
+                inOrder = false
+                break
+            }
+            let turn = results.turn(at: index)
+            if let previous, (plan, turn) < previous {
+                inOrder = false
+                break
+            }
+            previous = (plan, turn)
+        }
+        if inOrder {
+            var order = Positions()
+            for index in results.indices { order.append(Int32(truncatingIfNeeded: index)) }
+            return (order, false)
+        }
+        return sortedPlanOrder(results)
+    }
+
+    private static func sortedPlanOrder(_ results: ResultTable) -> (order: Positions, keyed: Bool) {
         struct Position: Comparable {
             var plan: Int
             var minor: Int
@@ -127,7 +152,9 @@ package struct RunAggregate: Sendable {
             }
         }
         positions.sort()
-        return (positions.map(\.index), keyed)
+        var order = Positions()
+        for position in positions { order.append(position.index) }
+        return (order, keyed)
     }
 }
 

@@ -6,7 +6,7 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
         case caseRuns([CaseRun])
         /// `rows` holds the table's positions, each case run's in turn order; case run `i` is
         /// `rows[starts[i]..<starts[i + 1]]`.
-        case table(ResultTable, rows: [Int32], starts: [Int32])
+        case table(ResultTable, rows: Positions, starts: Positions)
     }
 
     private var storage: Storage
@@ -23,24 +23,27 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
 
     /// The case runs of `table` whose first request is at each of `starts` in `rows` (a case
     /// run's requests are neighbours there, in turn order).
-    init(_ table: ResultTable, rows: [Int32], starts: [Int32]) {
-        storage = .table(table, rows: rows, starts: starts + [Int32(rows.count)])
+    init(_ table: ResultTable, rows: Positions, starts: Positions) {
+        var starts = starts
+        starts.append(Int32(truncatingIfNeeded: rows.count))
+        storage = .table(table, rows: rows, starts: starts)
     }
 
     /// The case runs of `table` when they are not neighbours in `order`: `caseRunOf` gives the
     /// case run of each position of `order`. Each case run's requests keep the order of `order`
     /// among equal turns.
-    init(_ table: ResultTable, caseRunOf: [Int32], order: [Int32]) {
+    init(_ table: ResultTable, caseRunOf: [Int32], order: Positions) {
         let arranged = order.indices.sorted { lhs, rhs in
             let left = (caseRunOf[lhs], table.turn(at: Int(order[lhs])), lhs)
             let right = (caseRunOf[rhs], table.turn(at: Int(order[rhs])), rhs)
             return left < right
         }
-        var starts: [Int32] = []
+        var starts = Positions(), rows = Positions()
         for (position, index) in arranged.enumerated() where position == 0 || caseRunOf[arranged[position - 1]] != caseRunOf[index] {
             starts.append(Int32(position))
         }
-        self.init(table, rows: arranged.map { order[$0] }, starts: starts)
+        for index in arranged { rows.append(order[index]) }
+        self.init(table, rows: rows, starts: starts)
     }
 
     package var startIndex: Int { 0 }
@@ -62,8 +65,8 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
                 body(request.status, request.hasOwnTiming ? request.timing?.latencyMs : nil)
             }
         case let .table(table, rows, starts):
-            for row in rows[Int(starts[position])..<Int(starts[position + 1])] {
-                let (status, ownLatency) = table.statusAndOwnLatency(at: Int(row))
+            for index in Int(starts[position])..<Int(starts[position + 1]) {
+                let (status, ownLatency) = table.statusAndOwnLatency(at: Int(rows[index]))
                 body(status, ownLatency)
             }
         }
@@ -77,5 +80,36 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
             let requests = (Int(starts[position])..<Int(starts[position + 1])).map { table[Int(rows[$0])] }
             return CaseRun(turnOrdered: requests)
         }
+    }
+}
+
+/// Positions that are most often 0, 1, 2, … (results in plan order, one request a case run):
+/// held as their count until one is not, then as 4 bytes each.
+struct Positions: RandomAccessCollection, Sendable {
+    /// Nil while every position is its own index.
+    private var values: [Int32]?
+    private var identityCount = 0
+
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { values?.count ?? identityCount }
+
+    subscript(index: Int) -> Int32 {
+        values?[index] ?? Int32(truncatingIfNeeded: index)
+    }
+
+    /// Whether every position is its own index (no array is held).
+    var isIdentity: Bool { values == nil }
+
+    mutating func append(_ value: Int32) {
+        if values == nil {
+            if Int(value) == identityCount {
+                identityCount += 1
+                return
+            }
+            values = (0..<identityCount).map { Int32(truncatingIfNeeded: $0) }
+        }
+        values!.append(value)
     }
 }
