@@ -231,10 +231,10 @@ struct MergeTests {
         let directory = RunDirectory(work)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         try directory.writeResults([result("old", turn: 1, plan: 0)])
-        // Enough results for several megabyte writes.
-        let results = (0..<6_000).map { index in
+        // Enough results for three megabyte writes and a last one (about 3 MB).
+        let results = (0..<1_200).map { index in
             var one = result("case-\(index)", turn: 1, plan: index)
-            one.output = String(repeating: "answer \(index) ", count: 40)
+            one.output = String(repeating: "answer \(index) ", count: 200)
             return one
         }
         let table = try directory.writeResults(streaming: results)
