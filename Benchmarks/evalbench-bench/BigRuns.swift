@@ -78,7 +78,7 @@ func reportChild(_ directory: URL) throws {
     let clock = Stopwatch()
     let results = try RunDirectory(directory).readResultTable()
     try ReportWriter.write(ReportInput(results: results, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: directory)
-    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+    printChildFigures(since: clock)
 }
 
 /// In the child: runs `count` single-turn cases against an instant stub at c=64 and writes
@@ -91,7 +91,7 @@ func runChild(count: Int) async throws {
     let (_, results) = try await runCases(instant, count: count, concurrency: 64)
     let directory = temporaryDirectory()
     try ReportWriter.write(ReportInput(results: results, suiteNames: ["bench"], startedAt: Date(), endedAt: Date()), to: directory)
-    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+    printChildFigures(since: clock)
     try? FileManager.default.removeItem(at: directory)
     instant.stop()
 }
@@ -200,6 +200,11 @@ func writeSyntheticShards(count: Int, shards: Int, to directory: URL) throws {
     }
 }
 
+/// In a child: the line `measureChild` reads, the wall seconds since `clock` and the peak resident MB.
+func printChildFigures(since clock: Stopwatch) {
+    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+}
+
 /// In the child: `evalbench merge` of the parts in DIR (`writeSyntheticShards`) into DIR/merged,
 /// then prints the wall seconds and the peak resident MB on one line.
 func mergeChild(_ directory: URL) throws {
@@ -214,7 +219,7 @@ func mergeChild(_ directory: URL) throws {
         FileHandle.standardError.write(Data("merge-child: \(outcome.results.count) results, missing: \(outcome.missing)\n".utf8))
         exit(1)
     }
-    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+    printChildFigures(since: clock)
 }
 
 /// In the child: `evalbench compare` of the runs in BASE and CURRENT (compare.md and
@@ -224,7 +229,7 @@ func compareChild(baseline: URL, current: URL) throws {
     let comparison = Comparison(baseline: try Comparison.readResults(inRun: baseline.path, role: "baseline"),
                                 current: try Comparison.readResults(inRun: current.path, role: "current"))
     try comparison.write(to: current, baselineName: baseline.path, currentName: current.path)
-    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+    printChildFigures(since: clock)
 }
 
 /// In the child: what `run --resume DIR` does before it sends anything (the finished case runs
@@ -238,5 +243,5 @@ func resumeChild(_ directory: URL) throws {
     // The keys the runner skips, as `EvalRun.execute` gathers them.
     let finishedKeys = Set(kept.lazy.map(\.key))
     guard kept.count > 0, !finishedKeys.isEmpty else { exit(1) }
-    print(String(format: "%.3f %.0f", clock.ms() / 1000, residentHighWaterMB() ?? -1))
+    printChildFigures(since: clock)
 }

@@ -444,11 +444,11 @@ struct CaseRunIndex {
     }
 
     mutating func insert(_ key: String, at position: Int) {
-        let place = Int32(truncatingIfNeeded: position)
-        if let held = byHash[hash(key)], caseRuns[Int(held)].key != key {
+        let place = Int32(truncatingIfNeeded: position), hashed = hash(key)
+        if let held = byHash[hashed], caseRuns[Int(held)].key != key {
             collided[key] = place
         } else {
-            byHash[hash(key)] = place
+            byHash[hashed] = place
         }
     }
 
