@@ -153,8 +153,9 @@ package struct RunDirectory: Sendable, Equatable {
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
+            // Not synchronised to disk (no fsync), as the whole-file write before it was not: every
+            // run starts its results.jsonl here, and an fsync on a busy disk held a thread for seconds.
             try handle.write(contentsOf: buffer)
-            try handle.synchronize()
             guard rename(partial.path, results.path) == 0 else {
                 throw ReportWriteFailure(path: results.path, reason: String(cString: strerror(errno)))
             }
