@@ -171,11 +171,14 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pipeline", let
     }
     exit(0)
 }
-// `high-concurrency N`: the c=256 measurement N times, one line each, to profile it on its own.
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "high-concurrency", let rounds = Int(CommandLine.arguments[2]) {
+// `high-concurrency N [REQUESTS]`: the c=256 measurement N times, one line each, to profile it
+// on its own; REQUESTS (256, one burst, unless given) a multiple of 256 for that many waves.
+if (3...4).contains(CommandLine.arguments.count), CommandLine.arguments[1] == "high-concurrency",
+   let rounds = Int(CommandLine.arguments[2]) {
+    let requests = CommandLine.arguments.count == 4 ? Int(CommandLine.arguments[3]) ?? 256 : 256
     MachineSpeed.printLine()
     for _ in 0..<max(1, rounds) {
-        let round = HighConcurrencyRounds(rounds: [try await HighConcurrencyFigures.measure()])
+        let round = HighConcurrencyRounds(rounds: [try await HighConcurrencyFigures.measure(count: max(1, requests))])
         round.printScheduling()
         round.printTiming()
     }
@@ -221,7 +224,7 @@ if selected("scheduling") {
         line("N=\(count) c=\(concurrency) d=\(Int(delay)) ms: wall vs ideal \(Int(ideal)) ms", String(format: "%.1f ms (+%.1f%%)", wall, (wall / ideal - 1) * 100), "within 5%")
         delayed.stop()
     }
-    try await highConcurrencyRounds().printScheduling()
+    for requests in highConcurrencyRequests { try await highConcurrencyRounds(requests: requests).printScheduling() }
 }
 
 // 3. TTFT and latency accuracy: scripted delays, and the same script with no delays, whose
@@ -246,7 +249,7 @@ if selected("timing") {
         }
         timed.stop()
     }
-    try await highConcurrencyRounds().printTiming()
+    for requests in highConcurrencyRequests { try await highConcurrencyRounds(requests: requests).printTiming() }
 }
 
 // 4. The response cache (--cache) on 4,000 cases: every store used to rescan the cache folder.

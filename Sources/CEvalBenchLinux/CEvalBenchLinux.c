@@ -3,6 +3,10 @@
 #if defined(__linux__) && defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#ifdef __linux__
+#include <string.h>
+#include <sys/prctl.h>
+#endif
 
 int cevalbench_has_epoll(void) {
 #ifdef __linux__
@@ -25,5 +29,16 @@ int cevalbench_map_allocations_from(long bytes) {
 #else
     (void)bytes;
     return 0;
+#endif
+}
+
+void cevalbench_name_current_thread(const char *name) {
+#ifdef __linux__
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    prctl(PR_SET_NAME, shortened, 0, 0, 0);
+#else
+    (void)name;
 #endif
 }

@@ -70,7 +70,10 @@ public final class FakeEventLoopServer: @unchecked Sendable {
             wake = (pipeEnds[0], pipeEnds[1])
         }
         let wakeEnd = pipeEnds[0]
-        let thread = Thread { [self] in loop(listener: fd, wake: wakeEnd) }
+        let thread = Thread { [self] in
+            nameCurrentThread("fake-eventloop")
+            loop(listener: fd, wake: wakeEnd)
+        }
         thread.start()
     }
 

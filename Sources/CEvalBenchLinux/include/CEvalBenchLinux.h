@@ -19,4 +19,8 @@ void cevalbench_release_free_memory(void);
 /// `M_MMAP_THRESHOLD`). Returns 1 when set, 0 when not (and elsewhere than glibc).
 int cevalbench_map_allocations_from(long bytes);
 
+/// Names the calling thread as `ps`, `top` and `perf` show it (Linux keeps the first 15
+/// bytes). Foundation's `Thread.name` does not reach the kernel there. Nothing elsewhere.
+void cevalbench_name_current_thread(const char *name);
+
 #endif

@@ -119,8 +119,11 @@ final class SocketEventLoop: @unchecked Sendable {
         wakeRead = ends[0]
         wakeWrite = ends[1]
         started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "evalbench-sockets"
+        let thread = Thread { [self] in
+            nameCurrentThread("evalbench-io")
+            run()
+        }
+        thread.name = "evalbench-io"
         thread.stackSize = 1 << 20
         thread.start()
         return true

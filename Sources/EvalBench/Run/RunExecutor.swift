@@ -42,8 +42,12 @@ package final class RunExecutor: TaskExecutor, @unchecked Sendable {
     package init(threads: Int) {
         threadCount = max(2, threads)
         for index in 0..<threadCount {
-            let thread = Thread { [self] in work() }
-            thread.name = "evalbench-run-\(index)"
+            let name = "evalbench-run-\(index)"
+            let thread = Thread { [self] in
+                nameCurrentThread(name)
+                work()
+            }
+            thread.name = name
             thread.start()
         }
     }
@@ -86,6 +90,14 @@ package final class RunExecutor: TaskExecutor, @unchecked Sendable {
             woken = max(0, woken - 1)
         }
     }
+}
+
+/// Names the calling thread for `ps`, `top` and `perf` (at most 15 bytes show on Linux, where
+/// Foundation's `Thread.name` stays inside the process); `Thread.name` alone elsewhere.
+package func nameCurrentThread(_ name: String) {
+    #if os(Linux)
+    cevalbench_name_current_thread(name)
+    #endif
 }
 
 /// Runs `operation` with its tasks, and the tasks they create, on `RunExecutor.shared` on Linux;
