@@ -104,6 +104,38 @@ struct StreamingReportTests {
         #expect(leftovers.isEmpty, "no temporary file is left behind")
     }
 
+    @Test("results.csv read from a table's rows, without building the requests, is byte for byte the one from the requests: rows, results kept whole, costs, verdicts whose details are split off, later turns")
+    func resultsCSVFromRows() throws {
+        var results = Self.results()
+        var withTools = fixtureResult(caseID: "tools", status: .pass, latencyMs: 12.5, ttftMs: 3)
+        withTools.rounds = [ToolRound(round: 1, latencyMs: 3, ttftMs: nil, usage: Usage(inputTokens: 1), toolCalls: 1)]
+        withTools.toolCalls = [ToolCallRecord(round: 1, id: "c1", name: "weather", arguments: .object(["city": .string("Paris")]),
+                                              argumentsText: #"{"city":"Paris"}"#, result: "sunny", isError: false, matched: true)]
+        var detailed = fixtureResult(caseID: "detailed", turn: 2, turns: 2, status: .fail, latencyMs: 40.125, ttftMs: 9,
+                                     usage: Usage(inputTokens: 100, cachedInputTokens: 60, outputTokens: 7), costUSD: 0.000125)
+        detailed.assertions = [AssertionResult(type: "contains", name: "names Paris", passed: false, message: "not found", actual: "Lyon"),
+                                AssertionResult(type: "latency", name: "fast", passed: true, actual: "40"),
+                                AssertionResult(type: "regex", name: "cites; a source", passed: false, pointer: "/0", note: "n")]
+        let firstTurn = fixtureResult(caseID: "detailed", turn: 1, turns: 2, status: .pass, latencyMs: 20, ttftMs: 4)
+        results += [detailed, withTools, firstTurn]
+        let table = ResultTable(results)
+        #expect(table.keptWhole.count >= 1, "the result with tool calls is kept whole")
+        let aggregate = RunAggregate(table)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("results.csv")
+        try ResultsCSV.write(figures: aggregate.caseRuns.requestFigures, to: file)
+        let fromRows = try String(contentsOf: file, encoding: .utf8)
+        #expect(fromRows == ResultsCSV.render(aggregate.caseRuns.flatMap(\.requests)))
+        #expect(fromRows.contains("names Paris; cites; a source"))
+        #expect(fromRows.contains("0.000125"))
+        // A list of case runs given as they are reads the same.
+        let given = CaseRunList(Array(aggregate.caseRuns))
+        try ResultsCSV.write(figures: given.requestFigures, to: file)
+        #expect(try String(contentsOf: file, encoding: .utf8) == fromRows)
+    }
+
     @Test("junit.xml written in pieces is byte for byte the rendered document, with and without an interruption")
     func streamedJUnit() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")

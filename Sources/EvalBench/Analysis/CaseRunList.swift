@@ -72,6 +72,19 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
         }
     }
 
+    /// What results.csv shows of every request, case run after case run, each in turn order
+    /// (the order of `flatMap(\.requests)`), read from the table without building the
+    /// requests when the list is a table's.
+    package var requestFigures: AnySequence<RequestFigures> {
+        switch storage {
+        case let .caseRuns(caseRuns):
+            AnySequence(caseRuns.lazy.flatMap(\.requests).map(RequestFigures.init))
+        case let .table(table, rows, _):
+            // The rows are the case runs' requests, one case run after another, in turn order.
+            AnySequence(rows.lazy.map { table.figures(at: Int($0)) })
+        }
+    }
+
     package subscript(position: Int) -> CaseRun {
         switch storage {
         case let .caseRuns(caseRuns):

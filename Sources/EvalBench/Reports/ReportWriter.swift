@@ -35,7 +35,7 @@ package enum ReportWriter {
             {
                 // Streamed row by row, in the same order as before (case runs in aggregate order,
                 // then their requests), without building the whole file or a flat copy of the requests.
-                try ResultsCSV.write(aggregate.caseRuns.lazy.flatMap(\.requests), to: run.file(RunDirectory.FileName.resultsCSV))
+                try ResultsCSV.write(figures: aggregate.caseRuns.requestFigures, to: run.file(RunDirectory.FileName.resultsCSV))
                 try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
                 return .written
             },

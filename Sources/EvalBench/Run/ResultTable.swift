@@ -158,6 +158,30 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return verdictSets[Int(outcome.assertions - 1)].filter { $0.judge != nil }
     }
 
+    /// What results.csv shows of the result at `position`, read from its row without building
+    /// the result (its answer, prompt, key and what its verdicts say of it are not read).
+    package func figures(at position: Int) -> RequestFigures {
+        let row = rows[position]
+        if let whole = whole(row, at: position) { return RequestFigures(whole) }
+        let identity = identities[Int(row.identity)], outcome = outcomes[Int(row.outcome)]
+        let timing = row.has(.timing)
+            ? RequestTiming(startedAt: Date(timeIntervalSinceReferenceDate: row.startedAt),
+                            firstTokenMs: row.value(row.firstTokenMs, flag: .firstToken),
+                            firstAnswerTokenMs: row.value(row.firstAnswerTokenMs, flag: .firstAnswer),
+                            endMs: row.value(row.endMs, flag: .end))
+            : nil
+        // What a verdict says of one result is split from it: its name and whether it passed are not.
+        let failed = outcome.assertions == 0 ? [] : verdictSets[Int(outcome.assertions - 1)].lazy.filter { !$0.passed }.map(\.name)
+        return RequestFigures(
+            suite: text(identity.suite) ?? "", caseID: text(identity.caseID) ?? "", turn: Int(row.turn),
+            variant: text(identity.variant) ?? "", backend: text(identity.backend) ?? "", model: text(identity.model),
+            reasoning: ReasoningLevel.allCases[Int(row.reasoning)], repeatIndex: Int(row.repeatIndex),
+            status: Self.statuses[Int(outcome.status)],
+            errorKind: outcome.errorKind == 0 ? nil : ErrorKind.allCases[Int(outcome.errorKind - 1)],
+            timing: timing, usage: row.usage.usage, costUSD: row.has(.cost) ? costs[position] : nil,
+            failedAssertionNames: Array(failed), toolCallCount: nil, toolRoundCount: nil)
+    }
+
     /// The results kept whole, in table order: the only ones that can carry a field a row has
     /// no room for (`cached`, `details`, `switched`, `prefix`, tool calls, …).
     package var keptWhole: ChunkedArray<RequestResult> { wholes }
