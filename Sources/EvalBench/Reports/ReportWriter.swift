@@ -19,53 +19,47 @@ package enum ReportWriter {
         try write(SummaryCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.summaryCSV))
         try write(MetricsCSV.render(aggregate.groups), to: run.file(RunDirectory.FileName.metricsCSV))
         // The large files are independent renderings of the same values, so they are written
-        // on every core at once, in two stages of two: what summary.md and report.html need
-        // (the recommendations and charts) beside results.csv and cases.csv, then those two
-        // beside junit.xml. Each file is moved into place whole, and the first failure (in
-        // this order) is thrown once all have finished.
-        let analysis = try inParallel([
+        // on every core at once, in two lines of work of about the same length: what summary.md
+        // and report.html need (the recommendations and charts), then those two; and beside it
+        // results.csv, cases.csv and junit.xml. (Two stages of two, each waiting for its longer
+        // half, left a core idle for a tenth of a million-result report.) Each file is moved
+        // into place whole, and the first failure (in this order) is thrown once all have finished.
+        let written = try inParallel([
             {
                 var recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
                 // An interrupted run recommends nothing (see RecommendationMarkdown.withheld).
                 if input.interruption != nil {
                     for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
                 }
-                return .analysis(recommendations, ChartSet(aggregate))
+                let charts = ChartSet(aggregate)
+                try write(RecommendationCSV.render(recommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
+                try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations, charts: charts),
+                          to: run.file(RunDirectory.FileName.summaryMarkdown))
+                let recommendation = RecommendationHTML.section(recommendations, interrupted: input.interruption != nil)
+                try write(HTMLReport.render(input, aggregate: aggregate, charts: charts, extraSections: [recommendation].compactMap { $0 },
+                                            grid: CaseGridCollector.grid(aggregate, baseline: input.baselineResults)),
+                          to: run.file(RunDirectory.FileName.html))
+                return .charts(charts)
             },
             {
                 // Streamed row by row, in the same order as before (case runs in aggregate order,
                 // then their requests), without building the whole file or a flat copy of the requests.
                 try ResultsCSV.write(figures: aggregate.caseRuns.requestFigures, to: run.file(RunDirectory.FileName.resultsCSV))
                 try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
-                return .written
-            },
-        ])
-        guard case let .analysis(finalRecommendations, finalCharts) = analysis[0] else { return }
-        try write(RecommendationCSV.render(finalRecommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
-        try inParallel([
-            {
-                try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: finalRecommendations, charts: finalCharts),
-                          to: run.file(RunDirectory.FileName.summaryMarkdown))
-                return .written
-            },
-            {
                 try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit))
-                let recommendation = RecommendationHTML.section(finalRecommendations, interrupted: input.interruption != nil)
-                try write(HTMLReport.render(input, aggregate: aggregate, charts: finalCharts, extraSections: [recommendation].compactMap { $0 },
-                                            grid: CaseGridCollector.grid(aggregate, baseline: input.baselineResults)),
-                          to: run.file(RunDirectory.FileName.html))
                 return .written
             },
         ])
+        guard case let .charts(finalCharts) = written[0] else { return }
         for chart in finalCharts.charts { try write(chart.svg, to: run.file(chart.fileName)) }
         // A chart left out this time must not survive from an earlier report of the same directory.
         for omitted in finalCharts.omitted { try? FileManager.default.removeItem(at: run.file(omitted.fileName)) }
     }
 
-    /// What a piece of `inParallel` work gives back: files written, or what the later reports need.
+    /// What a piece of `inParallel` work gives back: files written, and the charts to write.
     private enum Stage: Sendable {
         case written
-        case analysis([TagRecommendation], ChartSet)
+        case charts(ChartSet)
     }
 
     /// Runs `work` on every core at once and, once all have finished, throws the first
