@@ -21,7 +21,7 @@ package enum ReportWriter {
         // The large files are independent renderings of the same values, so they are written
         // on every core at once, in two lines of work of about the same length: what summary.md
         // and report.html need (the recommendations and charts), then those two; and beside it
-        // results.csv, cases.csv and junit.xml. (Two stages of two, each waiting for its longer
+        // junit.xml, results.csv and cases.csv. (Two stages of two, each waiting for its longer
         // half, left a core idle for a tenth of a million-result report.) Each file is moved
         // into place whole, and the first failure (in this order) is thrown once all have finished.
         let written = try inParallel([
@@ -42,11 +42,13 @@ package enum ReportWriter {
                 return .charts(charts)
             },
             {
+                // junit.xml first: its layout of the case runs is gone before the recommendations,
+                // beside it, hold their tallies at their largest.
+                try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit))
                 // Streamed row by row, in the same order as before (case runs in aggregate order,
                 // then their requests), without building the whole file or a flat copy of the requests.
                 try ResultsCSV.write(figures: aggregate.caseRuns.requestFigures, to: run.file(RunDirectory.FileName.resultsCSV))
                 try write(CasesCSV.render(aggregate), to: run.file(RunDirectory.FileName.casesCSV))
-                try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit))
                 return .written
             },
         ])
