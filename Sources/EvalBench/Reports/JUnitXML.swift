@@ -35,13 +35,11 @@ package enum JUnitXML {
         let plan = Layout(aggregate)
         var totals = Counts()
         var suiteCounts = Array(repeating: Counts(), count: plan.suites.count)
-        var tallies: [(outcome: TestCase.Outcome, seconds: Double)] = []
-        tallies.reserveCapacity(plan.testcaseCount)
+        // Each testcase's outcome and time are counted again when it is written, rather than
+        // kept from here: 16 bytes a testcase, held beside the recommendations' tallies.
         for (suite, testcases) in plan.testcasesOfSuite.enumerated() {
             for index in testcases {
-                let testcase = TestCase(plan.caseRuns(of: index), of: aggregate)
-                tallies.append((testcase.outcome, testcase.seconds))
-                suiteCounts[suite].add(testcase)
+                suiteCounts[suite].add(TestCase(plan.caseRuns(of: index), of: aggregate))
             }
             totals.merge(suiteCounts[suite])
         }
@@ -55,13 +53,10 @@ package enum JUnitXML {
                 + "    <testcase classname=\"evalbench\" name=\"run complete\" time=\"0\">\n"
                 + "      <error type=\"interrupted\" message=\"\(escape(interruption))\"/>\n    </testcase>\n  </testsuite>\n")
         }
-        var tally = 0
         for (suite, testcases) in plan.testcasesOfSuite.enumerated() {
             try output("  <testsuite name=\"\(escape(plan.suites[suite]))\" \(suiteCounts[suite].attributes)>\n")
             for index in testcases {
-                try output(TestCase(plan.caseRuns(of: index), of: aggregate, outcome: tallies[tally].outcome,
-                                    seconds: tallies[tally].seconds).xml)
-                tally += 1
+                try output(TestCase(plan.caseRuns(of: index), of: aggregate).xml)
             }
             try output("  </testsuite>\n")
         }
@@ -214,15 +209,6 @@ package enum JUnitXML {
             } else {
                 outcome = .passed
             }
-        }
-
-        /// The testcase whose outcome and time were counted already.
-        init(_ indices: ArraySlice<Int32>, of aggregate: RunAggregate, outcome: Outcome, seconds: Double) {
-            self.indices = indices
-            self.aggregate = aggregate
-            statuses = indices.map { aggregate.statuses[Int($0)] }
-            self.outcome = outcome
-            self.seconds = seconds
         }
 
         /// Its case runs, built from the aggregate: only a testcase that did not pass says
