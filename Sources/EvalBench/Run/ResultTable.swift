@@ -164,12 +164,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         let row = rows[position]
         if let whole = whole(row, at: position) { return RequestFigures(whole) }
         let identity = identities[Int(row.identity)], outcome = outcomes[Int(row.outcome)]
-        let timing = row.has(.timing)
-            ? RequestTiming(startedAt: Date(timeIntervalSinceReferenceDate: row.startedAt),
-                            firstTokenMs: row.value(row.firstTokenMs, flag: .firstToken),
-                            firstAnswerTokenMs: row.value(row.firstAnswerTokenMs, flag: .firstAnswer),
-                            endMs: row.value(row.endMs, flag: .end))
-            : nil
+        let timing = timing(row)
         // What a verdict says of one result is split from it: its name and whether it passed are not.
         let failed = outcome.assertions == 0 ? [] : verdictSets[Int(outcome.assertions - 1)].lazy.filter { !$0.passed }.map(\.name)
         return RequestFigures(
@@ -352,12 +347,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         let key = (row.has(.key) ? text(keys[position]) : nil) ?? Self.derivedKey(suite: suite, caseID: caseID, variant: variant, backend: backend,
                                                    reasoning: reasoning, repeatIndex: repeatIndex)
         let output = output(row)
-        let timing = row.has(.timing)
-            ? RequestTiming(startedAt: Date(timeIntervalSinceReferenceDate: row.startedAt),
-                            firstTokenMs: row.value(row.firstTokenMs, flag: .firstToken),
-                            firstAnswerTokenMs: row.value(row.firstAnswerTokenMs, flag: .firstAnswer),
-                            endMs: row.value(row.endMs, flag: .end))
-            : nil
+        let timing = timing(row)
         var fields = RequestResultFields(
             key: key, suite: suite, caseID: caseID, turn: Int(row.turn), turns: Int(row.turns), variant: variant,
             backend: backend, model: text(identity.model), reasoning: reasoning, repeatIndex: repeatIndex,
@@ -371,6 +361,15 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         fields.caseScore = row.score(has: .caseScore, zero: .caseScoreZero, one: .caseScoreOne) { caseScores[position] }
         fields.planIndex = row.has(.planIndex) ? Int(row.planIndex) : nil
         return RequestResult(fields: fields)
+    }
+
+    /// The timing a row holds, nil when the result had none.
+    private func timing(_ row: Row) -> RequestTiming? {
+        guard row.has(.timing) else { return nil }
+        return RequestTiming(startedAt: Date(timeIntervalSinceReferenceDate: row.startedAt),
+                             firstTokenMs: row.value(row.firstTokenMs, flag: .firstToken),
+                             firstAnswerTokenMs: row.value(row.firstAnswerTokenMs, flag: .firstAnswer),
+                             endMs: row.value(row.endMs, flag: .end))
     }
 
     private func text(_ id: UInt32) -> String? {
