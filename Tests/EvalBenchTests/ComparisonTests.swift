@@ -168,8 +168,12 @@ struct ComparisonTests {
         let aggregate = RunAggregate(results)
         var index = CaseRunIndex(aggregate.caseRuns, hash: { _ in 7 })
         for (position, caseRun) in aggregate.caseRuns.enumerated() { index.insert(caseRun.key, at: position) }
-        for caseRun in aggregate.caseRuns { #expect(index.caseRun(caseRun.key)?.key == caseRun.key) }
+        for caseRun in aggregate.caseRuns {
+            #expect(index.caseRun(caseRun.key)?.key == caseRun.key)
+            #expect(index.contains(caseRun.key))
+        }
         #expect(index.caseRun("geo/c9/default/local/none/1") == nil)
+        #expect(!index.contains("geo/c9/default/local/none/1"))
     }
 
     @Test("repeats do not make a latency change significant: 2 cases × 50 repeats are 2 cases, not 100 requests")

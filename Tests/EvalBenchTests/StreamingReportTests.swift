@@ -117,9 +117,17 @@ struct StreamingReportTests {
                                 AssertionResult(type: "latency", name: "fast", passed: true, actual: "40"),
                                 AssertionResult(type: "regex", name: "cites; a source", passed: false, pointer: "/0", note: "n")]
         let firstTurn = fixtureResult(caseID: "detailed", turn: 1, turns: 2, status: .pass, latencyMs: 20, ttftMs: 4)
-        results += [detailed, withTools, firstTurn]
+        var ownKey = fixtureResult(caseID: "own-key", status: .pass, latencyMs: 5)
+        ownKey.key = "a key of its own"
+        results += [detailed, withTools, firstTurn, ownKey]
         let table = ResultTable(results)
         #expect(table.keptWhole.count >= 1, "the result with tool calls is kept whole")
+        // Fields read alone are the built result's: rows, a key of its own, results kept whole.
+        for position in table.indices {
+            #expect(table.key(at: position) == table[position].key)
+            #expect(table.turns(at: position) == table[position].turns)
+        }
+        #expect(table.key(at: table.count - 1) == "a key of its own")
         let aggregate = RunAggregate(table)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

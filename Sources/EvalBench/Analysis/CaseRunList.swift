@@ -85,6 +85,15 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
         }
     }
 
+    /// The key of case run `position`, read from its first request without building it when
+    /// the list is a table's.
+    package func key(of position: Int) -> String {
+        switch storage {
+        case let .caseRuns(caseRuns): caseRuns[position].key
+        case let .table(table, rows, starts): table.key(at: Int(rows[Int(starts[position])]))
+        }
+    }
+
     package subscript(position: Int) -> CaseRun {
         switch storage {
         case let .caseRuns(caseRuns):

@@ -244,7 +244,7 @@ package struct Comparison: Sendable {
                                   direction: passedBefore ? .regressed : .fixed,
                                   explanation: Self.explanation(passedBefore ? new : old)))
         }
-        for new in after.caseRuns where baselineKeys.caseRun(new.key) == nil {
+        for new in after.caseRuns where !baselineKeys.contains(new.key) {
             uncompared.append(UncomparedCaseRun(key: new.key, group: new.group, baselineStatus: nil,
                                                 currentStatus: new.status, reason: .onlyInCurrent))
             groups[index(of: new.group)].uncomparedCaseRuns += 1
@@ -445,7 +445,7 @@ struct CaseRunIndex {
 
     mutating func insert(_ key: String, at position: Int) {
         let place = Int32(truncatingIfNeeded: position), hashed = hash(key)
-        if let held = byHash[hashed], caseRuns[Int(held)].key != key {
+        if let held = byHash[hashed], caseRuns.key(of: Int(held)) != key {
             collided[key] = place
         } else {
             byHash[hashed] = place
@@ -454,11 +454,17 @@ struct CaseRunIndex {
 
     /// The case run of `key`, built from its results; nil when none has it.
     func caseRun(_ key: String) -> CaseRun? {
-        if let place = byHash[hash(key)] {
-            let found = caseRuns[Int(place)]
-            if found.key == key { return found }
-        }
-        return collided[key].map { caseRuns[Int($0)] }
+        place(of: key).map { caseRuns[$0] }
+    }
+
+    /// Whether a case run has `key`, without building it.
+    func contains(_ key: String) -> Bool {
+        place(of: key) != nil
+    }
+
+    private func place(of key: String) -> Int? {
+        if let place = byHash[hash(key)], caseRuns.key(of: Int(place)) == key { return Int(place) }
+        return collided[key].map(Int.init)
     }
 }
 

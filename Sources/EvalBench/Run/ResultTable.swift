@@ -100,6 +100,12 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return whole(row, at: position)?.turn ?? Int(row.turn)
     }
 
+    /// How many turns the case run of the result at `position` has, without reading the rest of it.
+    package func turns(at position: Int) -> Int {
+        let row = rows[position]
+        return whole(row, at: position)?.turns ?? Int(row.turns)
+    }
+
     /// The tags of the result at `position`, without reading the rest of it.
     package func tags(at position: Int) -> [String] {
         let row = rows[position]
@@ -132,6 +138,17 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         let row = rows[position]
         if let whole = whole(row, at: position) { return whole.caseID }
         return text(identities[Int(row.identity)].caseID) ?? ""
+    }
+
+    /// The key of the result at `position`, without reading the rest of it.
+    package func key(at position: Int) -> String {
+        let row = rows[position]
+        if let whole = whole(row, at: position) { return whole.key }
+        if row.has(.key), let key = text(keys[position]) { return key }
+        let identity = identities[Int(row.identity)]
+        return Self.derivedKey(suite: text(identity.suite) ?? "", caseID: text(identity.caseID) ?? "",
+                               variant: text(identity.variant) ?? "", backend: text(identity.backend) ?? "",
+                               reasoning: ReasoningLevel.allCases[Int(row.reasoning)], repeatIndex: Int(row.repeatIndex))
     }
 
     /// The usage of the result at `position`, without reading the rest of it.

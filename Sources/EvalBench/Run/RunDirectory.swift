@@ -89,13 +89,14 @@ package struct RunDirectory: Sendable, Equatable {
         var finished = [Bool](repeating: false, count: all.count)
         var start = 0
         while start < order.count {
-            let first = all[Int(order[start].row)]
+            // Read by field: each result is built once, below, when it is kept.
+            let firstRow = Int(order[start].row)
+            let planIndex = all.planIndex(at: firstRow), key = all.key(at: firstRow)
             var end = start + 1
-            while end < order.count, all.planIndex(at: Int(order[end].row)) == first.planIndex,
-                  all[Int(order[end].row)].key == first.key {
+            while end < order.count, all.planIndex(at: Int(order[end].row)) == planIndex, all.key(at: Int(order[end].row)) == key {
                 end += 1
             }
-            if end - start == first.turns {
+            if end - start == all.turns(at: firstRow) {
                 for position in start..<end { finished[Int(order[position].row)] = true }
             }
             start = end
