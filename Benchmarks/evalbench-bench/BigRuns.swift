@@ -34,8 +34,11 @@ func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil, fir
         result.planIndex = index
         result.key = "bench/\(result.caseID)/default/\(result.backend)/\(result.reasoning.rawValue)/\(result.repeatIndex)"
         result.tags = ["feature-\(caseIndex % 4)", caseIndex % 3 == 0 ? "long" : "short"]
-        result.timing?.firstTokenMs = Double(20 + index % 97)
-        result.timing?.endMs = Double(50 + index % 200) + Double(index % 13) / 8
+        // Whole microseconds, as a run records them, and most of them distinct, as measured ones are.
+        let ttftMicros = 20_000 + index &* 7_919 % 97_000
+        result.timing?.firstTokenMs = Double(ttftMicros) / 1000
+        result.timing?.firstAnswerTokenMs = result.timing?.firstTokenMs
+        result.timing?.endMs = Double(ttftMicros + 30_000 + index &* 104_729 % 200_000) / 1000
         if index % 7 == 0 {
             result.status = .fail
             result.assertions[0].passed = false

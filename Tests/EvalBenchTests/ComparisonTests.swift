@@ -195,7 +195,7 @@ struct ComparisonTests {
         #expect(group.baselineCaseMedians.latenciesMs == [101, 201], "each case's median over its 50 repeats")
         #expect(group.currentCaseMedians.latenciesMs == [151, 251])
         // Over the 100 requests the change would look certain.
-        let overRequests = try #require(mannWhitneyU(group.current!.timedLatenciesMs, group.baseline!.timedLatenciesMs))
+        let overRequests = try #require(mannWhitneyU(group.current!.timedLatenciesMs.array, group.baseline!.timedLatenciesMs.array))
         #expect(overRequests.pValue < 0.001)
         let p = try #require(group.latencyMannWhitneyP)
         #expect(p == mannWhitneyU([151, 251], [101, 201])?.pValue)

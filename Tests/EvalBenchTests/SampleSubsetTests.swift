@@ -3,24 +3,30 @@ import Testing
 
 @Suite("A tag's share of a group's samples")
 struct SampleSubsetTests {
-    /// `count` samples drawn from `distinct` values (so with ties), some of them -0 and 0.
-    private func samples(_ count: Int, distinct: Int, seed: UInt64) -> [Double] {
+    /// `count` samples drawn from `distinct` values (so with ties): whole microseconds when
+    /// `micros` (as recorded timings are), else some of them -0 and 0 and the rest not.
+    private func samples(_ count: Int, distinct: Int, seed: UInt64, micros: Bool) -> [Double] {
         var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let draw = Int(generator.next() % UInt64(distinct))
+            if micros { return Double(draw * 1_237) / 1000 }
             return draw == 0 ? -0.0 : draw == 1 ? 0.0 : Double(draw) * 0.37
         }
     }
 
     @Test("gives back exactly the samples inserted, ascending, held as positions, as bits, or not found in the whole", arguments: [
-        (whole: 1_000, distinct: 1_000, share: 10),  // few: positions
-        (whole: 1_000, distinct: 1_000, share: 2),   // half: bits
-        (whole: 5_000, distinct: 7, share: 1),       // every one, mostly ties: bits and repeats
-        (whole: 300, distinct: 40, share: 3),
+        (whole: 1_000, distinct: 1_000, share: 10, micros: false),  // few: positions
+        (whole: 1_000, distinct: 1_000, share: 2, micros: false),   // half: bits
+        (whole: 5_000, distinct: 7, share: 1, micros: false),       // every one, mostly ties: bits and repeats
+        (whole: 300, distinct: 40, share: 3, micros: false),
+        (whole: 1_000, distinct: 1_000, share: 10, micros: true),   // the same against a whole in 4-byte samples
+        (whole: 1_000, distinct: 1_000, share: 2, micros: true),
+        (whole: 5_000, distinct: 7, share: 1, micros: true),
     ])
-    func roundTrip(whole wholeCount: Int, distinct: Int, share: Int) {
-        let whole = samples(wholeCount, distinct: distinct, seed: UInt64(wholeCount * distinct + share))
-        let sorted = whole.sorted()
+    func roundTrip(whole wholeCount: Int, distinct: Int, share: Int, micros: Bool) {
+        let whole = samples(wholeCount, distinct: distinct, seed: UInt64(wholeCount * distinct + share), micros: micros)
+        let sorted = TimedSamples(whole.sorted())
+        #expect(sorted.isCompact == micros)
         var subset = SampleSubset(of: sorted)
         var inserted: [Double] = []
         for (index, value) in whole.enumerated() where index % share == 0 {

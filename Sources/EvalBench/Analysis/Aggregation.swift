@@ -323,9 +323,9 @@ package struct CaseRepeatsList: RandomAccessCollection, Sendable {
 private struct GroupAccumulator {
     /// The counts and sums so far; percentiles and the pass rate come in `finished()`.
     var summary: GroupSummary
-    var latenciesMs: [Double] = []
-    var ttftsMs: [Double] = []
-    var ttfasMs: [Double] = []
+    var latenciesMs: TimedSamples = []
+    var ttftsMs: TimedSamples = []
+    var ttfasMs: TimedSamples = []
     /// The cases of `latenciesMs` and `ttftsMs` (each its repeat set's number), when the
     /// bootstrap intervals are computed: a case's samples are neighbours in plan order, so one
     /// entry per run of samples of one case, not one per sample.
@@ -343,8 +343,8 @@ private struct GroupAccumulator {
 
     /// A whole group's samples, sorted.
     struct Reference {
-        var latenciesMs: [Double]
-        var ttftsMs: [Double]
+        var latenciesMs: TimedSamples
+        var ttftsMs: TimedSamples
     }
 
     /// With a `reference`, the group counts a subset of that group's requests (a tag's): its
@@ -476,7 +476,7 @@ private struct GroupAccumulator {
 private struct TurnAccumulator {
     var requests = 0
     var usage = UsageTotals()
-    var ttftsMs: [Double] = []
+    var ttftsMs: TimedSamples = []
     var sharedCharacters = 0
     var totalCharacters = 0
 
@@ -491,8 +491,10 @@ private struct TurnAccumulator {
     }
 
     func summary(turn: Int) -> TurnSummary {
-        TurnSummary(turn: turn, requests: requests, usage: usage, ttftP50Ms: percentile(50, of: ttftsMs.sorted()),
-                    idealRatio: totalCharacters > 0 ? Double(sharedCharacters) / Double(totalCharacters) : nil)
+        var sorted = ttftsMs
+        sorted.sort()
+        return TurnSummary(turn: turn, requests: requests, usage: usage, ttftP50Ms: percentile(50, of: sorted),
+                           idealRatio: totalCharacters > 0 ? Double(sharedCharacters) / Double(totalCharacters) : nil)
     }
 }
 
@@ -512,7 +514,7 @@ struct CaseRuns: Sendable {
     }
 
     /// The case bootstrap intervals of `samples` (which these runs describe), and how many cases they are of.
-    func intervals(of samples: [Double]) -> ([PercentileInterval]?, Int?) {
+    func intervals(of samples: TimedSamples) -> ([PercentileInterval]?, Int?) {
         if samples.isEmpty { return (nil, 0) }
         guard samples.count <= Int(UInt32.max), starts.first == 0 else { return (nil, nil) }
         // The runs' cases numbered 0, 1, … as they first come (a case out of plan order has several runs).
@@ -523,6 +525,6 @@ struct CaseRuns: Sendable {
             let end = run + 1 < starts.count ? Int(starts[run + 1]) : samples.count
             for position in Int(starts[run])..<end { caseOfSample[position] = number }
         }
-        return (GroupSummary.bootstrapIntervals(samples, numberedCases: caseOfSample, caseCount: numberOf.count), numberOf.count)
+        return (GroupSummary.bootstrapIntervals(samples.array, numberedCases: caseOfSample, caseCount: numberOf.count), numberOf.count)
     }
 }

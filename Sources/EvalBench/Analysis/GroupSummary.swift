@@ -33,10 +33,11 @@ public struct GroupSummary: Sendable, Equatable {
     public var ttftP95Ms: Double?
     /// The latencies (ms) the latency percentiles are taken over, ascending: the successful
     /// requests timed in this run (replayed, response-cache and fallback answers left out).
-    /// Comparisons and bootstrap intervals need the samples themselves.
-    public var timedLatenciesMs: [Double] = []
+    /// Comparisons and bootstrap intervals need the samples themselves; they are held in 4
+    /// bytes each while every one is a whole number of microseconds (see `TimedSamples`).
+    public var timedLatenciesMs: TimedSamples = []
     /// The TTFTs (ms) the TTFT percentiles are taken over, ascending, from the same timed requests.
-    public var timedTTFTsMs: [Double] = []
+    public var timedTTFTsMs: TimedSamples = []
     /// Nearest-rank 90th-percentile latency (ms) over the successful requests.
     public var latencyP90Ms: Double?
     /// Nearest-rank 99th-percentile latency (ms) over the successful requests.

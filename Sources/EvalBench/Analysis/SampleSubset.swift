@@ -7,7 +7,7 @@
 /// kilobytes rather than 8 bytes a sample each.
 struct SampleSubset {
     /// The whole group's samples, ascending (shared with the whole group's summary, not copied).
-    private let whole: [Double]
+    private let whole: TimedSamples
     private var positions: [UInt32] = []
     /// One bit per sample of `whole` once in use; then `positions` is empty.
     private var bits: [UInt64] = []
@@ -18,7 +18,7 @@ struct SampleSubset {
     /// Samples inserted.
     private(set) var count = 0
 
-    init(of whole: [Double]) {
+    init(of whole: TimedSamples) {
         self.whole = whole
     }
 
@@ -64,8 +64,8 @@ struct SampleSubset {
     }
 
     /// Every sample inserted, ascending.
-    func sortedValues() -> [Double] {
-        var found: [Double] = []
+    func sortedValues() -> TimedSamples {
+        var found = TimedSamples()
         found.reserveCapacity(count - others.count)
         if bits.isEmpty {
             // Positions ascending give values ascending, since `whole` is.
@@ -84,7 +84,7 @@ struct SampleSubset {
         guard !others.isEmpty else { return found }
         // Merge the two ascending lists.
         let rest = others.sorted()
-        var merged: [Double] = []
+        var merged = TimedSamples()
         merged.reserveCapacity(found.count + rest.count)
         var i = 0, j = 0
         while i < found.count || j < rest.count {

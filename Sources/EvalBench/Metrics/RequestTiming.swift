@@ -61,13 +61,24 @@ public struct Stopwatch: Sendable {
         startNanos = DispatchTime.now().uptimeNanoseconds
     }
 
+    /// Started at `startNanos` on `DispatchTime`'s clock (tests give their own readings).
+    package init(startNanos: UInt64, startedAt: Date = Date()) {
+        self.startNanos = startNanos
+        self.startedAt = startedAt
+    }
+
     /// Milliseconds since start, on the monotonic clock.
     public func ms() -> Double {
         ms(atNanos: DispatchTime.now().uptimeNanoseconds)
     }
 
-    /// Milliseconds from start to a `DispatchTime.uptimeNanoseconds` reading taken later.
+    /// Milliseconds from start to a `DispatchTime.uptimeNanoseconds` reading taken later,
+    /// rounded to the microsecond: finer digits are below what a request's timing can resolve
+    /// (a scheduler's wake-up alone is tens of microseconds), and a whole number of
+    /// microseconds is held in 4 bytes by the reports (`TimedSamples`), not 8.
     package func ms(atNanos nanos: UInt64) -> Double {
-        nanos >= startNanos ? Double(nanos - startNanos) / 1_000_000 : 0
+        guard nanos >= startNanos else { return 0 }
+        let elapsed = nanos - startNanos
+        return Double(elapsed / 1000 + (elapsed % 1000 >= 500 ? 1 : 0)) / 1000
     }
 }

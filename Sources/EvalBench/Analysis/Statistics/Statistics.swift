@@ -19,9 +19,9 @@ package func wilsonInterval(successes: Int, trials: Int, z: Double = 1.959964) -
 
 /// The nearest-rank percentile `p` (0...100) of ascending `sorted` values: the value at rank
 /// ⌈p/100 · n⌉ (counting from 1), and the minimum for p = 0; nil for no values.
-package func percentile(_ p: Double, of sorted: [Double]) -> Double? {
+package func percentile<Sorted: RandomAccessCollection<Double>>(_ p: Double, of sorted: Sorted) -> Double? where Sorted.Index == Int {
     guard !sorted.isEmpty else { return nil }
     // p · n / 100 rather than p / 100 · n: 95 · 20 / 100 is exactly 19, 0.95 · 20 may not be.
     let rank = Int((p * Double(sorted.count) / 100).rounded(.up))
-    return sorted[min(max(rank, 1), sorted.count) - 1]
+    return sorted[sorted.startIndex + min(max(rank, 1), sorted.count) - 1]
 }

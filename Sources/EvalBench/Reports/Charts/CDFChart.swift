@@ -14,7 +14,7 @@ package struct CDFStep: Sendable, Equatable {
 package enum EmpiricalCDF {
     /// One step per distinct finite value, ascending: F(v) = (values ≤ v) / count. The last
     /// step is at 1; no values give no steps.
-    package static func steps(_ values: [Double]) -> [CDFStep] {
+    package static func steps<Values: Sequence<Double>>(_ values: Values) -> [CDFStep] {
         let sorted = values.filter(\.isFinite).sorted()
         var steps: [CDFStep] = []
         let count = Double(sorted.count)
@@ -59,7 +59,7 @@ enum CDFChart {
         var name: String { self == .latency ? "Latency" : "TTFT" }
 
         /// The group's timed samples of this measure, ascending: those its percentiles are taken over.
-        func samples(of summary: GroupSummary) -> [Double] {
+        func samples(of summary: GroupSummary) -> TimedSamples {
             self == .latency ? summary.timedLatenciesMs : summary.timedTTFTsMs
         }
     }
