@@ -37,7 +37,7 @@ func writeSyntheticResults(count: Int, to url: URL, answerBytes: Int? = nil, fir
         // Whole microseconds, as a run records them, and most of them distinct, as measured ones are.
         let ttftMicros = 20_000 + index &* 7_919 % 97_000
         result.timing?.firstTokenMs = Double(ttftMicros) / 1000
-        result.timing?.firstAnswerTokenMs = result.timing?.firstTokenMs
+        result.timing?.firstAnswerTokenMs = Double(ttftMicros) / 1000
         result.timing?.endMs = Double(ttftMicros + 30_000 + index &* 104_729 % 200_000) / 1000
         if index % 7 == 0 {
             result.status = .fail

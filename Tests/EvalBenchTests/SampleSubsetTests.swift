@@ -49,6 +49,31 @@ struct SampleSubsetTests {
         }
     }
 
+    @Test("equal values take the bits of their run in the whole, and count again only past it")
+    func equalValuesTakeTheirRun() {
+        // Each value 3 times in the whole (whole microseconds, compact), 200 values.
+        let whole = TimedSamples((0..<600).map { Double($0 / 3) / 8 })
+        var subset = SampleSubset(of: whole)
+        var inserted: [Double] = []
+        for index in 0..<600 where index % 3 != 2 {
+            subset.insert(whole[index])
+            inserted.append(whole[index])
+        }
+        #expect(subset.positionsCountedAgain == 0)
+        // Five of one value: two more than the whole has, counted again.
+        for _ in 0..<3 {
+            subset.insert(whole[0])
+            inserted.append(whole[0])
+        }
+        #expect(subset.positionsCountedAgain == 1)
+        #expect(subset.sortedValues().array == inserted.sorted())
+        // A run longer than the scan: every one of 1,000 equal values still comes back.
+        let same = TimedSamples([Double](repeating: 2.5, count: 1_000))
+        var many = SampleSubset(of: same)
+        for _ in 0..<1_000 { many.insert(2.5) }
+        #expect(many.sortedValues() == same && many.positionsCountedAgain == 1)
+    }
+
     @Test("an empty subset gives no samples")
     func empty() {
         #expect(SampleSubset(of: [1, 2, 3]).sortedValues().isEmpty)
