@@ -38,7 +38,7 @@ package enum RunMerge {
     package struct Part: Sendable {
         package var path: String
         package var metadata: RunMetadata
-        /// Kept as the reports keep results (about 88 bytes a result, in a temporary file), so
+        /// Kept as the reports keep results (about 96 bytes a result, in a temporary file), so
         /// that merging a million results holds none of them whole.
         package var results: ResultTable
     }

@@ -23,7 +23,7 @@ package final class ResultStore: @unchecked Sendable {
     private let tableLock = NSLock()
     package let url: URL
     private let handle: FileHandle
-    /// The results kept for the reports, in a row of about 88 bytes each (a whole result is
+    /// The results kept for the reports, in a row of about 96 bytes each (a whole result is
     /// about 800) with equal strings, tags and verdicts held once: what `report` reads
     /// results.jsonl into, so that a run and its report from the file hold the same.
     private var kept = ResultTable()

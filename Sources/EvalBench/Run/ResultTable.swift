@@ -1,6 +1,6 @@
 import Foundation
 
-/// A run's results kept for the reports in a fixed row of about 88 bytes each, instead of
+/// A run's results kept for the reports in a fixed row of about 96 bytes each, instead of
 /// the 800 of a `RequestResult`'s fields, and the rows in a temporary file a block at a time
 /// (`FileBackedArray`): a million results then fit in the report's memory budget. Strings a
 /// case's results repeat (suite, case, prompt, tags, verdicts) are held once,
@@ -12,12 +12,15 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     private var rows: FileBackedArray<Row>
     private var texts = ChunkedArray<String>()
     private var textIDs: [String: UInt32] = [:]
-    /// Answers longer than `answerInMemoryBytes` and verdict quotes longer than `spillBytes`,
-    /// in a temporary file rather than in memory (a model's answers are seldom repeated, and
-    /// 300-byte answers were most of a million-result report's memory): where each lies in the
-    /// file. The file only grows, so copies of the table share it.
+    /// Answers longer than `answerInMemoryBytes` and verdict quotes longer than `spillBytes`
+    /// are in a temporary file rather than in memory (a model's answers are seldom repeated, and
+    /// 300-byte answers were most of a million-result report's memory). Where an answer lies is
+    /// in its row; where each verdict quote lies is here. The file only grows, so copies of the
+    /// table share it.
     private var spilled = ChunkedArray<SpillSpan>()
     private var spillFile: SpillFile?
+    /// Answers in the spill file (each row with one says where).
+    private var spilledAnswers = 0
     private var spillUnavailable = false
     /// What each verdict of a result says of that result alone (its `actual`, `message`,
     /// `pointer` and `note`), four text references a verdict from a row's `details` on (one,
@@ -57,7 +60,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// Text references held for the verdicts' own parts.
     var verdictReferences: Int { verdictDetails.count }
     /// Texts held in memory and in the spill file.
-    var textsHeld: (inMemory: Int, spilled: Int) { (texts.count, spilled.count) }
+    var textsHeld: (inMemory: Int, spilled: Int) { (texts.count, spilled.count + spilledAnswers) }
 
     /// An empty table. `rowsPerBlock` is how many rows go to its temporary file at a time
     /// (tests make it small, so that a few results exercise the file).
@@ -270,9 +273,12 @@ package struct ResultTable: RandomAccessCollection, Sendable {
             shared: assertions.shared)
         // Short answers ("Paris", "yes") repeat, and are held in the string itself; longer ones
         // are seldom repeated and go to the spill file.
-        if let output = fields.output, output.utf8.count > Self.answerInMemoryBytes, let index = spill(output) {
-            row.output = index
+        if let output = fields.output, output.utf8.count > Self.answerInMemoryBytes, let span = spillSpan(output) {
+            // Where it lies is in the row, in the file, not in memory: 16 bytes an answer.
+            row.outputOffset = span.offset
+            row.output = UInt32(span.length)
             row.flags.insert(.spilledOutput)
+            spilledAnswers += 1
         } else {
             row.output = textID(fields.output, shared: (fields.output?.utf8.count ?? 0) <= Self.answerInMemoryBytes)
         }
@@ -395,7 +401,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
 
     /// The answer of the result in `row`.
     private func output(_ row: Row) -> String? {
-        row.has(.spilledOutput) ? spilledText(row.output) : text(row.output)
+        guard row.has(.spilledOutput) else { return text(row.output) }
+        return spillFile?.read(SpillSpan(offset: row.outputOffset, length: Int32(truncatingIfNeeded: row.output)))
     }
 
     /// Verdict quotes longer than this many UTF-8 bytes are kept in the spill file.
@@ -411,14 +418,21 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// Writes `text` to the spill file and returns its index; nil (keep it in memory) when no
     /// file can be made or written, or the index would not fit.
     private mutating func spill(_ text: String) -> UInt32? {
-        guard !spillUnavailable, spilled.count < Int(UInt32.max) else { return nil }
+        guard spilled.count < Int(UInt32.max), let span = spillSpan(text) else { return nil }
+        spilled.append(span)
+        return UInt32(spilled.count - 1)
+    }
+
+    /// Writes `text` to the spill file and returns where it lies; nil (keep it in memory) when
+    /// no file can be made or written.
+    private mutating func spillSpan(_ text: String) -> SpillSpan? {
+        guard !spillUnavailable else { return nil }
         if spillFile == nil { spillFile = SpillFile() }
         guard let file = spillFile, let span = file.append(text) else {
             spillUnavailable = true
             return nil
         }
-        spilled.append(span)
-        return UInt32(spilled.count - 1)
+        return span
     }
 
     private func spilledText(_ index: UInt32) -> String? {
@@ -649,7 +663,10 @@ private struct Row {
     var identity: UInt32 = 0
     /// The index of its `Outcome` in the table.
     var outcome: UInt32 = 0
+    /// A text id, or with `spilledOutput` the answer's length in bytes in the spill file.
     var output: UInt32 = 0
+    /// With `spilledOutput`, where the answer starts in the spill file.
+    var outputOffset: Int64 = 0
     var turn: UInt16 = 0
     var turns: UInt16 = 0
     var repeatIndex: UInt16 = 0
@@ -670,7 +687,7 @@ private struct Row {
         static let key = Flags(rawValue: 1 << 7)
         static let whole = Flags(rawValue: 1 << 8)
         static let caseScore = Flags(rawValue: 1 << 9)
-        /// `output` is an index into the spill file's spans, not a text id.
+        /// `output` is the length of the answer at `outputOffset` in the spill file, not a text id.
         static let spilledOutput = Flags(rawValue: 1 << 10)
         /// `details` is where the row's verdicts' own parts start in `verdictDetails`.
         static let verdictDetails = Flags(rawValue: 1 << 11)

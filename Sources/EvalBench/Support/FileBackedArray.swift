@@ -3,7 +3,7 @@ import Foundation
 /// An append-only array of plain values (no references) kept in memory only a block at a
 /// time: each full block of `elementsPerBlock` is written to an unlinked temporary file, and
 /// reads of written blocks are served from a small cache of the file's windows. A
-/// `ResultTable`'s rows (88 bytes a result) live here, so its memory grows with what results
+/// `ResultTable`'s rows (96 bytes a result) live here, so its memory grows with what results
 /// share, not with how many there are: 88 MB for a million results otherwise.
 ///
 /// Copies share the file: a written block never changes, each block's place in the file is
