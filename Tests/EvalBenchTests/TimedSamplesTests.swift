@@ -50,6 +50,19 @@ struct TimedSamplesTests {
         }
     }
 
+    @Test("Shrunk to fit, samples keep their values and order, held compactly or not")
+    func shrinkToFit() {
+        for odd in [false, true] {
+            var samples = TimedSamples()
+            for index in 0..<1_000 { samples.append(index == 999 && odd ? 0.1 + 0.2 : Double(1_000 - index) / 4) }
+            let before = samples.array
+            samples.shrinkToFit()
+            #expect(samples.array.map(\.bitPattern) == before.map(\.bitPattern) && samples.isCompact == !odd)
+            samples.append(7)
+            #expect(samples.count == 1_001 && samples.last == 7)
+        }
+    }
+
     @Test("Equal samples are equal however they are held")
     func equality() {
         var compact: TimedSamples = [1, 2]

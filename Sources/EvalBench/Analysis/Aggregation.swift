@@ -440,6 +440,9 @@ private struct GroupAccumulator {
         }
         if let latencySubset { latenciesMs = latencySubset.sortedValues() } else { latenciesMs.sort() }
         if let ttftSubset { ttftsMs = ttftSubset.sortedValues() } else { ttftsMs.sort() }
+        // Kept with the summary for the reports: without the room their arrays grew into.
+        latenciesMs.shrinkToFit()
+        ttftsMs.shrinkToFit()
         if let ttfaSubset { ttfasMs = ttfaSubset.sortedValues() } else { ttfasMs.sort() }
         let latencies = latenciesMs, ttfts = ttftsMs, ttfas = ttfasMs
         summary.latencyP50Ms = percentile(50, of: latencies)

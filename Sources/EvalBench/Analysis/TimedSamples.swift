@@ -64,6 +64,23 @@ public struct TimedSamples: RandomAccessCollection, ExpressibleByArrayLiteral, S
         if doubles == nil { micros.sort() } else { doubles!.sort() }
     }
 
+    /// Gives back the room the samples' storage grew into beyond their count (up to as much
+    /// again as they take, as an array doubles when it grows): for samples kept once collected.
+    public mutating func shrinkToFit() {
+        if let values = doubles {
+            guard values.capacity > values.count else { return }
+            doubles = [Double](unsafeUninitializedCapacity: values.count) { buffer, count in
+                count = buffer.initialize(from: values).1
+            }
+        } else {
+            guard micros.capacity > micros.count else { return }
+            let values = micros
+            micros = [UInt32](unsafeUninitializedCapacity: values.count) { buffer, count in
+                count = buffer.initialize(from: values).1
+            }
+        }
+    }
+
     /// The samples as an array of `Double` (a copy, for code that needs one).
     public var array: [Double] { doubles ?? micros.map { Double($0) / 1000 } }
 
