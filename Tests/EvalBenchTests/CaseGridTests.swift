@@ -54,6 +54,25 @@ struct CaseGridTests {
         #expect(CaseGridHTML.render(grid).contains("class=\"grid-note sampled\""))
     }
 
+    @Test("a case has cells only where it ran, columns first seen after it included; repeats counted, the worst verdict kept")
+    func sparseCells() throws {
+        let results = [
+            fixtureResult(caseID: "a", backend: "x", status: .pass, latencyMs: 1),
+            fixtureResult(caseID: "b", backend: "y", status: .pass, latencyMs: 1),
+            fixtureResult(caseID: "b", backend: "x", repeatIndex: 1, status: .pass, latencyMs: 1),
+            fixtureResult(caseID: "b", backend: "x", repeatIndex: 2, status: .error, errorKind: .timeout),
+            fixtureResult(caseID: "c", backend: "z", status: .skipped),
+        ]
+        let grid = CaseGridCollector.grid(RunAggregate(results), baseline: nil)
+        #expect(grid.columns.map(\.group.backend) == ["x", "y", "z"])
+        #expect(grid.rows.map(\.caseID) == ["b", "a", "c"])
+        let b = try #require(grid.rows.first)
+        #expect(b.cells.keys.sorted() == [0, 1] && b.status == .error)
+        #expect(b.cells[0]?.repeats == 2 && b.cells[0]?.passedRepeats == 1 && b.cells[0]?.status == .error)
+        #expect(b.cells[0]?.turns.map(\.status) == [.pass], "the turns of its first repeat")
+        #expect(grid.rows[1].cells.keys.sorted() == [0] && grid.rows[2].cells.keys.sorted() == [2])
+    }
+
     @Test("hostile answers are escaped in the grid")
     func escaping() {
         var result = fixtureResult(caseID: "x", status: .pass, latencyMs: 1)

@@ -2,11 +2,11 @@
 /// whole group's samples, sorted: each sample found there, bit for bit, is held as its
 /// position, 4 bytes, until one bit per sample of the whole group is less, and then as that
 /// bit. Equal values take the bits of the whole's equal values in turn (the whole has at least
-/// as many of each as any subset of it); only past a few words of them, or past the whole's
-/// count, does a position met again count in a small dictionary. A sample not found there is
-/// kept as itself (4 bytes when a whole microsecond, see `TimedSamples`). `sortedValues()` gives back exactly the samples inserted, so
-/// percentiles over them are exact, while a million-sample group's tags take a few hundred
-/// kilobytes rather than 8 bytes a sample each.
+/// as many of each as any subset of it); only past 64 of them, or past the whole's count, does
+/// a position met again count in a small dictionary. A sample not found there is kept as
+/// itself (4 bytes when a whole microsecond, see `TimedSamples`). `sortedValues()` gives back
+/// exactly the samples inserted, so percentiles over them are exact, while a million-sample
+/// group's tags take a few hundred kilobytes rather than 8 bytes a sample each.
 struct SampleSubset {
     /// The whole group's samples, ascending (shared with the whole group's summary, not copied).
     private let whole: TimedSamples

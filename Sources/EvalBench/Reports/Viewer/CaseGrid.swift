@@ -99,12 +99,28 @@ package struct CaseGrid: Sendable {
 package struct CaseGridCollector: Sendable {
     private var columns: [CaseGrid.Column] = []
     private var columnIndex: [SummaryGroupKey: Int] = [:]
-    /// The rows, their cells without turns.
-    private var rows: [CaseGrid.Row] = []
-    /// Each row's cells' first case runs, by column: indices in the aggregate's case runs.
-    private var firstCaseRuns: [[Int: Int32]] = []
+    /// Each case's suite, id and tags, in the order the cases first come.
+    private var heads: [Head] = []
+    /// Each case's cells by column, 16 bytes each; a case's array reaches only as far as its
+    /// last column with a cell. (A dictionary of whole cells a case took about 2 KB over 20
+    /// columns: a tenth of a million-result report's heap for 10,000 cases.)
+    private var tallies: [[Tally]] = []
     private var rowIndex: [CaseKey: Int] = [:]
     private var baseline: [String: CaseGrid.Baseline] = [:]
+
+    private struct Head: Sendable {
+        var suite: String
+        var caseID: String
+        var tags: [String]
+    }
+
+    /// A cell's verdict and counts, and the number of its first case run; none while `repeats` is 0.
+    private struct Tally: Sendable {
+        var status = RequestResult.Status.skipped
+        var repeats: UInt32 = 0
+        var passedRepeats: UInt32 = 0
+        var firstCaseRun: Int32 = 0
+    }
 
     package init() {}
 
@@ -132,18 +148,19 @@ package struct CaseGridCollector: Sendable {
         }()
         let (row, isNewRow) = rowIndex.number(of: CaseKey(suite: repeats.suite, caseID: repeats.caseID))
         if isNewRow {
-            rows.append(CaseGrid.Row(suite: repeats.suite, caseID: repeats.caseID, tags: tags(), cells: [:]))
-            firstCaseRuns.append([:])
+            heads.append(Head(suite: repeats.suite, caseID: repeats.caseID, tags: tags()))
+            tallies.append([])
         }
-        let passed = status == .pass ? 1 : 0
-        if var cell = rows[row].cells[column] {
-            cell.repeats += 1
-            cell.passedRepeats += passed
-            if CaseGrid.severity(status) > CaseGrid.severity(cell.status) { cell.status = status }
-            rows[row].cells[column] = cell
+        if tallies[row].count <= column {
+            tallies[row].append(contentsOf: repeatElement(Tally(), count: column + 1 - tallies[row].count))
+        }
+        let passed: UInt32 = status == .pass ? 1 : 0
+        if tallies[row][column].repeats > 0 {
+            tallies[row][column].repeats &+= 1
+            tallies[row][column].passedRepeats &+= passed
+            if CaseGrid.severity(status) > CaseGrid.severity(tallies[row][column].status) { tallies[row][column].status = status }
         } else {
-            rows[row].cells[column] = CaseGrid.Cell(status: status, repeats: 1, passedRepeats: passed, turns: [], baseline: nil)
-            firstCaseRuns[row][column] = Int32(truncatingIfNeeded: index)
+            tallies[row][column] = Tally(status: status, repeats: 1, passedRepeats: passed, firstCaseRun: Int32(truncatingIfNeeded: index))
         }
     }
 
@@ -155,21 +172,41 @@ package struct CaseGridCollector: Sendable {
         baseline[key] = CaseGrid.Baseline(status: status, answer: answer, flipped: false)
     }
 
+    /// Row `row`'s cells by column, without their turns, each with the baseline's verdict beside it.
+    private func cells(ofRow row: Int) -> [Int: CaseGrid.Cell] {
+        var cells: [Int: CaseGrid.Cell] = [:]
+        for (column, tally) in tallies[row].enumerated() where tally.repeats > 0 {
+            var before = baseline.isEmpty ? nil : baseline[Self.cellKey(heads[row].suite, heads[row].caseID, columns[column].group)]
+            if let status = before?.status { before?.flipped = (status == .pass) != (tally.status == .pass) }
+            cells[column] = CaseGrid.Cell(status: tally.status, repeats: Int(tally.repeats), passedRepeats: Int(tally.passedRepeats),
+                                          turns: [], baseline: before)
+        }
+        return cells
+    }
+
     /// The grid; above `cellLimit` cells, failing and flipped cases and an even sample of the
     /// rest. The cells shown get the turns of their first case run, read from `caseRuns`.
     private func grid(cellLimit: Int = CaseGrid.cellLimit, caseRuns: CaseRunList) -> CaseGrid {
-        var rows = self.rows
-        for index in rows.indices {
-            for (column, cell) in rows[index].cells {
-                let key = Self.cellKey(rows[index].suite, rows[index].caseID, columns[column].group)
-                guard var before = baseline[key] else { continue }
-                before.flipped = (before.status == .pass) != (cell.status == .pass)
-                rows[index].cells[column]?.baseline = before
+        func row(_ index: Int) -> CaseGrid.Row {
+            CaseGrid.Row(suite: heads[index].suite, caseID: heads[index].caseID, tags: heads[index].tags, cells: cells(ofRow: index))
+        }
+        // A case with a failing, erroring or flipped cell is notable (its row's status is fail
+        // or error, or it is flipped), read from the tallies without building its row.
+        func isNotable(_ index: Int) -> Bool {
+            tallies[index].indices.contains { column in
+                let tally = tallies[index][column]
+                guard tally.repeats > 0 else { return false }
+                if tally.status == .fail || tally.status == .error { return true }
+                guard !baseline.isEmpty,
+                      let before = baseline[Self.cellKey(heads[index].suite, heads[index].caseID, columns[column].group)] else { return false }
+                return (before.status == .pass) != (tally.status == .pass)
             }
         }
-        let isNotable = { (row: CaseGrid.Row) in row.status == .fail || row.status == .error || row.flipped }
-        let notable = rows.indices.filter { isNotable(rows[$0]) }
-        var rest = rows.indices.filter { !isNotable(rows[$0]) }
+        var notable: [Int] = []
+        var rest: [Int] = []
+        for index in heads.indices {
+            if isNotable(index) { notable.append(index) } else { rest.append(index) }
+        }
         let perRow = max(columns.count, 1)
         let room = max(0, cellLimit / perRow - notable.count)
         if rest.count > room {
@@ -177,13 +214,13 @@ package struct CaseGridCollector: Sendable {
             rest = room == 0 ? [] : (0..<room).map { rest[Int(Double($0) * stride)] }
         }
         let shown = (Array(notable.prefix(max(cellLimit / perRow, 1))) + rest).map { index in
-            var row = rows[index]
-            for (column, caseRun) in firstCaseRuns[index] {
-                row.cells[column]?.turns = caseRuns[Int(caseRun)].requests.map(Self.turn)
+            var shownRow = row(index)
+            for (column, tally) in tallies[index].enumerated() where tally.repeats > 0 {
+                shownRow.cells[column]?.turns = caseRuns[Int(tally.firstCaseRun)].requests.map(Self.turn)
             }
-            return row
+            return shownRow
         }
-        return CaseGrid(columns: columns, rows: shown, totalCases: rows.count, hasBaseline: !baseline.isEmpty)
+        return CaseGrid(columns: columns, rows: shown, totalCases: heads.count, hasBaseline: !baseline.isEmpty)
     }
 
     private static func cellKey(_ suite: String, _ caseID: String, _ group: SummaryGroupKey) -> String {
