@@ -9,8 +9,9 @@ package struct RunAggregate: Sendable {
     /// Each case's repeats per backend × reasoning × variant, in first-seen order.
     package private(set) var repeats = CaseRepeatsList()
     /// The index in `repeats` of each case run's case on its group, in the order of `caseRuns`:
-    /// the case runs one JUnit testcase reports.
-    package private(set) var repeatOfCaseRun: [UInt32] = []
+    /// the case runs one JUnit testcase reports. In a temporary file a block at a time, as the
+    /// table's rows are: 4 bytes a case run were memory each request added to a report.
+    package private(set) var repeatOfCaseRun = FileBackedArray<UInt32>()
     /// Each case run's status (`CaseRun.status`), in the order of `caseRuns`: computed once here,
     /// since every report asks for it and it walks the case run's requests.
     package private(set) var statuses: [RequestResult.Status] = []
@@ -176,7 +177,7 @@ struct CaseRunGroups {
     private var repeatSets: [RepeatSet] = []
     private var lastRepeat: (key: RepeatKey, index: UInt32)?
     /// The index in `repeatSets` of each case run added, when `keepsRepeats`.
-    private(set) var repeatOfCaseRun: [UInt32] = []
+    private(set) var repeatOfCaseRun = FileBackedArray<UInt32>()
 
     /// The sorted samples of the groups these case runs are a subset of, by group.
     private var references: [SummaryGroupKey: GroupAccumulator.Reference] = [:]

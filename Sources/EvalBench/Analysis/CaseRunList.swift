@@ -106,10 +106,11 @@ package struct CaseRunList: RandomAccessCollection, Sendable {
 }
 
 /// Positions that are most often 0, 1, 2, … (results in plan order, one request a case run):
-/// held as their count until one is not, then as 4 bytes each.
+/// held as their count until one is not, then as 4 bytes each, in a temporary file.
 struct Positions: RandomAccessCollection, Sendable {
-    /// Nil while every position is its own index.
-    private var values: [Int32]?
+    /// Nil while every position is its own index; else in a temporary file a block at a time,
+    /// as the table's rows are (4 bytes a request or case run of results out of plan order).
+    private var values: FileBackedArray<Int32>?
     private var identityCount = 0
 
     init() {}
@@ -130,7 +131,9 @@ struct Positions: RandomAccessCollection, Sendable {
                 identityCount += 1
                 return
             }
-            values = (0..<identityCount).map { Int32(truncatingIfNeeded: $0) }
+            var identity = FileBackedArray<Int32>()
+            for index in 0..<identityCount { identity.append(Int32(truncatingIfNeeded: index)) }
+            values = identity
         }
         values!.append(value)
     }

@@ -474,7 +474,7 @@ struct CaseSamples {
     /// Each case's repeat set on a group (the aggregate's `repeats`): the groups, and how many
     /// of its case runs are still to come.
     private let groups: [SummaryGroupKey]
-    private let setOfCaseRun: [UInt32]
+    private let setOfCaseRun: FileBackedArray<UInt32>
     private var remaining: [UInt32]
     /// The samples of the sets some but not all of whose case runs have come: in plan order a
     /// case's runs are neighbours, so these are a few, not every case's.
