@@ -176,12 +176,20 @@ package struct CaseGridCollector: Sendable {
     private func cells(ofRow row: Int) -> [Int: CaseGrid.Cell] {
         var cells: [Int: CaseGrid.Cell] = [:]
         for (column, tally) in tallies[row].enumerated() where tally.repeats > 0 {
-            var before = baseline.isEmpty ? nil : baseline[Self.cellKey(heads[row].suite, heads[row].caseID, columns[column].group)]
-            if let status = before?.status { before?.flipped = (status == .pass) != (tally.status == .pass) }
             cells[column] = CaseGrid.Cell(status: tally.status, repeats: Int(tally.repeats), passedRepeats: Int(tally.passedRepeats),
-                                          turns: [], baseline: before)
+                                          turns: [], baseline: baselineCell(row: row, column: column, status: tally.status))
         }
         return cells
+    }
+
+    /// The baseline's verdict on row `row`'s case in `column`, flipped when it and `status`
+    /// differ between pass and not pass; nil when the baseline has none.
+    private func baselineCell(row: Int, column: Int, status: RequestResult.Status) -> CaseGrid.Baseline? {
+        guard !baseline.isEmpty, var before = baseline[Self.cellKey(heads[row].suite, heads[row].caseID, columns[column].group)] else {
+            return nil
+        }
+        before.flipped = (before.status == .pass) != (status == .pass)
+        return before
     }
 
     /// The grid; above `cellLimit` cells, failing and flipped cases and an even sample of the
@@ -197,9 +205,7 @@ package struct CaseGridCollector: Sendable {
                 let tally = tallies[index][column]
                 guard tally.repeats > 0 else { return false }
                 if tally.status == .fail || tally.status == .error { return true }
-                guard !baseline.isEmpty,
-                      let before = baseline[Self.cellKey(heads[index].suite, heads[index].caseID, columns[column].group)] else { return false }
-                return (before.status == .pass) != (tally.status == .pass)
+                return baselineCell(row: index, column: column, status: tally.status)?.flipped == true
             }
         }
         var notable: [Int] = []
