@@ -89,6 +89,16 @@ struct FileBackedArrayTests {
         #expect(wrong == Array(repeating: 0, count: 8))
     }
 
+    @Test("once the file cannot take a block (a full disk), that block and the later ones stay in memory; nothing is lost")
+    func fullDisk() {
+        let blockBytes = Int64(8 * MemoryLayout<Element>.stride)
+        var array = FileBackedArray<Element>(elementsPerBlock: 8, fileBytes: 3 * blockBytes + blockBytes / 2)
+        for index in 0..<100 { array.append(Self.element(index)) }
+        #expect(array.blocksHeld == (inFile: 3, inMemory: 10))
+        #expect(Array(array) == (0..<100).map { Self.element($0) })
+        #expect(array[5] == Self.element(5) && array[77] == Self.element(77))
+    }
+
     @Test("without a file (none could be made), blocks stay in memory and read back the same")
     func inMemory() {
         var array = FileBackedArray<Element>(elementsPerBlock: 8, keepsInMemory: true)

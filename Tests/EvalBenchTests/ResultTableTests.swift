@@ -356,6 +356,25 @@ struct ResultTableTests {
         #expect(table.keptWhole.count == 1)
     }
 
+    @Test("when the spill file cannot be written (a full disk), the answers it could not take stay in memory and every result reads back")
+    func spillFileFull() throws {
+        // 600 answers of 300 bytes: the file takes its first 64 KiB write and fails the second.
+        let results = (0..<600).map { index in
+            var result = fixtureResult(caseID: "c\(index)", status: .pass, latencyMs: 10)
+            result.output = String(repeating: "answer \(index) ", count: 40).prefix(300) + ""
+            return result
+        }
+        var table = ResultTable(rowsPerBlock: 64, spillFileBytes: 64 * 1024 + 100)
+        for result in results { table.append(result) }
+        for index in results.indices { #expect(table[index] == results[index]) }
+        let (inMemory, spilled) = table.textsHeld
+        // The answers of the failed write are still spans, served from memory; the rest are texts.
+        #expect(spilled > 64 * 1024 / 300 && spilled < 600 && inMemory >= 600 - spilled)
+        var whole = ResultTable(rowsPerBlock: 64)
+        for result in results { whole.append(result) }
+        #expect(whole.textsHeld.spilled == 600)
+    }
+
     @Test("a row is a fraction of a result's fields, so a million results fit the report's memory budget")
     func rowSize() {
         #expect(ResultTable.bytesPerRow <= 96)

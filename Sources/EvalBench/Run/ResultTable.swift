@@ -22,6 +22,8 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// Answers in the spill file (each row with one says where).
     private var spilledAnswers = 0
     private var spillUnavailable = false
+    /// For tests: the most bytes the spill file takes (see `init(rowsPerBlock:spillFileBytes:)`).
+    private var spillFileLimit: Int64?
     /// What each verdict of a result says of that result alone (its `actual`, `message`,
     /// `pointer` and `note`), four text references a verdict from a row's `details` on (one,
     /// its `actual`, when none of a row's verdicts has the other three); the
@@ -66,6 +68,13 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// (tests make it small, so that a few results exercise the file).
     package init(rowsPerBlock: Int = 4_096) {
         rows = FileBackedArray(elementsPerBlock: rowsPerBlock)
+    }
+
+    /// For tests: an empty table whose spill file takes at most `spillFileBytes`, its writes
+    /// past that failing as on a full disk.
+    init(rowsPerBlock: Int = 4_096, spillFileBytes: Int64) {
+        self.init(rowsPerBlock: rowsPerBlock)
+        spillFileLimit = spillFileBytes
     }
 
     /// The rows' blocks held in the temporary file, and in memory.
@@ -427,7 +436,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     /// no file can be made or written.
     private mutating func spillSpan(_ text: String) -> SpillSpan? {
         guard !spillUnavailable else { return nil }
-        if spillFile == nil { spillFile = SpillFile() }
+        if spillFile == nil { spillFile = SpillFile(writableBytes: spillFileLimit) }
         guard let file = spillFile, let span = file.append(text) else {
             spillUnavailable = true
             return nil
@@ -865,9 +874,10 @@ private final class SpillFile: @unchecked Sendable {
     private let file: UnlinkedFile
     private let lock = NSLock()
 
-    /// A new file in the temporary directory; nil when none can be made.
-    init?() {
-        guard let file = UnlinkedFile(prefix: "evalbench-results") else { return nil }
+    /// A new file in the temporary directory; nil when none can be made. `writableBytes`, for
+    /// tests, makes writes past that size fail, as on a full disk.
+    init?(writableBytes: Int64? = nil) {
+        guard let file = UnlinkedFile(prefix: "evalbench-results", writableBytes: writableBytes) else { return nil }
         self.file = file
         windowBuffers = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.windowBytes * Self.windowCount, alignment: 16)
     }

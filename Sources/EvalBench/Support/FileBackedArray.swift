@@ -18,6 +18,7 @@ package struct FileBackedArray<Element: BitwiseCopyable & Sendable>: RandomAcces
     private var tail: [Element] = []
     private var file: BlockFile?
     private var fileUnavailable = false
+    private let fileBytesLimit: Int64?
     package private(set) var count = 0
 
     private enum Block {
@@ -27,9 +28,11 @@ package struct FileBackedArray<Element: BitwiseCopyable & Sendable>: RandomAcces
 
     /// An empty array whose blocks hold `elementsPerBlock` elements (rounded up to a power of
     /// two; tests pass small blocks so that a few elements reach the file). `keepsInMemory`
-    /// keeps every block in memory, as when no file can be made.
-    package init(elementsPerBlock: Int = 4_096, keepsInMemory: Bool = false) {
+    /// keeps every block in memory, as when no file can be made; `fileBytes`, for tests, makes
+    /// writes past that size of file fail, as on a full disk.
+    package init(elementsPerBlock: Int = 4_096, keepsInMemory: Bool = false, fileBytes: Int64? = nil) {
         fileUnavailable = keepsInMemory
+        fileBytesLimit = fileBytes
         var shift = 0
         while 1 << shift < Swift.max(1, elementsPerBlock) { shift += 1 }
         blockShift = shift
@@ -74,7 +77,7 @@ package struct FileBackedArray<Element: BitwiseCopyable & Sendable>: RandomAcces
     private mutating func writeTail() {
         if file == nil, !fileUnavailable {
             file = BlockFile(blockBytes: elementsPerBlock * MemoryLayout<Element>.stride,
-                             elementStride: MemoryLayout<Element>.stride)
+                             elementStride: MemoryLayout<Element>.stride, writableBytes: fileBytesLimit)
             fileUnavailable = file == nil
         }
         if let file, let offset = tail.withUnsafeBytes({ file.append($0) }) {
@@ -100,8 +103,8 @@ private final class BlockFile: @unchecked Sendable {
     private var tags = [Int64](repeating: -1, count: windowCount)
     private let windows: UnsafeMutableRawBufferPointer
 
-    init?(blockBytes: Int, elementStride: Int) {
-        guard let file = UnlinkedFile(prefix: "evalbench-rows") else { return nil }
+    init?(blockBytes: Int, elementStride: Int, writableBytes: Int64? = nil) {
+        guard let file = UnlinkedFile(prefix: "evalbench-rows", writableBytes: writableBytes) else { return nil }
         self.file = file
         // At most 128 elements a window, and a window divides a block (both are powers of two times the stride).
         windowBytes = min(blockBytes, 128 * elementStride)

@@ -14,9 +14,13 @@ final class UnlinkedFile: @unchecked Sendable {
     private let fd: Int32
     private let lock = NSLock()
     private var end: Int64 = 0
+    /// For tests: the most bytes the file takes; an append past it fails as on a full disk.
+    private let writableBytes: Int64?
 
-    /// A new file in the temporary directory; nil when none can be made.
-    init?(prefix: String) {
+    /// A new file in the temporary directory; nil when none can be made. `writableBytes`, for
+    /// tests, makes appends past that size fail, as they would on a full disk.
+    init?(prefix: String, writableBytes: Int64? = nil) {
+        self.writableBytes = writableBytes
         var template = Array((FileManager.default.temporaryDirectory.path + "/\(prefix)-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return nil }
@@ -35,6 +39,7 @@ final class UnlinkedFile: @unchecked Sendable {
     func append(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         lock.withLock {
             let start = end
+            if let writableBytes, start + Int64(bytes.count) > writableBytes { return nil }
             let failure = transferAll(bytes.count) { done in
                 pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(start) + off_t(done))
             }
