@@ -222,8 +222,11 @@ final class FakeEntitlements: EntitlementChecking, @unchecked Sendable {
 }
 
 /// Runs `cases` on Apple backends made from fake drivers, through the real Runner.
+/// `timeoutSeconds` is long: no test here measures the time limit, and on a loaded 2-core CI
+/// machine the test process's threads were once all busy for over 10 s (three of these tests
+/// then saw a fake's immediate answer time out, and retried it).
 func runApple(_ backends: [String: any Backend], cases: [EvalCase], reasoning: [ReasoningLevel] = [.none],
-              retries: Int = 0, timeoutSeconds: Double = 10) async throws -> [RequestResult] {
+              retries: Int = 0, timeoutSeconds: Double = 120) async throws -> [RequestResult] {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apple-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
