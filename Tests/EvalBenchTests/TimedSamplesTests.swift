@@ -63,6 +63,19 @@ struct TimedSamplesTests {
         }
     }
 
+    @Test("Sorted samples find the first position of a value by its bits, held compactly or not")
+    func firstPosition() {
+        let compact = TimedSamples([0, 1.5, 1.5, 1.5, 2.25, 7])
+        let wide = TimedSamples([-0.0, 0, 1.5, 1.5, 1.5, 2.25, 7, 7.0000001])
+        #expect(compact.isCompact && !wide.isCompact)
+        #expect(compact.firstPosition(ofSorted: 1.5) == 1 && wide.firstPosition(ofSorted: 1.5) == 2)
+        #expect(compact.firstPosition(ofSorted: 7) == 5 && compact.firstPosition(ofSorted: 0) == 0)
+        #expect(compact.firstPosition(ofSorted: 2) == nil && compact.firstPosition(ofSorted: 1.5000001) == nil)
+        #expect(compact.firstPosition(ofSorted: -0.0) == nil && compact.firstPosition(ofSorted: 8) == nil)
+        #expect(wide.firstPosition(ofSorted: -0.0) == 0 && wide.firstPosition(ofSorted: 7.0000001) == 7)
+        #expect(compact.sameSample(1, 3) && !compact.sameSample(3, 4) && wide.sameSample(2, 4) && !wide.sameSample(0, 1))
+    }
+
     @Test("Equal samples are equal however they are held")
     func equality() {
         var compact: TimedSamples = [1, 2]

@@ -28,7 +28,7 @@ struct SampleSubset {
 
     mutating func insert(_ value: Double) {
         count += 1
-        guard whole.count < Int(UInt32.max), let position = position(of: value) else {
+        guard whole.count < Int(UInt32.max), let position = whole.firstPosition(ofSorted: value) else {
             others.append(value)
             return
         }
@@ -39,17 +39,6 @@ struct SampleSubset {
         } else {
             mark(position)
         }
-    }
-
-    /// The first position in `whole` of a value with `value`'s bits, by binary search; nil when none.
-    private func position(of value: Double) -> Int? {
-        var low = 0, high = whole.count
-        while low < high {
-            let middle = low + (high - low) / 2
-            if whole[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        // Equal values (0 and -0 aside) have equal bits, and the first of them is at `low`.
-        return low < whole.count && whole[low].bitPattern == value.bitPattern ? low : nil
     }
 
     private mutating func useBits() {
@@ -64,7 +53,6 @@ struct SampleSubset {
     /// in a whole of distinct timings are seldom more than a few, and a dictionary entry per
     /// such position was most of a tag's samples.
     private mutating func mark(_ position: Int) {
-        let first = whole[position].bitPattern
         var candidate = position
         while candidate < whole.count, candidate < position + Self.runScan {
             let word = candidate >> 6, bit = UInt64(1) << UInt64(candidate & 63)
@@ -73,7 +61,7 @@ struct SampleSubset {
                 return
             }
             candidate += 1
-            guard candidate < whole.count, whole[candidate].bitPattern == first else { break }
+            guard candidate < whole.count, whole.sameSample(candidate, position) else { break }
         }
         extra[UInt32(position), default: 0] += 1
     }

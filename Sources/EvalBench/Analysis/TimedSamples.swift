@@ -81,6 +81,36 @@ public struct TimedSamples: RandomAccessCollection, ExpressibleByArrayLiteral, S
         }
     }
 
+    /// In samples sorted ascending, the first position holding a value with `value`'s bits, by
+    /// binary search; nil when none. Held as microseconds, they are searched as such (no
+    /// division a step; a value that is not a whole microsecond cannot be among them).
+    func firstPosition(ofSorted value: Double) -> Int? {
+        guard let doubles else {
+            guard let micro = Self.microseconds(exactly: value) else { return nil }
+            let low = Self.lowerBound(micro, in: micros)
+            return low < micros.count && micros[low] == micro ? low : nil
+        }
+        let low = Self.lowerBound(value, in: doubles)
+        // Equal values (0 and -0 aside) have equal bits, and the first of them is at `low`.
+        return low < doubles.count && doubles[low].bitPattern == value.bitPattern ? low : nil
+    }
+
+    /// Whether positions `first` and `second` hold the same bits.
+    func sameSample(_ first: Int, _ second: Int) -> Bool {
+        guard let doubles else { return micros[first] == micros[second] }
+        return doubles[first].bitPattern == doubles[second].bitPattern
+    }
+
+    /// The first position in ascending `sorted` whose value is not below `value`.
+    private static func lowerBound<Value: Comparable>(_ value: Value, in sorted: [Value]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The samples as an array of `Double` (a copy, for code that needs one).
     public var array: [Double] { doubles ?? micros.map { Double($0) / 1000 } }
 

@@ -156,8 +156,12 @@ package struct ResultTable: RandomAccessCollection, Sendable {
     package func key(at position: Int) -> String {
         let row = rows[position]
         if let whole = whole(row, at: position) { return whole.key }
+        return key(row, at: position, identity: identities[Int(row.identity)])
+    }
+
+    /// The key of the result a row holds (not one kept whole): its own, or the one its fields make.
+    private func key(_ row: Row, at position: Int, identity: Identity) -> String {
         if row.has(.key), let key = text(keys[position]) { return key }
-        let identity = identities[Int(row.identity)]
         return Self.derivedKey(suite: text(identity.suite) ?? "", caseID: text(identity.caseID) ?? "",
                                variant: text(identity.variant) ?? "", backend: text(identity.backend) ?? "",
                                reasoning: ReasoningLevel.allCases[Int(row.reasoning)], repeatIndex: Int(row.repeatIndex))
@@ -376,8 +380,7 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         let variant = text(identity.variant) ?? "", backend = text(identity.backend) ?? ""
         let reasoning = ReasoningLevel.allCases[Int(row.reasoning)]
         let repeatIndex = Int(row.repeatIndex)
-        let key = (row.has(.key) ? text(keys[position]) : nil) ?? Self.derivedKey(suite: suite, caseID: caseID, variant: variant, backend: backend,
-                                                   reasoning: reasoning, repeatIndex: repeatIndex)
+        let key = self.key(row, at: position, identity: identity)
         let output = output(row)
         let timing = timing(row)
         var fields = RequestResultFields(
