@@ -110,19 +110,25 @@ extension JSONByteReader {
     /// a null member is absent (`member` is not called). A key given twice is refused, as
     /// `JSONDecoder`'s choice between the two is its own.
     mutating func uniqueMembers(_ member: (inout JSONByteReader, String) throws -> Void) throws {
-        // An object's few keys are compared in a list; a server's object with many goes to a set.
-        var seen: [String] = []
-        var many: Set<String> = []
-        try object { reader, key in
-            if seen.count < 16 {
-                guard !seen.contains(key) else { throw Refused() }
-                seen.append(key)
-                if seen.count == 16 { many = Set(seen) }
-            } else {
-                guard many.insert(key).inserted else { throw Refused() }
+        // An object's few keys are compared in a list on the stack (a growing array cost three
+        // allocations an object, 18 a streamed answer); a server's object with many goes to a set.
+        let listed = 16
+        try withUnsafeTemporaryAllocation(of: String.self, capacity: listed) { seen in
+            var count = 0
+            defer { seen.baseAddress!.deinitialize(count: count) }
+            var many: Set<String> = []
+            try object { reader, key in
+                if count < listed {
+                    for index in 0..<count where seen[index] == key { throw Refused() }
+                    (seen.baseAddress! + count).initialize(to: key)
+                    count += 1
+                    if count == listed { many = Set(seen) }
+                } else {
+                    guard many.insert(key).inserted else { throw Refused() }
+                }
+                if reader.null() { return }
+                try member(&reader, key)
             }
-            if reader.null() { return }
-            try member(&reader, key)
         }
     }
 }
