@@ -104,6 +104,20 @@ struct HTTPResponseParserTests {
         #expect(try !reusable(Self.chunked + "HTTP/1.1"), "bytes after the chunked body")
     }
 
+    @Test("a chunk-size line is hexadecimal digits, then optional whitespace and extensions; anything else gives no size")
+    func chunkSizeLines() {
+        func size(_ line: String) -> Int? { HTTPResponseParser.chunkSize(ArraySlice(Array(line.utf8))) }
+        #expect(size("1a") == 26)
+        #expect(size("1A;name=value") == 26)
+        #expect(size(" 5 \t; x") == 5)
+        #expect(size("0") == 0)
+        #expect(size("000000000000000000000010") == 16, "leading zeros are not significant")
+        #expect(size("fffffffffffffff") == 0xfff_ffff_ffff_ffff, "15 significant digits")
+        for refused in ["", ";x", "zz", "1z", "-1", "+1", "0x10", "1 2", "1000000000000000"] {
+            #expect(size(refused) == nil, "\(refused)")
+        }
+    }
+
     @Test("malformed responses are errors that say what was wrong")
     func malformed() {
         #expect(throws: HTTPResponseParser.Malformed(reason: "a status line that is not HTTP/1.x")) {

@@ -137,16 +137,17 @@ struct HTTPResponseParser {
                     if pending.count - index > 1024 { throw Malformed(reason: "a chunk size line over 1 KiB") }
                     return
                 }
-                let line = String(decoding: pending[index..<lineEnd], as: UTF8.self)
-                let digits = line.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
-                guard !digits.isEmpty, let size = Int(digits, radix: 16), size >= 0 else {
+                guard let size = Self.chunkSize(pending[index..<lineEnd]) else {
                     throw Malformed(reason: "a chunk size that is not hexadecimal")
                 }
                 index = lineEnd + 2
                 chunk = size == 0 ? .trailer : .data(remaining: size)
             case let .data(remaining):
                 let take = min(remaining, pending.count - index)
-                output.body.append(contentsOf: pending[index..<index + take])
+                // The body of one read is usually several chunks (an SSE event each): room for them all at once.
+                if output.body.isEmpty { output.body = Data(capacity: pending.count - index) }
+                // Appended from a buffer pointer: `Data`'s generic append allocated each time.
+                pending.withUnsafeBufferPointer { output.body.append(UnsafeBufferPointer(rebasing: $0[index..<index + take])) }
                 index += take
                 chunk = remaining - take == 0 ? .dataEnd : .data(remaining: remaining - take)
             case .dataEnd:
@@ -163,6 +164,37 @@ struct HTTPResponseParser {
                 index = lineEnd + 2
             }
         }
+    }
+
+    /// The size a chunk-size line gives (RFC 9112 §7.1: hexadecimal digits, then optional
+    /// whitespace and `;extensions`), read from its bytes; nil when it gives none, or one
+    /// beyond 15 significant digits (an exabyte).
+    static func chunkSize(_ line: ArraySlice<UInt8>) -> Int? {
+        var size = 0
+        var seen = false
+        // Significant digits: leading zeros are allowed, however many.
+        var digits = 0
+        var index = line.startIndex
+        while index < line.endIndex, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
+        while index < line.endIndex {
+            let byte = line[index]
+            let value: Int
+            switch byte {
+            case 0x30...0x39: value = Int(byte - 0x30)
+            case 0x41...0x46: value = Int(byte - 0x41 + 10)
+            case 0x61...0x66: value = Int(byte - 0x61 + 10)
+            default: value = -1
+            }
+            if value < 0 { break }
+            seen = true
+            if size > 0 || value > 0 { digits += 1 }
+            guard digits <= 15 else { return nil }
+            size = size << 4 | value
+            index += 1
+        }
+        guard seen else { return nil }
+        while index < line.endIndex, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
+        return index == line.endIndex || line[index] == UInt8(ascii: ";") ? size : nil
     }
 
     private static func framing(_ head: Head, method: String) throws -> Framing {
