@@ -46,6 +46,8 @@ package struct SSEParser: Sendable {
     /// Parses the next piece of the body and returns the events it completes.
     package mutating func feed(_ bytes: Data) -> [SSEEvent] {
         var events: [SSEEvent] = []
+        // A streamed answer's piece usually completes a few events: room for them at once.
+        if !bytes.isEmpty { events.reserveCapacity(4) }
         bytes.withUnsafeBytes { (piece: UnsafeRawBufferPointer) in
             var index = 0
             if lastPieceEndedInCarriageReturn, !piece.isEmpty {
