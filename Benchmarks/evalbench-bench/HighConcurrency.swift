@@ -237,18 +237,3 @@ func processCPUMs() -> Double {
 /// 10% (10 ms), and four waves of 256, the shape of the issue's own reference figure (N=256 at
 /// c=64, +25%), where they fall inside 40 ms.
 let highConcurrencyRequests = [256, 1024]
-
-func runMsByThread() -> [Int: Double] {
-    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return [:] }
-    var ran: [Int: Double] = [:]
-    for thread in threads {
-        guard let id = Int(thread),
-              let text = try? String(contentsOfFile: "/proc/self/task/\(thread)/schedstat", encoding: .utf8) else { continue }
-        let fields = text.split(separator: " ")
-        guard let nanoseconds = Double(fields[0]) else { continue }
-        ran[id] = nanoseconds / 1_000_000
-        if threadNames[id] == nil, let comm = try? String(contentsOfFile: "/proc/self/task/\(thread)/comm", encoding: .utf8) { threadNames[id] = comm.trimmingCharacters(in: .whitespacesAndNewlines) }
-    }
-    return ran
-}
-nonisolated(unsafe) var threadNames: [Int: String] = [:]
