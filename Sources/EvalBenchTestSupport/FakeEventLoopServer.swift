@@ -449,6 +449,7 @@ enum FakeRequestParser {
             }
             guard end >= 0 else { return nil }
             var lines: [Range<Int>] = []
+            lines.reserveCapacity(16)
             var lineStart = 0
             var index = 0
             while index < end {
@@ -463,7 +464,7 @@ enum FakeRequestParser {
             lines.append(lineStart..<end)
             let requestLine = String(decoding: UnsafeBufferPointer(rebasing: bytes[lines[0]]), as: UTF8.self).split(separator: " ")
             guard requestLine.count >= 2 else { return nil }
-            var headers: [String: String] = [:]
+            var headers = [String: String](minimumCapacity: lines.count)
             for line in lines.dropFirst() {
                 guard let colon = line.first(where: { bytes[$0] == UInt8(ascii: ":") }) else { continue }
                 var valueStart = colon + 1, valueEnd = line.upperBound

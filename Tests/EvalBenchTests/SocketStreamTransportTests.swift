@@ -118,6 +118,16 @@ struct HTTPResponseParserTests {
         }
     }
 
+    @Test("a header value holds a token in any case, anywhere in it; a different or longer word does not")
+    func headerTokens() {
+        #expect(HTTPResponseParser.has("chunked", "chunked"))
+        #expect(HTTPResponseParser.has("gzip, CHUNKED", "chunked"))
+        #expect(HTTPResponseParser.has("Keep-Alive", "keep-alive"))
+        #expect(!HTTPResponseParser.has("chunk", "chunked"))
+        #expect(!HTTPResponseParser.has("", "close"))
+        #expect(!HTTPResponseParser.has("clos\u{e9}", "close"), "é is not e")
+    }
+
     @Test("malformed responses are errors that say what was wrong")
     func malformed() {
         #expect(throws: HTTPResponseParser.Malformed(reason: "a status line that is not HTTP/1.x")) {

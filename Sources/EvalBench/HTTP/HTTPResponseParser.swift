@@ -50,9 +50,9 @@ struct HTTPResponseParser {
     var leavesConnectionReusable: Bool {
         guard done, !extraBytes, pending.isEmpty, let head else { return false }
         if case .untilClose = framing { return false }
-        let connection = head.headers["connection"]?.lowercased() ?? ""
-        if connection.contains("close") { return false }
-        return !head.isHTTP10 || connection.contains("keep-alive")
+        let connection = head.headers["connection"] ?? ""
+        if Self.has(connection, "close") { return false }
+        return !head.isHTTP10 || Self.has(connection, "keep-alive")
     }
 
     init(method: String = "GET") {
@@ -197,9 +197,31 @@ struct HTTPResponseParser {
         return index == line.endIndex || line[index] == UInt8(ascii: ";") ? size : nil
     }
 
+    /// Whether the header value `value` holds `token` (lower-case ASCII), in any case: read
+    /// from its bytes, where lower-casing the value and Foundation's `contains` allocated
+    /// three times for each response.
+    static func has(_ value: String, _ token: StaticString) -> Bool {
+        let wanted = UnsafeRawBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
+        var utf8 = value
+        return utf8.withUTF8 { bytes in
+            guard bytes.count >= wanted.count else { return false }
+            for start in 0...(bytes.count - wanted.count) {
+                var index = 0
+                while index < wanted.count {
+                    let byte = bytes[start + index]
+                    let lowered = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+                    if lowered != wanted[index] { break }
+                    index += 1
+                }
+                if index == wanted.count { return true }
+            }
+            return false
+        }
+    }
+
     private static func framing(_ head: Head, method: String) throws -> Framing {
         if method == "HEAD" || head.status == 204 || head.status == 304 { return .none }
-        if let encoding = head.headers["transfer-encoding"]?.lowercased(), encoding.contains("chunked") { return .chunked }
+        if let encoding = head.headers["transfer-encoding"], has(encoding, "chunked") { return .chunked }
         if let text = head.headers["content-length"] {
             guard let length = Int(text.split(separator: ",").first.map { $0.trimmingWhitespace() } ?? ""),
                   length >= 0 else {
@@ -213,6 +235,7 @@ struct HTTPResponseParser {
     private static func parseHead(_ bytes: ArraySlice<UInt8>) throws -> Head {
         // Line by line over the bytes: the status line, then `name: value` fields.
         var lines: [Range<Int>] = []
+        lines.reserveCapacity(16)
         var lineStart = bytes.startIndex
         var index = bytes.startIndex
         while index < bytes.endIndex {
@@ -230,7 +253,7 @@ struct HTTPResponseParser {
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]), (100...999).contains(status) else {
             throw Malformed(reason: "a status line that is not HTTP/1.x")
         }
-        var headers: [String: String] = [:]
+        var headers = [String: String](minimumCapacity: lines.count)
         for range in lines.dropFirst() where !range.isEmpty {
             let (name, value) = try field(bytes[range])
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
