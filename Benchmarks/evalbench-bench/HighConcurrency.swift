@@ -31,6 +31,9 @@ struct HighConcurrencyFigures {
     /// socket loop's (io), the fake server's and the rest (Linux: each thread's first schedstat field).
     var cpuByRoleAfterWaitMs: [ThreadTimes.Role: Double]?
     static let waitMs = 96.0
+    /// The CPU time over the first `startMs` of the run, by role: while the requests start.
+    var cpuByRoleAtStartMs: [ThreadTimes.Role: Double]?
+    static let startMs = 10.0
 
     var idealMs: Double { Double((count + Self.concurrency - 1) / Self.concurrency) * Self.delayMs }
 
@@ -46,10 +49,14 @@ struct HighConcurrencyFigures {
         // The CPU time is read at 96 ms by a thread of its own (one system call), so the run is not paused.
         nonisolated(unsafe) var atWait = 0.0
         nonisolated(unsafe) var threadsAtWait: [Int: ThreadTimes]?
+        nonisolated(unsafe) var threadsAtStartEnd: [Int: ThreadTimes]?
         let read = DispatchSemaphore(value: 0)
+        let threadsAtBegin = ThreadTimes.now()
         let began = Date()
         Thread.detachNewThread {
-            usleep(UInt32(waitMs * 1000))
+            usleep(UInt32(startMs * 1000))
+            threadsAtStartEnd = ThreadTimes.now()
+            usleep(UInt32((waitMs - startMs) * 1000))
             atWait = processCPUMs()
             threadsAtWait = ThreadTimes.now()
             read.signal()
@@ -58,6 +65,7 @@ struct HighConcurrencyFigures {
         let cpuAfterWait = processCPUMs() - { read.wait(); return atWait }()
         // Threads that began after the reading at 96 ms ran and waited from 0.
         let threads = ThreadTimes.now().flatMap { now in threadsAtWait.map { ThreadTimes.since($0, now: now) } }
+        let startThreads = threadsAtStartEnd.flatMap { end in threadsAtBegin.map { ThreadTimes.since($0, now: end) } }
         let starts = results.compactMap { $0.timing.map { $0.startedAt.timeIntervalSince(began) * 1000 } }
         let ends = results.compactMap { result in
             result.timing.flatMap { timing in timing.endMs.map { timing.startedAt.timeIntervalSince(began) * 1000 + $0 } }
@@ -66,7 +74,8 @@ struct HighConcurrencyFigures {
                                       lastStartMs: starts.max(), lastEndMs: ends.max(),
                                       cpuAfterWaitMs: wall > waitMs ? cpuAfterWait : nil,
                                       runQueueWaitAfterWaitMs: wall > waitMs ? threads?.reduce(0) { $0 + $1.waitedMs } : nil,
-                                      cpuByRoleAfterWaitMs: wall > waitMs ? threads.map(ThreadTimes.byRole) : nil)
+                                      cpuByRoleAfterWaitMs: wall > waitMs ? threads.map(ThreadTimes.byRole) : nil,
+                                      cpuByRoleAtStartMs: startThreads.map(ThreadTimes.byRole))
     }
 
     /// The value at fraction `q` of the sorted errors (nearest rank), nil when there are none.
@@ -145,8 +154,15 @@ struct HighConcurrencyRounds {
         printCPUByRole()
     }
 
-    /// Where the CPU after 96 ms went, by role: medians over the rounds.
+    /// Where the CPU went, by role, over the first 10 ms (while the requests start) and after
+    /// 96 ms (while the answers come): medians over the rounds.
     func printCPUByRole() {
+        let starting = rounds.compactMap(\.cpuByRoleAtStartMs)
+        if !starting.isEmpty {
+            let medians = ThreadTimes.Role.allCases.map { role in Self.spread(starting.map { $0[role] ?? 0 })?.median ?? 0 }
+            line("\(label): CPU to \(Int(HighConcurrencyFigures.startMs)) ms by " + ThreadTimes.Role.allCases.map(\.rawValue).joined(separator: "/"),
+                 medians.map { String(format: "%.1f", $0) }.joined(separator: "/") + " ms", "where the wall goes")
+        }
         let measured = rounds.compactMap(\.cpuByRoleAfterWaitMs)
         guard !measured.isEmpty else { return }
         let medians = ThreadTimes.Role.allCases.map { role in Self.spread(measured.map { $0[role] ?? 0 })?.median ?? 0 }
