@@ -109,7 +109,7 @@ struct ShardTests {
         #expect(record.shard == Shard(index: 2, count: 3) && record.cases.count == 12)
         #expect(!loaded.plan.caseRuns.isEmpty)
         #expect(loaded.plan.caseRuns.allSatisfy { Shard.of(suite: "geo", caseID: $0.evalCase.id, count: 3) == 2 })
-        let metadata = EvalRun.startMetadata(loaded, request, started: Date())
+        let metadata = EvalRun.startMetadata(loaded, request, started: Date(), gitCommit: nil)
         #expect(metadata.shard == record)
         #expect(metadata.suitesSHA256 == InputDigest.suites(metadata.suites) && metadata.suitesSHA256?.count == 64)
         #expect(metadata.configSHA256 == InputDigest.config(loaded.config))

@@ -225,7 +225,8 @@ package enum EvalRun {
         }
         onBackendsReady(ordered)
 
-        var metadata = startMetadata(loaded, request, started: started)
+        var metadata = startMetadata(loaded, request, started: started,
+                                     gitCommit: await RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)))
         try metadata.write(to: directory.metadata)
         // An empty shard sends nothing, so it starts no backend (no managed local model).
         let availability = loaded.plan.caseRuns.isEmpty ? [:] : await prepare(ordered)
@@ -283,8 +284,8 @@ package enum EvalRun {
     }
 
     /// `run.json` as the run starts: the tool, the arguments, the suites with their digests,
-    /// the config, the commit and the host.
-    static func startMetadata(_ loaded: LoadedRun, _ request: RunRequest, started: Date) -> RunMetadata {
+    /// the config, the commit (`gitCommit`, looked up by the caller) and the host.
+    static func startMetadata(_ loaded: LoadedRun, _ request: RunRequest, started: Date, gitCommit: String?) -> RunMetadata {
         var metadata = RunMetadata(
             toolVersion: EvalBenchVersion.current, arguments: request.arguments,
             suites: loaded.suites.map { suite in
@@ -294,7 +295,7 @@ package enum EvalRun {
                                       cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) },
                                       gates: suite.gates)
             },
-            config: loaded.config, gitCommit: RunMetadata.gitCommit(in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
+            config: loaded.config, gitCommit: gitCommit,
             host: .current(), startedAt: started, endedAt: nil, backends: [])
         metadata.target = request.target
         metadata.suitesSHA256 = InputDigest.suites(metadata.suites)
