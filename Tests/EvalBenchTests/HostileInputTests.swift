@@ -398,13 +398,16 @@ struct SchemaPatternBoundTests {
 @Suite("The loaders under fuzzing")
 struct LoaderFuzzTests {
     @Test("3,000 mutants of suites, configs and dataset files (seed 17) load or are refused with a location, and never trap")
-    func fuzzedLoaders() {
+    func fuzzedLoaders() async {
         for kind in LoaderFuzzer.Kind.allCases {
             let seed = Data((LoaderFuzzer.seeds[kind] ?? "").utf8)
             #expect(LoaderFuzzer.load(seed, as: kind).isEmpty, "the \(kind) seed is valid: \(LoaderFuzzer.load(seed, as: kind))")
         }
-        var fuzzer = LoaderFuzzer(seed: 17)
-        let counts = fuzzer.run(3_000)
+        // Seconds of work: on a thread of its own, not one of the test pool's (see `offThePool`).
+        let counts = await offThePool {
+            var fuzzer = LoaderFuzzer(seed: 17)
+            return fuzzer.run(3_000)
+        }
         #expect(counts.mutants == 3_000)
         #expect(counts.loaded > 0 && counts.refused > 0, "the mutants exercise both paths")
         #expect(counts.withoutLocation.isEmpty, "\(counts.withoutLocation.prefix(5))")

@@ -17,7 +17,7 @@ private func fakeConfig(_ server: FakeOpenAIServer, extra: String = "") -> Strin
 /// Starts `evalbench run` on a 40-case suite against `server` and returns once `results.jsonl`
 /// holds at least `lines` results (or 30 s passed), with the process and the results file.
 private func startForty(in directory: URL, against server: FakeOpenAIServer, suite: String,
-                        expect: String, waitingFor lines: Int) throws -> (Process, URL, URL) {
+                        expect: String, waitingFor lines: Int) async throws -> (Process, URL, URL) {
     try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
     let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)"\#(expect)}"# }
     try write(#"{"format": "evalbench.suite/1", "suite": "\#(suite)", "cases": [\#(cases.joined(separator: ","))]}"#,
@@ -30,7 +30,7 @@ private func startForty(in directory: URL, against server: FakeOpenAIServer, sui
     let results = out.appendingPathComponent("results.jsonl")
     let deadline = Date().addingTimeInterval(30)
     while Date() < deadline, ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count < lines {
-        Thread.sleep(forTimeInterval: 0.02)
+        try await Task.sleep(nanoseconds: 20_000_000)
     }
     return (process, out, results)
 }
@@ -38,7 +38,7 @@ private func startForty(in directory: URL, against server: FakeOpenAIServer, sui
 @Suite("The evalbench command line", .serialized)
 struct CommandLineTests {
     @Test("a malformed suite exits 2 with file:line:column, and nothing is sent")
-    func malformedSuite() throws {
+    func malformedSuite() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-malformed")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
@@ -57,19 +57,19 @@ struct CommandLineTests {
         try write("{\n  \"format\": \"evalbench.suite/1\",\n  \"cases\": [ { \"id\": \"a\" \"prompt\": \"x\" } ]\n}\n",
                   to: directory.appendingPathComponent("broken.json"))
 
-        let unknownKey = try runEvalbench(["run", "bad.json", "--no-progress"], in: directory)
+        let unknownKey = try await runEvalbench(["run", "bad.json", "--no-progress"], in: directory)
         #expect(unknownKey.status == 2)
         #expect(unknownKey.stderr.contains("bad.json:5:"), "got: \(unknownKey.stderr)")
         #expect(unknownKey.stderr.contains("prompt"))
 
-        let syntax = try runEvalbench(["validate", "broken.json"], in: directory)
+        let syntax = try await runEvalbench(["validate", "broken.json"], in: directory)
         #expect(syntax.status == 2)
         #expect(syntax.stderr.contains("broken.json:3:"), "got: \(syntax.stderr)")
         #expect(server.requests.isEmpty)
     }
 
     @Test("only the backends a command uses need their API keys; validate checks keys only with --check-secrets; each problem once")
-    func secretsOfTheSelectionOnly() throws {
+    func secretsOfTheSelectionOnly() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-secrets")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
@@ -82,22 +82,22 @@ struct CommandLineTests {
         """, to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let lint = try runEvalbench(["validate", "s.json"], in: directory)
+        let lint = try await runEvalbench(["validate", "s.json"], in: directory)
         #expect(lint.status == 0, "a lint job without secrets validates: \(lint.stderr)")
-        let strict = try runEvalbench(["validate", "s.json", "--check-secrets"], in: directory)
+        let strict = try await runEvalbench(["validate", "s.json", "--check-secrets"], in: directory)
         #expect(strict.status == 2)
         #expect(strict.stderr.components(separatedBy: "EVALBENCH_TEST_CLAUDE_KEY, which is not set").count == 2, "once: \(strict.stderr)")
         #expect(strict.stderr.contains("2 problems found"), "\(strict.stderr)")
-        let plan = try runEvalbench(["plan", "s.json"], in: directory)
+        let plan = try await runEvalbench(["plan", "s.json"], in: directory)
         #expect(plan.status == 0, "\(plan.stderr)")
-        let one = try runEvalbench(["run", "s.json", "--backend", "srv", "--no-progress", "--out", "out"], in: directory,
+        let one = try await runEvalbench(["run", "s.json", "--backend", "srv", "--no-progress", "--out", "out"], in: directory,
                                    environment: ["EVALBENCH_TEST_SRV_KEY": "k"])
         #expect(one.status == 0, "claude's key is not needed to run srv: \(one.stderr)")
         #expect(server.requests.count == 1)
     }
 
     @Test("--reasoning with an unknown level exits 2 with a suggestion; plan prints each level's mapping")
-    func reasoningArguments() throws {
+    func reasoningArguments() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-reasoning")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
@@ -105,11 +105,11 @@ struct CommandLineTests {
                   to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let bad = try runEvalbench(["run", "s.json", "--reasoning", "none,deeep", "--no-progress"], in: directory)
+        let bad = try await runEvalbench(["run", "s.json", "--reasoning", "none,deeep", "--no-progress"], in: directory)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("unknown reasoning level 'deeep' (did you mean 'deep'?)"), "\(bad.stderr)")
         #expect(server.requests.isEmpty)
-        let plan = try runEvalbench(["plan", "s.json", "--reasoning", "none,moderate,deep"], in: directory)
+        let plan = try await runEvalbench(["plan", "s.json", "--reasoning", "none,moderate,deep"], in: directory)
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains("s/a/default/fake/deep/1\t1"))
         #expect(plan.stdout.contains("3 case runs, 3 requests"))
@@ -119,7 +119,7 @@ struct CommandLineTests {
     }
 
     @Test("run --cache answers a repeated run from the cache, and cache clear empties it")
-    func cacheCommand() throws {
+    func cacheCommand() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-cache")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
@@ -128,33 +128,33 @@ struct CommandLineTests {
         try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
         let environment = ["EVALBENCH_CACHE": directory.appendingPathComponent("cache").path]
-        let first = try runEvalbench(["run", "s.json", "--cache", "--out", "one", "--no-progress"], in: directory, environment: environment)
+        let first = try await runEvalbench(["run", "s.json", "--cache", "--out", "one", "--no-progress"], in: directory, environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
-        let second = try runEvalbench(["run", "s.json", "--cache", "--out", "two", "--no-progress"], in: directory, environment: environment)
+        let second = try await runEvalbench(["run", "s.json", "--cache", "--out", "two", "--no-progress"], in: directory, environment: environment)
         #expect(second.status == 0)
         #expect(server.requests.count == 1, "the second run was answered from the cache")
         let summary = try String(contentsOf: directory.appendingPathComponent("two/summary.md"), encoding: .utf8)
         #expect(summary.contains("1 of 1 answers came from evalbench's response cache"))
-        let both = try runEvalbench(["run", "s.json", "--cache", "--no-cache"], in: directory, environment: environment)
+        let both = try await runEvalbench(["run", "s.json", "--cache", "--no-cache"], in: directory, environment: environment)
         #expect(both.status == 2)
-        let clear = try runEvalbench(["cache", "clear"], in: directory, environment: environment)
+        let clear = try await runEvalbench(["cache", "clear"], in: directory, environment: environment)
         #expect(clear.status == 0)
         #expect(clear.stdout.contains("removed 1 cached responses"))
-        _ = try runEvalbench(["run", "s.json", "--cache", "--out", "three", "--no-progress"], in: directory, environment: environment)
+        _ = try await runEvalbench(["run", "s.json", "--cache", "--out", "three", "--no-progress"], in: directory, environment: environment)
         #expect(server.requests.count == 2, "after clear, the request goes out again")
     }
 
     @Test("an unset API key variable and an unknown backend exit 2 without naming any secret")
-    func configErrors() throws {
+    func configErrors() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-config")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
         try write(fakeConfig(server, extra: #", "apiKeyEnv": "EVALBENCH_TEST_UNSET_KEY""#), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
-        let unset = try runEvalbench(["run", "s.json", "--no-progress"], in: directory)
+        let unset = try await runEvalbench(["run", "s.json", "--no-progress"], in: directory)
         #expect(unset.status == 2)
         #expect(unset.stderr.contains("EVALBENCH_TEST_UNSET_KEY"))
-        let unknown = try runEvalbench(["run", "s.json", "--backend", "fak", "--no-progress"], in: directory,
+        let unknown = try await runEvalbench(["run", "s.json", "--backend", "fak", "--no-progress"], in: directory,
                                    environment: ["EVALBENCH_TEST_UNSET_KEY": "sk-hidden-value-123"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("fake"), "a suggestion names the configured backend: \(unknown.stderr)")
@@ -162,13 +162,13 @@ struct CommandLineTests {
     }
 
     @Test("kill -9 in the middle of a run keeps every finished result in results.jsonl, and --resume finishes the rest")
-    func killNine() throws {
+    func killNine() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-kill")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)], usage: .init(promptTokens: 5, completionTokens: 1)) }
         try server.start()
         defer { server.stop() }
-        let (process, out, results) = try startForty(in: directory, against: server, suite: "k",
+        let (process, out, results) = try await startForty(in: directory, against: server, suite: "k",
                                                       expect: #", "expect": [{"type": "equals", "value": "ok"}]"#, waitingFor: 6)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -178,7 +178,7 @@ struct CommandLineTests {
         #expect(kept.count < 40, "the run was still going when it was killed")
         #expect(kept.allSatisfy { $0.status == .pass && $0.output == "ok" })
 
-        let resumed = try runEvalbench(["run", "s.json", "--resume", out.path, "--no-progress"], in: directory)
+        let resumed = try await runEvalbench(["run", "s.json", "--resume", out.path, "--no-progress"], in: directory)
         #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
         let all = try ResultStore.read(results)
         #expect(all.count == 40)
@@ -187,13 +187,13 @@ struct CommandLineTests {
     }
 
     @Test("Ctrl-C stops the run, keeps finished results, writes the reports and exits 130")
-    func interrupt() throws {
+    func interrupt() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-interrupt")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)]) }
         try server.start()
         defer { server.stop() }
-        let (process, out, results) = try startForty(in: directory, against: server, suite: "i", expect: "", waitingFor: 4)
+        let (process, out, results) = try await startForty(in: directory, against: server, suite: "i", expect: "", waitingFor: 4)
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
@@ -205,7 +205,7 @@ struct CommandLineTests {
     }
 
     @Test("--max-error-rate exits 3 when errors exceed it and 2 when it is not a fraction; the binary appends to GITHUB_STEP_SUMMARY and writes junit.xml")
-    func errorBudget() throws {
+    func errorBudget() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-error-budget")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { request in
@@ -218,13 +218,13 @@ struct CommandLineTests {
         try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "e", "cases": [{"id": "a", "prompt": "x"}, {"id": "b", "prompt": "y"}, {"id": "c", "prompt": "down"}]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let bad = try runEvalbench(["run", "s.json", "--max-error-rate", "1.5", "--no-progress"], in: directory)
+        let bad = try await runEvalbench(["run", "s.json", "--max-error-rate", "1.5", "--no-progress"], in: directory)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--max-error-rate must be a fraction in 0...1"), "\(bad.stderr)")
         #expect(server.requests.isEmpty)
 
         let stepSummary = directory.appendingPathComponent("step.md")
-        let over = try runEvalbench(["run", "s.json", "--out", "over", "--min-pass-rate", "0", "--max-error-rate", "0.25", "--no-progress"],
+        let over = try await runEvalbench(["run", "s.json", "--out", "over", "--min-pass-rate", "0", "--max-error-rate", "0.25", "--no-progress"],
                                 in: directory, environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
         #expect(over.status == 3, "\(over.stdout)\(over.stderr)")
         #expect(over.stdout.contains("the run: error rate 33.3% (1 of 3 requests) is over --max-error-rate 25.0%"), "\(over.stdout)")
@@ -232,13 +232,13 @@ struct CommandLineTests {
         #expect(try String(contentsOf: stepSummary, encoding: .utf8) == summary + "\n")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("over/junit.xml").path))
 
-        let within = try runEvalbench(["run", "s.json", "--out", "within", "--min-pass-rate", "0", "--max-error-rate", "40%", "--no-progress"],
+        let within = try await runEvalbench(["run", "s.json", "--out", "within", "--min-pass-rate", "0", "--max-error-rate", "40%", "--no-progress"],
                                   in: directory)
         #expect(within.status == 0, "\(within.stdout)\(within.stderr)")
     }
 
     @Test("--target on run and on report sets the recommendation's target; the suite's target applies without it; a bad one exits 2")
-    func recommendationTarget() throws {
+    func recommendationTarget() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-target")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
@@ -248,12 +248,12 @@ struct CommandLineTests {
         let cases = (1...4).map { #"{"id": "c\#($0)", "prompt": "q", "tags": ["qa"], "expect": [{"type": "contains", "value": "ok"}]}"# }
         try write(#"{"format": "evalbench.suite/1", "suite": "t", "target": 0.4, "cases": [\#(cases.joined(separator: ","))]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let bad = try runEvalbench(["run", "s.json", "--target", "0", "--no-progress"], in: directory)
+        let bad = try await runEvalbench(["run", "s.json", "--target", "0", "--no-progress"], in: directory)
         #expect(bad.status == 2 && bad.stderr.contains("--target must be above 0"), "\(bad.stderr)")
         #expect(server.requests.isEmpty)
 
         // 4 of 4: Wilson lower bound 51.0%, above the suite's 40% but under --target 90%.
-        let run = try runEvalbench(["run", "s.json", "--out", "out", "--no-progress"], in: directory)
+        let run = try await runEvalbench(["run", "s.json", "--out", "out", "--no-progress"], in: directory)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         func qaRow() throws -> [String: String] {
             let rows = try parseCSV(String(contentsOf: directory.appendingPathComponent("out/recommendation.csv"), encoding: .utf8))
@@ -265,7 +265,7 @@ struct CommandLineTests {
         // $0.002 a request × 1,000 cases.
         #expect(row["cost_per_1000_cases_usd"] == "2")
 
-        let report = try runEvalbench(["report", "out", "--target", "90%"], in: directory)
+        let report = try await runEvalbench(["report", "out", "--target", "90%"], in: directory)
         #expect(report.status == 0, "\(report.stderr)")
         row = try qaRow()
         #expect(row["target"] == "0.9" && row["target_source"] == "command line" && row["recommended"] == "false", "\(row)")
@@ -275,7 +275,7 @@ struct CommandLineTests {
     }
 
     @Test("compare exits 1 on a significant regression and names the flipped cases, 0 with no change or within the threshold, 2 on bad arguments; run --baseline checks the baseline before sending")
-    func compareCommand() throws {
+    func compareCommand() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-compare")
         defer { try? FileManager.default.removeItem(at: directory) }
         // Two fake models behind the same backend name: one answers right, the other wrong.
@@ -291,12 +291,12 @@ struct CommandLineTests {
         try write(#"{"format": "evalbench.suite/1", "suite": "cmp", "cases": [\#(cases.joined(separator: ","))]}"#,
                   to: directory.appendingPathComponent("s.json"))
 
-        let base = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "base", "--no-progress"], in: directory)
+        let base = try await runEvalbench(["run", "s.json", "--config", "good.json", "--out", "base", "--no-progress"], in: directory)
         #expect(base.status == 0, "\(base.stdout)\(base.stderr)")
-        let again = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "again", "--no-progress"], in: directory)
+        let again = try await runEvalbench(["run", "s.json", "--config", "good.json", "--out", "again", "--no-progress"], in: directory)
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
 
-        let same = try runEvalbench(["compare", "base", "again"], in: directory)
+        let same = try await runEvalbench(["compare", "base", "again"], in: directory)
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
         #expect(same.stdout.contains("evalbench: No significant change"), "\(same.stdout)")
         let sameReport = try String(contentsOf: directory.appendingPathComponent("again/compare.md"), encoding: .utf8)
@@ -306,7 +306,7 @@ struct CommandLineTests {
         // The wrong model, gated on the baseline within the run: every case flips pass → fail.
         let requestsBefore = bad.requests.count
         let stepSummary = directory.appendingPathComponent("step.md")
-        let worse = try runEvalbench(["run", "s.json", "--config", "bad.json", "--out", "worse", "--baseline", "base", "--no-progress"],
+        let worse = try await runEvalbench(["run", "s.json", "--config", "bad.json", "--out", "worse", "--baseline", "base", "--no-progress"],
                                  in: directory, environment: ["GITHUB_STEP_SUMMARY": stepSummary.path])
         #expect(worse.status == 1, "\(worse.stdout)\(worse.stderr)")
         #expect(bad.requests.count == requestsBefore + 20)
@@ -319,29 +319,29 @@ struct CommandLineTests {
         #expect(step.contains("# evalbench compare") && step.contains("# evalbench: cmp"), "the step summary has summary.md and compare.md")
 
         // The same pair through `compare`, into --out; a threshold of a 100-point drop lets it through.
-        let compared = try runEvalbench(["compare", "base", "worse", "--out", "cmp"], in: directory)
+        let compared = try await runEvalbench(["compare", "base", "worse", "--out", "cmp"], in: directory)
         #expect(compared.status == 1, "\(compared.stdout)\(compared.stderr)")
         #expect(compared.stdout.contains("evalbench: Regression: "), "\(compared.stdout)")
         let csv = try parseCSV(String(contentsOf: directory.appendingPathComponent("cmp/compare.csv"), encoding: .utf8))
         #expect(csv.count > 1, "compare.csv has a header and rows")
-        let allowed = try runEvalbench(["compare", "base", "worse", "--out", "cmp2", "--max-pass-rate-drop", "100%"], in: directory)
+        let allowed = try await runEvalbench(["compare", "base", "worse", "--out", "cmp2", "--max-pass-rate-drop", "100%"], in: directory)
         #expect(allowed.status == 0, "\(allowed.stdout)\(allowed.stderr)")
 
         // Bad arguments: exit 2, and a run with a bad baseline sends nothing.
-        let one = try runEvalbench(["compare", "base"], in: directory)
+        let one = try await runEvalbench(["compare", "base"], in: directory)
         #expect(one.status == 2 && one.stderr.contains("compare needs BASELINE_DIR CURRENT_DIR; missing CURRENT_DIR"), "\(one.stderr)")
-        let missing = try runEvalbench(["compare", "base", "nowhere"], in: directory)
+        let missing = try await runEvalbench(["compare", "base", "nowhere"], in: directory)
         #expect(missing.status == 2 && missing.stderr.contains("nowhere") && missing.stderr.contains("does not exist"), "\(missing.stderr)")
-        let alpha = try runEvalbench(["compare", "base", "again", "--alpha", "2"], in: directory)
+        let alpha = try await runEvalbench(["compare", "base", "again", "--alpha", "2"], in: directory)
         #expect(alpha.status == 2 && alpha.stderr.contains("--alpha must be"), "\(alpha.stderr)")
-        let orphan = try runEvalbench(["run", "s.json", "--config", "good.json", "--max-pass-rate-drop", "0.1", "--no-progress"], in: directory)
+        let orphan = try await runEvalbench(["run", "s.json", "--config", "good.json", "--max-pass-rate-drop", "0.1", "--no-progress"], in: directory)
         #expect(orphan.status == 2 && orphan.stderr.contains("give --baseline too"), "\(orphan.stderr)")
         let goodRequests = good.requests.count
-        let noBaseline = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "x", "--baseline", "nowhere", "--no-progress"],
+        let noBaseline = try await runEvalbench(["run", "s.json", "--config", "good.json", "--out", "x", "--baseline", "nowhere", "--no-progress"],
                                       in: directory)
         #expect(noBaseline.status == 2 && noBaseline.stderr.contains("nowhere"), "\(noBaseline.stderr)")
         try write("{not json\n", to: directory.appendingPathComponent("again/results.jsonl"))
-        let malformed = try runEvalbench(["run", "s.json", "--config", "good.json", "--out", "y", "--baseline", "again", "--no-progress"],
+        let malformed = try await runEvalbench(["run", "s.json", "--config", "good.json", "--out", "y", "--baseline", "again", "--no-progress"],
                                      in: directory)
         #expect(malformed.status == 2 && malformed.stderr.contains("results.jsonl:1"), "\(malformed.stderr)")
         #expect(good.requests.count == goodRequests, "nothing is sent when the baseline cannot be read")
@@ -380,8 +380,11 @@ struct CommandLineHelpTests {
     static let compareOptions = ["--out", "--max-pass-rate-drop", "--max-latency-increase", "--alpha", "--quiet"]
 
     @Test("help run, run --help and run -h exit 0 with one page on stdout that describes every option, each with its default")
-    func runHelp() throws {
-        let pages = try [["help", "run"], ["run", "--help"], ["run", "-h"], ["run", "s.json", "--out", "--help"]].map { try runEvalbench($0) }
+    func runHelp() async throws {
+        var pages: [(status: Int32, stdout: String, stderr: String)] = []
+        for arguments in [["help", "run"], ["run", "--help"], ["run", "-h"], ["run", "s.json", "--out", "--help"]] {
+            pages.append(try await runEvalbench(arguments))
+        }
         for page in pages {
             #expect(page.status == 0 && page.stderr.isEmpty, "\(page.stderr)")
             #expect(page.stdout == pages[0].stdout)
@@ -401,8 +404,8 @@ struct CommandLineHelpTests {
     }
 
     @Test("compare --help exits 0 and describes every option with its default; every command has a page")
-    func compareHelp() throws {
-        let help = try runEvalbench(["compare", "--help"])
+    func compareHelp() async throws {
+        let help = try await runEvalbench(["compare", "--help"])
         #expect(help.status == 0 && help.stderr.isEmpty)
         let entries = optionEntries(help.stdout)
         #expect(Set(entries.keys) == Set(Self.compareOptions + ["-h"]), "\(entries.keys.sorted())")
@@ -410,17 +413,17 @@ struct CommandLineHelpTests {
         #expect(entries["--out"]?.contains("(default: CURRENT_DIR)") == true)
         #expect(help.stdout.contains("  BASELINE_DIR") && help.stdout.contains("  CURRENT_DIR"))
         for command in ["validate", "plan", "backends", "report", "cache", "help"] {
-            let page = try runEvalbench(["help", command])
+            let page = try await runEvalbench(["help", command])
             #expect(page.status == 0 && page.stdout.hasPrefix("OVERVIEW: "), "\(command): \(page.stderr)")
         }
     }
 
     @Test("evalbench help and --help list every command with one line, the options and the exit codes; the README shows that page")
-    func toolHelp() throws {
-        let help = try runEvalbench(["help"])
+    func toolHelp() async throws {
+        let help = try await runEvalbench(["help"])
         #expect(help.status == 0)
-        #expect(try runEvalbench(["--help"]).stdout == help.stdout)
-        #expect(try runEvalbench(["-h"]).stdout == help.stdout)
+        #expect(try await runEvalbench(["--help"]).stdout == help.stdout)
+        #expect(try await runEvalbench(["-h"]).stdout == help.stdout)
         for command in ["run", "validate", "plan", "backends", "report", "compare", "merge", "cache", "help"] {
             #expect(help.stdout.contains("\n  \(command)  "), "\(command) is listed")
         }
@@ -428,18 +431,18 @@ struct CommandLineHelpTests {
         for code in ["0", "1", "2", "3", "130"] { #expect(help.stdout.contains("\n  \(code) "), "exit code \(code)") }
         let readme = try String(contentsOf: PackagePaths.root.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("```\n$ evalbench help\n" + help.stdout + "```"), "README's usage block is `evalbench help` as printed")
-        let runPage = try runEvalbench(["help", "run"]).stdout
+        let runPage = try await runEvalbench(["help", "run"]).stdout
         let runUsage = try #require(runPage.range(of: "USAGE: ").map { runPage[$0.lowerBound...] }?.components(separatedBy: "\n\n").first)
         #expect(readme.contains("```\n" + runUsage + "\n```"), "README shows run's synopsis as printed")
-        let version = try runEvalbench(["--version"])
+        let version = try await runEvalbench(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("evalbench "))
     }
 
     @Test("run --out --no-progress x.json exits 2: --out needs a value, then one usage line and where the help is")
-    func optionAsValue() throws {
+    func optionAsValue() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-option-value")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try runEvalbench(["run", "--out", "--no-progress", "x.json"], in: directory)
+        let result = try await runEvalbench(["run", "--out", "--no-progress", "x.json"], in: directory)
         #expect(result.status == 2)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == """
@@ -452,7 +455,7 @@ struct CommandLineHelpTests {
     }
 
     @Test("unexpected arguments, unknown commands and options, and no command at all exit 2 with a one-line usage")
-    func argumentErrors() throws {
+    func argumentErrors() async throws {
         let cases: [([String], String, String)] = [
             (["report", "a", "b"], "error: unexpected argument 'b': report takes DIR", "see 'evalbench help report'"),
             (["backends", "extra"], "error: unexpected argument 'extra': backends takes no arguments", "see 'evalbench help backends'"),
@@ -468,7 +471,7 @@ struct CommandLineHelpTests {
             ([], "error: no command given; the commands are run, validate, plan, backends, report, compare, merge, init, cache, help", "see 'evalbench help'"),
         ]
         for (arguments, first, last) in cases {
-            let result = try runEvalbench(arguments)
+            let result = try await runEvalbench(arguments)
             let lines = result.stderr.split(separator: "\n").map(String.init)
             #expect(result.status == 2, "\(arguments)")
             #expect(lines.count == 3 && lines.first == first && lines.last == last, "\(arguments): \(result.stderr)")
@@ -477,7 +480,7 @@ struct CommandLineHelpTests {
     }
 
     @Test("a report or comparison that cannot be written exits 3 and names the file and the cause")
-    func failedWrites() throws {
+    func failedWrites() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-failed-write")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
@@ -486,18 +489,18 @@ struct CommandLineHelpTests {
         try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "w", "cases": [{"id": "a", "prompt": "x"}]}"#,
                   to: directory.appendingPathComponent("s.json"))
-        let run = try runEvalbench(["run", "s.json", "--out", "one", "--no-progress"], in: directory)
+        let run = try await runEvalbench(["run", "s.json", "--out", "one", "--no-progress"], in: directory)
         #expect(run.status == 0, "\(run.stderr)")
         // A directory where a report file goes: the write fails whatever the user's rights.
         let summary = directory.appendingPathComponent("one/summary.md")
         try FileManager.default.removeItem(at: summary)
         try FileManager.default.createDirectory(at: summary.appendingPathComponent("in-the-way"), withIntermediateDirectories: true)
-        let report = try runEvalbench(["report", "one"], in: directory)
+        let report = try await runEvalbench(["report", "one"], in: directory)
         #expect(report.status == 3, "\(report.stdout)\(report.stderr)")
         #expect(report.stderr.contains("one/summary.md: error: could not write the report: "), "\(report.stderr)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("cmp/compare.md/in-the-way"),
                                                 withIntermediateDirectories: true)
-        let compare = try runEvalbench(["compare", "one", "one", "--out", "cmp"], in: directory)
+        let compare = try await runEvalbench(["compare", "one", "one", "--out", "cmp"], in: directory)
         #expect(compare.status == 3, "\(compare.stdout)\(compare.stderr)")
         #expect(compare.stderr.contains("cmp/compare.md: error: could not write the report: "), "\(compare.stderr)")
     }

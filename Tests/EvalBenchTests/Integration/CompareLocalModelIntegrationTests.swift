@@ -8,7 +8,7 @@ import Testing
 @Suite("Comparing runs on the real local model", .enabled(if: integrationEnabled, "set EVALBENCH_INTEGRATION=1 (scripts/test does) after scripts/setup-local-model"), .serialized)
 struct CompareLocalModelIntegrationTests {
     @Test("two quickstart runs: no significant change (exit 0); a broken prompt: a regression (exit 1) naming the flipped cases")
-    func quickstartBaseline() throws {
+    func quickstartBaseline() async throws {
         let work = PackagePaths.temporaryDirectory("compare-local")
         defer { try? FileManager.default.removeItem(at: work) }
         let quickstart = PackagePaths.root.appendingPathComponent("evals/quickstart.json")
@@ -16,17 +16,17 @@ struct CompareLocalModelIntegrationTests {
         let broken = work.appendingPathComponent("broken")
 
         // The baseline, gated on nothing but errors: the quickstart has a case meant to fail.
-        let first = try runEvalbench(["run", quickstart.path, "--out", base.path, "--min-pass-rate", "0", "--no-progress"])
+        let first = try await runEvalbench(["run", quickstart.path, "--out", base.path, "--min-pass-rate", "0", "--no-progress"])
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
 
         // The same suite again, compared with the baseline as the run ends.
-        let second = try runEvalbench(["run", quickstart.path, "--out", again.path, "--baseline", base.path, "--no-progress"])
+        let second = try await runEvalbench(["run", quickstart.path, "--out", again.path, "--baseline", base.path, "--no-progress"])
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(second.stdout.contains("compared with \(base.path): No significant change"), "\(second.stdout)")
         let againReport = try String(contentsOf: again.appendingPathComponent("compare.md"), encoding: .utf8)
         #expect(againReport.contains("**No significant change"), "\(againReport)")
 
-        let same = try runEvalbench(["compare", base.path, again.path, "--out", work.appendingPathComponent("same").path])
+        let same = try await runEvalbench(["compare", base.path, again.path, "--out", work.appendingPathComponent("same").path])
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
         #expect(same.stdout.contains("evalbench: No significant change"), "\(same.stdout)")
 
@@ -39,10 +39,10 @@ struct CompareLocalModelIntegrationTests {
         suite.removeValue(forKey: "$schema")
         let brokenSuite = work.appendingPathComponent("quickstart-broken.json")
         try JSONSerialization.data(withJSONObject: suite, options: [.prettyPrinted, .sortedKeys]).write(to: brokenSuite)
-        let third = try runEvalbench(["run", brokenSuite.path, "--out", broken.path, "--min-pass-rate", "0", "--no-progress"])
+        let third = try await runEvalbench(["run", brokenSuite.path, "--out", broken.path, "--min-pass-rate", "0", "--no-progress"])
         #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
 
-        let compared = try runEvalbench(["compare", base.path, broken.path])
+        let compared = try await runEvalbench(["compare", base.path, broken.path])
         #expect(compared.status == 1, "\(compared.stdout)\(compared.stderr)")
         #expect(compared.stdout.contains("evalbench: Regression: local · none · default: pass rate −"), "\(compared.stdout)")
 

@@ -47,15 +47,38 @@ func evalbenchProcess(_ arguments: [String], in directory: URL = PackagePaths.ro
 
 /// Runs the built `evalbench` in `directory` (by default the package root, whose
 /// evalbench.json names the managed local model) and returns its exit status and output.
+///
+/// The reads and the wait block, so they run on a thread of their own: on the test process's
+/// cooperative pool (one thread per core, 2 here) a test waiting on a child process held a
+/// thread for the child's whole run, and with one other long test every other test waited
+/// too (hundreds of tests ended together after about 9 s, and a fake's 10 s timeout fired).
 func runEvalbench(_ arguments: [String], in directory: URL = PackagePaths.root,
-                  environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+                  environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
     let process = evalbenchProcess(arguments, in: directory, environment: environment)
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    return await offThePool {
+        // stderr is read beside stdout, so that a child filling one pipe never waits on the other.
+        nonisolated(unsafe) var stderr = Data()
+        let readingErr = DispatchGroup()
+        readingErr.enter()
+        Thread {
+            stderr = err.fileHandleForReading.readDataToEndOfFile()
+            readingErr.leave()
+        }.start()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        readingErr.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// `work`'s value, computed on a thread of its own rather than on the cooperative pool: for
+/// tests that block (a child process, a long computation) without holding a pool thread.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
 }
