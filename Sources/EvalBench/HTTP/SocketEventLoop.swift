@@ -202,10 +202,16 @@ final class SocketEventLoop: @unchecked Sendable {
         epoll.watch(wakeRead, Int16(POLLIN))
         // Which exchange each watched descriptor belongs to; idle ones are in `idle`.
         var owners: [Int32: SocketExchange] = [:]
-        while true {
+        /// Takes what was handed over and watches it; returns the exchanges that started.
+        @discardableResult
+        func admitAndWatch() -> [SocketExchange] {
             let (new, gone) = admit()
             for exchange in new { sync(exchange, epoll, &owners) }
             for exchange in gone { sync(exchange, epoll, &owners) }
+            return new
+        }
+        while true {
+            admitAndWatch()
             let ready = epoll.wait(timeoutMs: timeoutMs(now: DispatchTime.now().uptimeNanoseconds))
             // Descriptors given to exchanges admitted during this batch: their events in it may
             // be a closed connection's whose number was reused; epoll reports them again.
@@ -216,12 +222,7 @@ final class SocketEventLoop: @unchecked Sendable {
                 // when it came. At c=256 the 256 response heads of a burst's first moments
                 // were read before the requests still waiting, which reached the server later.
                 if position > 0 && position % Self.readsBetweenSends == 0 {
-                    let (new, gone) = admit()
-                    for exchange in new {
-                        sync(exchange, epoll, &owners)
-                        if exchange.fd >= 0 { admittedNow.insert(exchange.fd) }
-                    }
-                    for exchange in gone { sync(exchange, epoll, &owners) }
+                    for exchange in admitAndWatch() where exchange.fd >= 0 { admittedNow.insert(exchange.fd) }
                 }
                 if !admittedNow.isEmpty && admittedNow.contains(fd) { continue }
                 if fd == wakeRead {

@@ -113,6 +113,15 @@ package func onRunExecutor<T: Sendable>(_ operation: () async -> T) async -> T {
     #endif
 }
 
+/// `work`'s value, computed on a thread of its own: for work that blocks (a child process, a
+/// long computation) without holding one of the few threads every task shares (one per core,
+/// `RunExecutor`'s or the cooperative pool's), which would stall every other task meanwhile.
+package func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}
+
 /// Gives the memory the allocator holds free back to the system (glibc's `malloc_trim(0)` on
 /// Linux; nothing elsewhere). glibc keeps what each thread frees in that thread's arena, where
 /// work on other threads does not reuse it: the reports, written after a run on other threads

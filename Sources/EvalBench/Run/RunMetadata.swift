@@ -122,12 +122,10 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         #endif
     }
 
-    /// The same, waited for on a thread of its own: `git` runs for milliseconds to tens of
-    /// them, and a task blocked on it holds one of the few threads every task shares (one per
-    /// core). A library caller's app, or a test process running many runs at once, stalled on it.
+    /// The same, waited for on a thread of its own (`offThePool`): `git` runs for milliseconds
+    /// to tens of them. A library caller's app, or a test process running many runs at once,
+    /// stalled on it.
     package static func gitCommit(in directory: URL) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: gitCommit(in: directory) as String?) }.start()
-        }
+        await offThePool { gitCommit(in: directory) as String? }
     }
 }

@@ -1,3 +1,4 @@
+@testable import EvalBench
 import Foundation
 
 /// Paths inside this package, for tests that run the real tool and the shipped suites.
@@ -72,13 +73,5 @@ func runEvalbench(_ arguments: [String], in directory: URL = PackagePaths.root,
         readingErr.wait()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-    }
-}
-
-/// `work`'s value, computed on a thread of its own rather than on the cooperative pool: for
-/// tests that block (a child process, a long computation) without holding a pool thread.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: work()) }.start()
     }
 }
