@@ -16,7 +16,9 @@ struct CaseRunExecution {
     /// The tools in force: the case's, until a turn's `tools` switch replaces them.
     private var tools: [CannedTool]
     private var history: [ChatMessage] = []
-    private var previousPrompt: CanonicalPrompt?
+    /// The last request sent on this session, which the next one's prefix is compared with
+    /// (its canonical rendering is made then: a case run of one turn never needs it).
+    private var previousRequest: ModelRequest?
     /// How the planned backend's session started, for backends that tag it.
     private var sessionStart: RequestDetails.SessionStart?
     private var caseScore = WeightedScore()
@@ -24,9 +26,11 @@ struct CaseRunExecution {
     private var evalCase: EvalCase { caseRun.evalCase }
 
     /// Runs `caseRun` on `slot`, or records why it cannot run there.
-    static func perform(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner, global: AsyncSemaphore) async {
+    /// `grader` is the run's, made once (see `Runner.grader`).
+    static func perform(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner, global: AsyncSemaphore,
+                        grader: Grader) async {
         guard await startable(caseRun, on: slot, runner: runner) else { return }
-        var execution = await CaseRunExecution(caseRun, on: slot, runner: runner, global: global)
+        var execution = await CaseRunExecution(caseRun, on: slot, runner: runner, global: global, grader: grader)
         await execution.run()
     }
 
@@ -53,12 +57,12 @@ struct CaseRunExecution {
         return false
     }
 
-    private init(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner, global: AsyncSemaphore) async {
+    private init(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner, global: AsyncSemaphore,
+                 grader: Grader) async {
         self.caseRun = caseRun
         self.runner = runner
         self.global = global
-        grader = Grader(models: runner.slots.mapValues(\.backend), timeoutSeconds: runner.timeoutSeconds,
-                        timeLimitSeconds: runner.gradingTimeLimitSeconds)
+        self.grader = grader
         current = slot
         level = caseRun.reasoning
         instructions = caseRun.evalCase.instructions
@@ -116,7 +120,7 @@ struct CaseRunExecution {
             current = next
             conversation = await next.backend.startConversation()
             // A new session shares nothing with the old one's cache.
-            previousPrompt = nil
+            previousRequest = nil
         }
         if case let .unsupported(reason) = current.backend.reasoningSupport(level) {
             await runner.skip(caseRun, from: index, model: current.backend.model, reason: "turn \(index + 1): \(reason)")
@@ -128,15 +132,14 @@ struct CaseRunExecution {
     /// Sends turn `index` (with its tool loop), grades and records it; false when the case run stops there.
     private mutating func send(_ turn: Turn, at index: Int) async -> Bool {
         var request = makeRequest(turn, at: index)
-        let canonical = CanonicalPrompt(request)
-        let prefix = previousPrompt.map { PrefixComparison(previous: $0, current: canonical) }
+        let prefix = previousRequest.map { PrefixComparison(previous: CanonicalPrompt($0), current: CanonicalPrompt(request)) }
         let sent = SentTurn(backend: current.name, model: current.backend.model, reasoning: level,
                             instructions: instructions, switched: turn.switchTo?.summary,
                             historyNote: historyNote(turn, sent: request), prefix: prefix)
         var loop = ToolLoop(tools: tools, maxRounds: options.maxToolRounds)
         while true {
             // The next turn's cache sees the last request of this one's tool loop.
-            previousPrompt = CanonicalPrompt(request)
+            previousRequest = request
             let (result, attempts, fromCache) = await respond(to: request)
             switch result {
             case let .success(response):

@@ -75,6 +75,7 @@ package struct Runner: Sendable {
             if queues[backend] == nil { order.append(backend) }
             queues[backend, default: []].append(index)
         }
+        let grader = self.grader
         await withDiscardingTaskGroup { group in
             for name in order {
                 let queue = WorkQueue(plan.caseRuns, indices: queues[name] ?? [])
@@ -89,12 +90,18 @@ package struct Runner: Sendable {
                                 await skip(caseRun, from: 0, model: slot.backend.model, reason: reason)
                                 continue
                             }
-                            await CaseRunExecution.perform(caseRun, on: slot, runner: self, global: global)
+                            await CaseRunExecution.perform(caseRun, on: slot, runner: self, global: global, grader: grader)
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The run's grader, with every backend the run started for judges and embeddings: made
+    /// once per run rather than once per case run.
+    var grader: Grader {
+        Grader(models: slots.mapValues(\.backend), timeoutSeconds: timeoutSeconds, timeLimitSeconds: gradingTimeLimitSeconds)
     }
 
     /// Records turn `index` as failed with `failure` and the later turns as skipped.
