@@ -17,8 +17,10 @@ struct HighConcurrencyFigures {
 
     var wallMs: Double
     var ttftErrorsMs: [Double]
-    /// Where the wall went, in ms from the run's start: the last request started, the last
-    /// answer ended (its stamp), and the run returned.
+    /// Where the wall went, in ms from the run's start: the first and the last request started
+    /// (their stopwatches, before the request is built), the last answer ended (its stamp), and
+    /// the run returned.
+    var firstStartMs: Double?
     var lastStartMs: Double?
     var lastEndMs: Double?
     /// The process's CPU time (getrusage, client and fake together) from 96 ms into the run,
@@ -52,7 +54,6 @@ struct HighConcurrencyFigures {
         nonisolated(unsafe) var threadsAtStartEnd: [Int: ThreadTimes]?
         let read = DispatchSemaphore(value: 0)
         let threadsAtBegin = ThreadTimes.now()
-        let began = Date()
         Thread.detachNewThread {
             usleep(UInt32(startMs * 1000))
             threadsAtStartEnd = ThreadTimes.now()
@@ -61,17 +62,18 @@ struct HighConcurrencyFigures {
             threadsAtWait = ThreadTimes.now()
             read.signal()
         }
-        let (wall, results) = try await runCases(baseURL: delayed.baseURL, count: count, concurrency: concurrency)
+        let (wall, runStart, results) = try await timedRunCases(baseURL: delayed.baseURL, count: count, concurrency: concurrency)
         let cpuAfterWait = processCPUMs() - { read.wait(); return atWait }()
         // Threads that began after the reading at 96 ms ran and waited from 0.
         let threads = ThreadTimes.now().flatMap { now in threadsAtWait.map { ThreadTimes.since($0, now: now) } }
         let startThreads = threadsAtStartEnd.flatMap { end in threadsAtBegin.map { ThreadTimes.since($0, now: end) } }
-        let starts = results.compactMap { $0.timing.map { $0.startedAt.timeIntervalSince(began) * 1000 } }
+        // From when the wall began (after the run's setup: its store, cases and plan), as `done` is.
+        let starts = results.compactMap { $0.timing.map { $0.startedAt.timeIntervalSince(runStart) * 1000 } }
         let ends = results.compactMap { result in
-            result.timing.flatMap { timing in timing.endMs.map { timing.startedAt.timeIntervalSince(began) * 1000 + $0 } }
+            result.timing.flatMap { timing in timing.endMs.map { timing.startedAt.timeIntervalSince(runStart) * 1000 + $0 } }
         }
         return HighConcurrencyFigures(count: count, wallMs: wall, ttftErrorsMs: results.compactMap { $0.timing?.ttftMs }.map { $0 - delayMs },
-                                      lastStartMs: starts.max(), lastEndMs: ends.max(),
+                                      firstStartMs: starts.min(), lastStartMs: starts.max(), lastEndMs: ends.max(),
                                       cpuAfterWaitMs: wall > waitMs ? cpuAfterWait : nil,
                                       runQueueWaitAfterWaitMs: wall > waitMs ? threads?.reduce(0) { $0 + $1.waitedMs } : nil,
                                       cpuByRoleAfterWaitMs: wall > waitMs ? threads.map(ThreadTimes.byRole) : nil,
@@ -130,10 +132,11 @@ struct HighConcurrencyRounds {
                 line("  median of \(rounds.count) rounds; lowest to highest", String(format: "%.1f–%.1f ms", wall.low, wall.high), "")
             }
         }
-        let starts = rounds.compactMap(\.lastStartMs), ends = rounds.compactMap(\.lastEndMs)
-        if let start = Self.spread(starts), let end = Self.spread(ends), let wall = Self.spread(rounds.map(\.wallMs)) {
-            line("\(label): last start / last answer / done (ms)",
-                 String(format: "%.1f / %.1f / %.1f", start.median, end.median, wall.median), "where the wall goes")
+        let firsts = rounds.compactMap(\.firstStartMs), starts = rounds.compactMap(\.lastStartMs), ends = rounds.compactMap(\.lastEndMs)
+        if let first = Self.spread(firsts), let start = Self.spread(starts), let end = Self.spread(ends),
+           let wall = Self.spread(rounds.map(\.wallMs)) {
+            line("\(label): starts, last answer, done (ms)",
+                 String(format: "%.1f–%.1f, %.1f, %.1f", first.median, start.median, end.median, wall.median), "where the wall goes")
         }
         // Both cores busy would be 2.0: below it, answers waited for a core that sat idle (or
         // for one another); see README, "Performance".

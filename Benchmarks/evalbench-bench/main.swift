@@ -31,6 +31,13 @@ func runCases(_ server: FakeOpenAIServer, count: Int, concurrency: Int,
 /// `runCases` against any OpenAI-compatible server at `baseURL` (its API under `/v1`).
 func runCases(baseURL: URL, count: Int, concurrency: Int, transport: any HTTPStreaming = DefaultStreamTransport(),
               cache: ResponseCache? = nil) async throws -> (wallMs: Double, results: ResultTable) {
+    let run = try await timedRunCases(baseURL: baseURL, count: count, concurrency: concurrency, transport: transport, cache: cache)
+    return (run.wallMs, run.results)
+}
+
+/// `runCases`, with when the measured wall began: the zero of the c=256 figures' times.
+func timedRunCases(baseURL: URL, count: Int, concurrency: Int, transport: any HTTPStreaming = DefaultStreamTransport(),
+                   cache: ResponseCache? = nil) async throws -> (wallMs: Double, startedAt: Date, results: ResultTable) {
     let out = temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: out) }
     let backend = OpenAIBackend(name: "stub", model: "stub", baseURL: baseURL.appendingPathComponent("v1"), apiKey: nil,
@@ -45,7 +52,7 @@ func runCases(baseURL: URL, count: Int, concurrency: Int, transport: any HTTPStr
     await runner.run(plan, availability: ["stub": .available])
     let wall = stopwatch.ms()
     try store.close()
-    return (wall, store.table())
+    return (wall, stopwatch.startedAt, store.table())
 }
 
 /// The same request sent with plain URLSession data tasks, `concurrency` at a time: what
