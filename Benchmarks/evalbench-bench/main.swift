@@ -109,7 +109,9 @@ func processStatusMB(_ field: String) -> Double? {
 }
 
 func line(_ name: String, _ value: String, _ budget: String) {
-    print(name.padding(toLength: 52, withPad: " ", startingAt: 0) + value.padding(toLength: 22, withPad: " ", startingAt: 0) + budget)
+    // A value longer than its column is printed whole, pushing its budget along, not cut.
+    let value = value.count < 22 ? value.padding(toLength: 22, withPad: " ", startingAt: 0) : value + " "
+    print(name.padding(toLength: 52, withPad: " ", startingAt: 0) + value + budget)
 }
 
 func format(_ value: Double, _ unit: String = "ms") -> String { String(format: "%.3f %@", value, unit) }
