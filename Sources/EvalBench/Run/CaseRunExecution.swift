@@ -26,7 +26,7 @@ struct CaseRunExecution {
     private var evalCase: EvalCase { caseRun.evalCase }
 
     /// Runs `caseRun` on `slot`, or records why it cannot run there.
-    /// `grader` is the run's, made once (see `Runner.grader`).
+    /// `grader` is the run's, shared by its case runs (`Runner.makeGrader`).
     static func perform(_ caseRun: PlannedCaseRun, on slot: BackendSlot, runner: Runner, global: AsyncSemaphore,
                         grader: Grader) async {
         guard await startable(caseRun, on: slot, runner: runner) else { return }

@@ -75,7 +75,7 @@ package struct Runner: Sendable {
             if queues[backend] == nil { order.append(backend) }
             queues[backend, default: []].append(index)
         }
-        let grader = self.grader
+        let grader = makeGrader()
         await withDiscardingTaskGroup { group in
             for name in order {
                 let queue = WorkQueue(plan.caseRuns, indices: queues[name] ?? [])
@@ -98,9 +98,9 @@ package struct Runner: Sendable {
         }
     }
 
-    /// The run's grader, with every backend the run started for judges and embeddings: made
-    /// once per run rather than once per case run.
-    var grader: Grader {
+    /// A grader with every backend the run started, for judges and embeddings: `run` makes one
+    /// for all its case runs (each case run made its own, copying the backends each time).
+    func makeGrader() -> Grader {
         Grader(models: slots.mapValues(\.backend), timeoutSeconds: timeoutSeconds, timeLimitSeconds: gradingTimeLimitSeconds)
     }
 
