@@ -109,9 +109,11 @@ func processStatusMB(_ field: String) -> Double? {
 }
 
 func line(_ name: String, _ value: String, _ budget: String) {
-    // A value longer than its column is printed whole, pushing its budget along, not cut.
-    let value = value.count < 22 ? value.padding(toLength: 22, withPad: " ", startingAt: 0) : value + " "
-    print(name.padding(toLength: 52, withPad: " ", startingAt: 0) + value + budget)
+    // A name or value longer than its column is printed whole, pushing the rest along, not cut.
+    func column(_ text: String, _ width: Int) -> String {
+        text.count < width ? text.padding(toLength: width, withPad: " ", startingAt: 0) : text + " "
+    }
+    print(column(name, 52) + column(value, 22) + budget)
 }
 
 func format(_ value: Double, _ unit: String = "ms") -> String { String(format: "%.3f %@", value, unit) }
