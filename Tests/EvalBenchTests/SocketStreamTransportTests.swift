@@ -118,7 +118,7 @@ struct HTTPResponseParserTests {
         }
     }
 
-    @Test("a header value holds a token in any case, anywhere in it; a different or longer word does not")
+    @Test("a header value holds a token in any case, anywhere in it; a value without the whole token does not")
     func headerTokens() {
         #expect(HTTPResponseParser.has("chunked", "chunked"))
         #expect(HTTPResponseParser.has("gzip, CHUNKED", "chunked"))

@@ -31,29 +31,23 @@ struct SecretRedactor: Sendable {
     /// headers hashed) was about 2 µs of each answer's CPU at concurrency 256.
     private static let ofRequests = MemoCache<Target, [String]>()
 
-    /// The secrets of header sets seen before: a backend sends the same headers with every
-    /// request, and checking each value was a few percent of a request's CPU.
-    private static let known = MemoCache<[String: String], Set<String>>()
-
     /// Any header may carry a secret (`headersFromEnv` sends one under any name): every value
     /// long enough to be a credential is one, except those of the protocol's own headers.
     private static func secrets(inHeaders headers: [String: String]) -> Set<String> {
-        known.value(for: headers) {
-            var secrets: Set<String> = []
-            let plain: Set<String> = ["content-type", "accept", "user-agent", "connection", "anthropic-version", "anthropic-beta"]
-            for (name, value) in headers
-            where LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value)
-                || (!plain.contains(name.lowercased()) && value.count >= 8) {
-                let value = value.trimmingWhitespace()
-                guard !value.isEmpty else { continue }
-                secrets.insert(value)
-                if let space = value.firstIndex(of: " ") {
-                    let token = value[value.index(after: space)...].trimmingWhitespace()
-                    if !token.isEmpty { secrets.insert(token) }
-                }
+        var secrets: Set<String> = []
+        let plain: Set<String> = ["content-type", "accept", "user-agent", "connection", "anthropic-version", "anthropic-beta"]
+        for (name, value) in headers
+        where LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value)
+            || (!plain.contains(name.lowercased()) && value.count >= 8) {
+            let value = value.trimmingWhitespace()
+            guard !value.isEmpty else { continue }
+            secrets.insert(value)
+            if let space = value.firstIndex(of: " ") {
+                let token = value[value.index(after: space)...].trimmingWhitespace()
+                if !token.isEmpty { secrets.insert(token) }
             }
-            return secrets
         }
+        return secrets
     }
 
     /// A URL's credentials: `user:password@` and the value of every query parameter longer
