@@ -71,6 +71,7 @@ extension LoopbackNetworkTests {
         #expect(verdict.judge?.verdict == JudgeVerdict(reason: "It names Paris.", pass: true, score: 0.9))
         #expect(verdict.judge?.usage.inputTokens == 300, "the judge's tokens are recorded on its call")
         #expect(verdict.judge?.model == "judge-model")
+        #expect(verdict.judge?.attempts == 1)
         #expect((verdict.judge?.latencyMs ?? 0) > 0)
         #expect(france.usage.inputTokens == 10, "and never added to the graded request's")
         #expect(france.assertions.first { $0.type == "similar" }?.note?.hasPrefix("similarity 1.0000") == true)
@@ -90,8 +91,8 @@ extension LoopbackNetworkTests {
 
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("## Grading calls"))
-        #expect(summary.contains("| grader | judge | 2 | 0 | 1/2 |"), "\(summary)")
-        #expect(summary.contains("| embedder | similar | 2 | 0 | n/a |"))
+        #expect(summary.contains("| grader | judge | 2 | 0 | 0 | 1/2 |"), "\(summary)")
+        #expect(summary.contains("| embedder | similar | 2 | 0 | 0 | n/a |"))
     }
 
     @Test("a judge naming an unknown backend is a load error at its line, before any request")

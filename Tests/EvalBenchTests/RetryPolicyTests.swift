@@ -37,7 +37,7 @@ struct RetryPolicyTests {
     func runCountsAttempts() async {
         let fast = RetryPolicy(maxRetries: 3, baseDelaySeconds: 0.001, maxDelaySeconds: 0.001)
         let counter = Counter()
-        let (result, attempts) = await fast.run {
+        let (result, attempts) = await fast.run { () async -> Result<ModelResponse, BackendFailure> in
             let n = await counter.next()
             if n < 3 { return .failure(BackendFailure(kind: .overloaded, message: "busy")) }
             return .success(ModelResponse(text: "ok", timing: RequestTiming(startedAt: .init()), usage: Usage()))
@@ -49,7 +49,9 @@ struct RetryPolicyTests {
     @Test("run gives up after the last retry and records the attempts on the failure")
     func runGivesUp() async {
         let fast = RetryPolicy(maxRetries: 2, baseDelaySeconds: 0.001, maxDelaySeconds: 0.001)
-        let (result, attempts) = await fast.run { .failure(BackendFailure(kind: .network, message: "reset")) }
+        let (result, attempts) = await fast.run { () async -> Result<ModelResponse, BackendFailure> in
+            .failure(BackendFailure(kind: .network, message: "reset"))
+        }
         #expect(attempts == 3)
         guard case let .failure(failure) = result else { Issue.record("expected a failure"); return }
         #expect(failure.attempts == 3)

@@ -74,12 +74,16 @@ package struct Grader: Sendable {
     package var timeoutSeconds: Double
     /// How long one assertion may take to grade (see `GradingTimeLimit`).
     package var timeLimitSeconds: Double
+    /// How a failed grading call is retried: the run's policy, as for the answers it grades.
+    package var retryPolicy: RetryPolicy
 
     package init(models: [String: any Backend] = [:], timeoutSeconds: Double = 120,
-                 timeLimitSeconds: Double = GradingTimeLimit.defaultSeconds) {
+                 timeLimitSeconds: Double = GradingTimeLimit.defaultSeconds,
+                 retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0)) {
         self.models = models
         self.timeoutSeconds = timeoutSeconds
         self.timeLimitSeconds = timeLimitSeconds
+        self.retryPolicy = retryPolicy
     }
 
     /// Every assertion's verdict, in order, and the turn's weighted score.
@@ -112,8 +116,8 @@ package struct Grader: Sendable {
     }
 
     /// The check's outcome, or nil when it passed the time limit. The model-graded checks await
-    /// a call, whose own timeout is added to the limit (a judge may think for a minute); every
-    /// other check is computed on a thread of its own.
+    /// a call, whose own timeouts and retries are added to the limit (a judge may think for a
+    /// minute); every other check is computed on a thread of its own.
     private func evaluateWithinLimit(_ check: Assertion.Check, _ input: GradingInput) async -> CheckOutcome? {
         let seconds = limit(for: check)
         switch check {
@@ -158,10 +162,11 @@ package struct Grader: Sendable {
         }
     }
 
-    /// The time `check` may take: `timeLimitSeconds`, plus the call's timeout for a model-graded check.
+    /// The time `check` may take: `timeLimitSeconds`, plus for a model-graded check the longest its
+    /// call may take with its retries.
     private func limit(for check: Assertion.Check) -> Double {
         switch check {
-        case .judge, .similar: timeLimitSeconds + timeoutSeconds
+        case .judge, .similar: timeLimitSeconds + retryPolicy.worstCaseSeconds(attemptSeconds: timeoutSeconds)
         default: timeLimitSeconds
         }
     }
@@ -212,14 +217,15 @@ package struct Grader: Sendable {
         let request = JudgePrompt.request(question: input.prompt ?? "", answer: input.output, rubric: rubric,
                                           timeoutSeconds: timeoutSeconds)
         let conversation = await backend.startConversation()
-        switch await conversation.respond(to: request) {
+        let (result, attempts) = await retryPolicy.run { await conversation.respond(to: request) }
+        switch result {
         case let .failure(failure):
             let call = JudgeCall(backend: name, model: backend.model, latencyMs: failure.timing?.latencyMs,
-                                 ttftMs: failure.timing?.ttftMs, error: failure.description)
+                                 ttftMs: failure.timing?.ttftMs, error: failure.description, attempts: attempts)
             return CheckOutcome(holds: false, expected: expected, actual: "the judge call failed: \(failure.description)", judge: call)
         case let .success(response):
             var call = JudgeCall(backend: name, model: response.model ?? backend.model, latencyMs: response.timing.latencyMs,
-                                 ttftMs: response.timing.ttftMs, usage: response.usage.checked())
+                                 ttftMs: response.timing.ttftMs, usage: response.usage.checked(), attempts: attempts)
             switch JudgePrompt.parse(response.text) {
             case let .failure(problem):
                 call.error = problem.message
@@ -241,13 +247,18 @@ package struct Grader: Sendable {
             return CheckOutcome(holds: false, expected: expected,
                                 actual: "backend '\(name)' is not running or serves no embeddings")
         }
-        let stopwatch = Stopwatch()
-        switch await backend.embed([output, reference], timeoutSeconds: timeoutSeconds) {
+        var latencyMs = 0.0  // the last attempt's, as for a judge call
+        let (result, attempts) = await retryPolicy.run {
+            let stopwatch = Stopwatch()
+            defer { latencyMs = stopwatch.ms() }
+            return await backend.embed([output, reference], timeoutSeconds: timeoutSeconds)
+        }
+        switch result {
         case let .failure(failure):
             return CheckOutcome(holds: false, expected: expected, actual: "the embeddings call failed: \(failure.description)",
-                                judge: JudgeCall(backend: name, latencyMs: stopwatch.ms(), error: failure.description))
+                                judge: JudgeCall(backend: name, latencyMs: latencyMs, error: failure.description, attempts: attempts))
         case let .success(vectors):
-            let call = JudgeCall(backend: name, latencyMs: stopwatch.ms())
+            let call = JudgeCall(backend: name, latencyMs: latencyMs, attempts: attempts)
             guard let similarity = cosineSimilarity(vectors[0], vectors[1]) else {
                 return CheckOutcome(holds: false, expected: expected, actual: "an empty embedding", judge: call)
             }

@@ -35,10 +35,13 @@ public struct JudgeCall: Sendable, Codable, Hashable {
     public var verdict: JudgeVerdict?
     /// Why there is no verdict: the call failed or its answer did not parse.
     public var error: String?
+    /// Attempts made, retries included (the run's `defaults.retries`, for retryable failures);
+    /// the measurements are the last attempt's. Nil when not recorded.
+    public var attempts: Int?
 
     /// A call to `backend`; every measurement unknown until given.
     public init(backend: String, model: String? = nil, latencyMs: Double? = nil, ttftMs: Double? = nil,
-                usage: Usage = Usage(), verdict: JudgeVerdict? = nil, error: String? = nil) {
+                usage: Usage = Usage(), verdict: JudgeVerdict? = nil, error: String? = nil, attempts: Int? = nil) {
         self.backend = backend
         self.model = model
         self.latencyMs = latencyMs
@@ -46,10 +49,11 @@ public struct JudgeCall: Sendable, Codable, Hashable {
         self.usage = usage
         self.verdict = verdict
         self.error = error
+        self.attempts = attempts
     }
 
     enum CodingKeys: String, CodingKey {
-        case backend, model, usage, verdict, error
+        case backend, model, usage, verdict, error, attempts
         case latencyMs = "latency_ms"
         case ttftMs = "ttft_ms"
     }

@@ -412,7 +412,7 @@ package enum SummaryMarkdown {
         }
         guard !order.isEmpty else { return nil }
         var table = MarkdownTable([("Grading backend", .left), ("Kind of call", .left), ("Calls", .right), ("Failed calls", .right),
-                                   ("Verdicts passing", .right), ("Latency p50 (ms)", .right), ("Input tokens", .right),
+                                   ("Retries", .right), ("Verdicts passing", .right), ("Latency p50 (ms)", .right), ("Input tokens", .right),
                                    ("Output tokens", .right)])
         for backend in order {
             let list = calls[backend]!
@@ -421,12 +421,24 @@ package enum SummaryMarkdown {
             let verdicts = list.compactMap(\.call.verdict)
             let kinds = Set(list.map(\.type)).sorted().joined(separator: ", ")
             table.appendRow([backend, kinds, String(list.count), String(list.filter { $0.call.error != nil }.count),
-                             verdicts.isEmpty ? "n/a" : "\(verdicts.filter(\.pass).count)/\(verdicts.count)",
+                             retries(list.compactMap(\.call.attempts)), verdicts.isEmpty ? "n/a" : "\(verdicts.filter(\.pass).count)/\(verdicts.count)",
                              ReportFormat.milliseconds(percentile(50, of: list.compactMap(\.call.latencyMs).sorted())),
                              tokens(usage.inputTokens), tokens(usage.outputTokens)])
         }
         return "## Grading calls\n\nThe judge and embedding calls that judge and similar assertions made, with their own "
             + "latency and tokens; none of it is counted in the graded backends' figures.\n\n" + table.text
+    }
+
+    /// The retries among grading calls' attempts, "—" when no call recorded its attempts (results
+    /// written before they were), at most `Int.max` whatever a results file says.
+    static func retries(_ attempts: [Int]) -> String {
+        guard !attempts.isEmpty else { return "—" }
+        var total = 0
+        for count in attempts where count > 1 {
+            let (sum, overflow) = total.addingReportingOverflow(count - 1)
+            total = overflow ? Int.max : sum
+        }
+        return String(total)
     }
 
     /// Each named assertion's pass rate per group; nil when no assertion is named.

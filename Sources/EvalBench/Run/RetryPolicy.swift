@@ -30,11 +30,19 @@ package struct RetryPolicy: Sendable, Equatable {
         return exponential * (0.5 + 0.5 * min(1, max(0, jitter)))
     }
 
+    /// The longest a call and its retries may take when each attempt takes at most
+    /// `attemptSeconds`: every attempt, and before each retry the longest wait allowed (a
+    /// computed delay, or a `Retry-After` up to `maxRetryAfterSeconds`).
+    package func worstCaseSeconds(attemptSeconds: Double) -> Double {
+        let attempts = Double(max(0, maxRetries)) + 1
+        return attempts * attemptSeconds + (attempts - 1) * max(maxDelaySeconds, maxRetryAfterSeconds)
+    }
+
     /// Runs `attempt` until it succeeds, fails for good, or retries run out; the result
     /// carries the number of attempts made.
-    package func run(
-        _ attempt: () async -> Result<ModelResponse, BackendFailure>
-    ) async -> (Result<ModelResponse, BackendFailure>, attempts: Int) {
+    package func run<Success>(
+        _ attempt: () async -> Result<Success, BackendFailure>
+    ) async -> (Result<Success, BackendFailure>, attempts: Int) {
         var attempts = 0
         while true {
             attempts += 1

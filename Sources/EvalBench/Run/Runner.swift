@@ -101,7 +101,8 @@ package struct Runner: Sendable {
     /// A grader with every backend the run started, for judges and embeddings: `run` makes one
     /// for all its case runs (each case run made its own, copying the backends each time).
     func makeGrader() -> Grader {
-        Grader(models: slots.mapValues(\.backend), timeoutSeconds: timeoutSeconds, timeLimitSeconds: gradingTimeLimitSeconds)
+        Grader(models: slots.mapValues(\.backend), timeoutSeconds: timeoutSeconds, timeLimitSeconds: gradingTimeLimitSeconds,
+               retryPolicy: retryPolicy)
     }
 
     /// Records turn `index` as failed with `failure` and the later turns as skipped.
