@@ -26,7 +26,7 @@ struct GradersLocalModelIntegrationTests {
 
         let graded = try #require(outcome.results.first { $0.caseID == "capital-graded" })
         let judge = try #require(graded.assertions.first { $0.type == "judge" }?.judge)
-        #expect(judge.error == nil, "\(judge.error ?? "")")
+        #expect(judge.error == nil, "\(judge.error ?? "")\n\(serverLogTail(in: out, backend: "local"))")
         #expect(judge.verdict != nil, "constrained decoding gives a parseable verdict even from a 270M model")
         #expect((judge.usage.inputTokens ?? 0) > 50 && judge.usage.source == .reported)
         #expect((graded.usage.inputTokens ?? 0) < (judge.usage.inputTokens ?? 0), "the judge's prompt is not counted in the answer's")

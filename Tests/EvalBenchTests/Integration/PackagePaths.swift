@@ -75,3 +75,11 @@ func runEvalbench(_ arguments: [String], in directory: URL = PackagePaths.root,
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 }
+
+/// The last `lines` lines of the log of the llama-server that backend `name` started for a run
+/// whose output is `out`, for a failure's message: the run's directory is deleted with the test.
+func serverLogTail(in out: URL, backend name: String, lines: Int = 40) -> String {
+    let log = out.appendingPathComponent("llama-server-\(name).log")
+    guard let text = try? String(contentsOf: log, encoding: .utf8) else { return "(no log at \(log.path))" }
+    return "llama-server-\(name).log, last \(lines) lines:\n" + text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+}
