@@ -47,6 +47,9 @@ func commandCompare(_ parsed: ParsedCommand) -> ExitStatus {
             problems.append(Diagnostic(file: path, message: "\(error)"))
         }
     }
+    if let out = parsed.value(Options.compareOut), let problem = OutputDirectoryCheck.problem(out, option: "--out") {
+        problems.append(problem)
+    }
     guard problems.isEmpty else {
         printError(LoadError(problems).description)
         fail("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; nothing was compared", status: .usage)

@@ -142,6 +142,18 @@ struct MergeTests {
         #expect(Set(partial.results.map(\.caseID)).isDisjoint(with: missing))
     }
 
+    @Test("an --out that is a file is refused with the other problems, before anything is written")
+    func outputIsAFile() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-out-file")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        let file = work.appendingPathComponent("afile")
+        try Data("x".utf8).write(to: file)
+        let refused = problems { _ = try merge(shards, into: file) }
+        #expect(refused == ["\(file.path): --out \(file.path) is a file, not a directory (name a directory for --out (evalbench creates it when it is missing), or move the file)"])
+        #expect(try String(contentsOf: file, encoding: .utf8) == "x")
+    }
+
     @Test("an unfinished shard is named with the cases it has no results for")
     func unfinishedShard() async throws {
         let work = PackagePaths.temporaryDirectory("merge-unfinished")

@@ -154,6 +154,7 @@ package enum EvalRun {
         do { shard = try request.shard?.resolve(environment: request.environment) } catch let diagnostic as Diagnostic {
             diagnostics.append(diagnostic)
         }
+        diagnostics += directoryProblems(request)
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
         let selection = PlanSelection(backends: names, reasoning: request.reasoning,
                                       defaultReasoning: config.defaults.reasoning ?? [.none], repeatCount: request.repeatCount,
@@ -176,6 +177,20 @@ package enum EvalRun {
         return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
                          switchBackendNames: validation.extraBackends,
                          baselineResults: baselineResults, resumeCheck: resumeCheck, shard: sharded?.record)
+    }
+
+    /// Where the run writes (`--out`) and what it resumes (`--resume`, also where it writes
+    /// without `--out`), checked before a backend starts or a directory is made.
+    static func directoryProblems(_ request: RunRequest) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        if let path = request.outputDirectory, let problem = OutputDirectoryCheck.problem(path, option: "--out") {
+            problems.append(problem)
+        }
+        if let path = request.resumeDirectory, let problem = RunDirectory(path: path).missingResults(role: "resumed")
+            ?? (request.outputDirectory == nil ? OutputDirectoryCheck.problem(path, option: "--resume") : nil) {
+            problems.append(problem)
+        }
+        return problems
     }
 
     /// With `--resume`, what changed since that run; a change is refused, listing the cases,

@@ -57,6 +57,7 @@ package enum RunMerge {
         } catch let diagnostic as Diagnostic {
             problems.append(diagnostic)
         }
+        if let problem = OutputDirectoryCheck.problem(request.outputDirectory, option: "--out") { problems.append(problem) }
         guard problems.isEmpty else { throw LoadError(problems) }
 
         let directory = RunDirectory(path: request.outputDirectory)

@@ -56,18 +56,26 @@ package struct RunDirectory: Sendable, Equatable {
         try readingResults(role: role) { try ResultStore.readTable($0) }
     }
 
-    /// `read` of this run's results file, once the directory and the file are known to exist.
-    private func readingResults<Results>(role: String?, _ read: (URL) throws -> Results) throws -> Results {
+    /// Why this run's results cannot be read, or nil when its directory holds a results file:
+    /// the directory is missing or a file, or has no results.jsonl. `role` as for `readResults`.
+    package func missingResults(role: String?) -> Diagnostic? {
         let run = role.map { "the \($0) run" } ?? "the run"
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw Diagnostic(file: url.path, message: "\(run) directory does not exist",
-                             fix: "pass the --out directory of an earlier `evalbench run`; it holds \(FileName.results)")
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        guard exists, isDirectory.boolValue else {
+            return Diagnostic(file: url.path, message: exists ? "\(run) directory is a file" : "\(run) directory does not exist",
+                              fix: "pass the --out directory of an earlier `evalbench run`; it holds \(FileName.results)")
         }
         guard FileManager.default.fileExists(atPath: results.path) else {
-            throw Diagnostic(file: results.path, message: "\(run) directory has no \(FileName.results)",
-                             fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
+            return Diagnostic(file: results.path, message: "\(run) directory has no \(FileName.results)",
+                              fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
         }
+        return nil
+    }
+
+    /// `read` of this run's results file, once the directory and the file are known to exist.
+    private func readingResults<Results>(role: String?, _ read: (URL) throws -> Results) throws -> Results {
+        if let problem = missingResults(role: role) { throw problem }
         do {
             return try read(results)
         } catch let diagnostic as Diagnostic {

@@ -161,6 +161,38 @@ struct CommandLineTests {
         #expect(!unknown.stderr.contains("sk-hidden-value-123"))
     }
 
+    @Test("run, compare and merge given an --out that is a file, or run a --resume that is no run, exit 2 naming the path; nothing is sent or made")
+    func unusableDirectories() async throws {
+        let directory = PackagePaths.temporaryDirectory("cli-directories")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
+        try write("x", to: directory.appendingPathComponent("afile"))
+        for (arguments, message) in [
+            (["--out", "afile"], "afile: error: --out afile is a file, not a directory"),
+            (["--out", "afile/sub"], "afile/sub: error: --out afile/sub cannot be made: \(directory.path)/afile is a file, not a directory"),
+            (["--resume", "nothere"], "nothere: error: the resumed run directory does not exist"),
+            (["--resume", "afile"], "afile: error: the resumed run directory is a file"),
+        ] {
+            let run = try await runEvalbench(["run", "s.json", "--no-progress"] + arguments, in: directory)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains(message) && run.stderr.contains("nothing was sent"), "\(arguments): \(run.stderr)")
+        }
+        #expect(server.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("nothere").path), "no directory made")
+
+        let one = try await runEvalbench(["run", "s.json", "--no-progress", "--out", "one"], in: directory)
+        #expect(one.status == 0, "\(one.stderr)")
+        let compare = try await runEvalbench(["compare", "one", "one", "--out", "afile"], in: directory)
+        #expect(compare.status == 2 && compare.stderr.contains("afile: error: --out afile is a file, not a directory"), "\(compare.stderr)")
+        let merge = try await runEvalbench(["merge", "one", "--out", "afile"], in: directory)
+        #expect(merge.status == 2 && merge.stderr.contains("afile: error: --out afile is a file, not a directory"), "\(merge.stderr)")
+        #expect(try String(contentsOf: directory.appendingPathComponent("afile"), encoding: .utf8) == "x")
+    }
+
     @Test("kill -9 in the middle of a run keeps every finished result in results.jsonl, and --resume finishes the rest")
     func killNine() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-kill")
