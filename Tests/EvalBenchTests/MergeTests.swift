@@ -152,6 +152,10 @@ struct MergeTests {
         let refused = problems { _ = try merge(shards, into: file) }
         #expect(refused == ["\(file.path): --out \(file.path) is a file, not a directory (name a directory for --out (evalbench creates it when it is missing), or move the file)"])
         #expect(try String(contentsOf: file, encoding: .utf8) == "x")
+
+        let intoAPart = problems { _ = try merge(shards, into: shards[1]) }
+        #expect(intoAPart == ["\(shards[1].path): --out and a part name the same directory, \(shards[1].path): its results would be overwritten "
+                              + "(write to another directory with --out, and keep \(shards[1].path) as it is)"], "\(intoAPart)")
     }
 
     @Test("an unfinished shard is named with the cases it has no results for")

@@ -24,6 +24,21 @@ struct OutputDirectoryCheckTests {
         #endif
     }
 
+    @Test("an output that is a kept directory, written another way or through a symbolic link, is named; another is not")
+    func overwrite() throws {
+        let work = PackagePaths.temporaryDirectory("overwrite-check")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let kept = work.appendingPathComponent("main")
+        try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+        let link = work.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: kept)
+        for same in [kept.path, kept.path + "/", work.path + "/other/../main", link.path] {
+            let problem = OutputDirectoryCheck.overwrite(same, option: "--out", kept: [(kept.path, "--baseline")])
+            #expect(problem?.message == "--out and --baseline name the same directory, \(kept.path): its results would be overwritten", "\(same)")
+        }
+        #expect(OutputDirectoryCheck.overwrite(work.appendingPathComponent("new").path, option: "--out", kept: [(kept.path, "--baseline")]) == nil)
+    }
+
     @Test("a missing, file or empty --resume directory is a load error, and load makes no directory")
     func resume() throws {
         let work = PackagePaths.temporaryDirectory("resume-check")
@@ -53,5 +68,34 @@ struct OutputDirectoryCheckTests {
         #expect(problems(resume: empty, out: nil) == ["the resumed run directory has no results.jsonl"])
         #expect(problems(resume: nil, out: file) == ["--out \(file.path) is a file, not a directory"])
         #expect(problems(resume: nil, out: work.appendingPathComponent("fresh")) == [])
+    }
+
+    @Test("a run whose --out or --resume is its --baseline is refused at load, and the baseline is left as it was")
+    func baselineKept() async throws {
+        let work = PackagePaths.temporaryDirectory("baseline-kept")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let baseline = work.appendingPathComponent("main")
+        func request(out: URL?, resume: URL? = nil, baseline: URL? = nil) -> RunRequest {
+            var request = RunRequest(suitePaths: [], outputDirectory: out?.path, resumeDirectory: resume?.path, environment: [:])
+            request.baselineDirectory = baseline?.path
+            request.sources = [.suite(Suite(name: "s", cases: [EvalCase(id: "a", turns: [Turn(prompt: "q")])]))]
+            request.configValue = Config(file: nil, backends: [])
+            request.providedBackends = [FixedAnswerBackend(name: "a")]
+            return request
+        }
+        let first = request(out: baseline)
+        _ = try await EvalRun.execute(try EvalRun.load(first), first, transport: DefaultStreamTransport())
+        let before = try Data(contentsOf: baseline.appendingPathComponent("results.jsonl"))
+        for same in [request(out: baseline, baseline: baseline), request(out: nil, resume: baseline, baseline: baseline)] {
+            do {
+                _ = try EvalRun.load(same)
+                Issue.record("a run into its own baseline must be refused")
+            } catch let error as LoadError {
+                #expect(error.diagnostics.map(\.message).contains { $0.hasSuffix("name the same directory, \(baseline.path): its results would be overwritten") },
+                        "\(error.diagnostics)")
+            }
+        }
+        #expect(try Data(contentsOf: baseline.appendingPathComponent("results.jsonl")) == before)
+        _ = try EvalRun.load(request(out: work.appendingPathComponent("next"), baseline: baseline))
     }
 }

@@ -190,6 +190,11 @@ package enum EvalRun {
             ?? (request.outputDirectory == nil ? OutputDirectoryCheck.problem(path, option: "--resume") : nil) {
             problems.append(problem)
         }
+        let written = request.outputDirectory.map { ($0, "--out") } ?? request.resumeDirectory.map { ($0, "--resume") }
+        if let (path, option) = written, let baseline = request.baselineDirectory,
+           let problem = OutputDirectoryCheck.overwrite(path, option: option, kept: [(baseline, "--baseline")]) {
+            problems.append(problem)
+        }
         return problems
     }
 

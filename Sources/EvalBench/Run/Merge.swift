@@ -57,7 +57,11 @@ package enum RunMerge {
         } catch let diagnostic as Diagnostic {
             problems.append(diagnostic)
         }
-        if let problem = OutputDirectoryCheck.problem(request.outputDirectory, option: "--out") { problems.append(problem) }
+        if let problem = OutputDirectoryCheck.problem(request.outputDirectory, option: "--out")
+            ?? OutputDirectoryCheck.overwrite(request.outputDirectory, option: "--out",
+                                              kept: request.partDirectories.map { ($0, "a part") } + (request.baselineDirectory.map { [($0, "--baseline")] } ?? [])) {
+            problems.append(problem)
+        }
         guard problems.isEmpty else { throw LoadError(problems) }
 
         let directory = RunDirectory(path: request.outputDirectory)

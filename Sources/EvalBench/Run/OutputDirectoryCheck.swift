@@ -41,5 +41,19 @@ package enum OutputDirectoryCheck {
         }
     }
 
+    /// A problem when `path`, given as `option`, is the same directory as one of `kept` (a
+    /// baseline, a shard being merged), which the command reads and would then overwrite.
+    package static func overwrite(_ path: String, option: String, kept: [(path: String, option: String)]) -> Diagnostic? {
+        let target = resolved(path)
+        guard let other = kept.first(where: { resolved($0.path) == target }) else { return nil }
+        return Diagnostic(file: path, message: "\(option) and \(other.option) name the same directory, \(other.path): its results would be overwritten",
+                          fix: "write to another directory with \(option), and keep \(other.path) as it is")
+    }
+
+    /// `path` absolute, with `.`, `..` and symbolic links (of the parts that exist) resolved.
+    private static func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
     private static func writable(_ path: String) -> Bool { access(path, W_OK | X_OK) == 0 }
 }
