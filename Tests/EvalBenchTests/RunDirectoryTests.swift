@@ -62,6 +62,12 @@ struct RunDirectoryTests {
             #expect(diagnostic.message == "the run directory has no results.jsonl")
         }
         do {
+            _ = try RunDirectory(directory.appendingPathComponent("nowhere")).readMetadata()
+            Issue.record("a missing directory has no run.json to read")
+        } catch let diagnostic as Diagnostic {
+            #expect(diagnostic.message == "the run directory does not exist", "not that it lacks run.json")
+        }
+        do {
             _ = try run.readMetadata()
             Issue.record("a directory without run.json must fail")
         } catch let diagnostic as Diagnostic {

@@ -60,12 +60,7 @@ package struct RunDirectory: Sendable, Equatable {
     /// the directory is missing or a file, or has no results.jsonl. `role` as for `readResults`.
     package func missingResults(role: String?) -> Diagnostic? {
         let run = role.map { "the \($0) run" } ?? "the run"
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-        guard exists, isDirectory.boolValue else {
-            return Diagnostic(file: url.path, message: exists ? "\(run) directory is a file" : "\(run) directory does not exist",
-                              fix: "pass the --out directory of an earlier `evalbench run`; it holds \(FileName.results)")
-        }
+        if let problem = missingDirectory(run) { return problem }
         guard FileManager.default.fileExists(atPath: results.path) else {
             return Diagnostic(file: results.path, message: "\(run) directory has no \(FileName.results)",
                               fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
@@ -118,7 +113,17 @@ package struct RunDirectory: Sendable, Equatable {
     }
 
     /// This run's `run.json`.
+    /// Why this directory is no run's: it is missing or a file; nil when it is a directory.
+    private func missingDirectory(_ run: String) -> Diagnostic? {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        guard !exists || !isDirectory.boolValue else { return nil }
+        return Diagnostic(file: url.path, message: exists ? "\(run) directory is a file" : "\(run) directory does not exist",
+                          fix: "pass the --out directory of an earlier `evalbench run`; it holds \(FileName.results)")
+    }
+
     package func readMetadata() throws -> RunMetadata {
+        if let problem = missingDirectory("the run") { throw problem }
         guard FileManager.default.fileExists(atPath: metadata.path) else {
             throw Diagnostic(file: metadata.path, message: "the run directory has no \(FileName.metadata)",
                              fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
