@@ -1,3 +1,5 @@
+import Foundation
+
 /// The largest values evalbench accepts for each limit a suite, config or command line sets.
 /// Above them a value is a typo or an attack: `"timeoutSeconds": 1e300` crashed the first
 /// request, `"repeat": 1000000000` filled the memory building the matrix. Each is refused at
@@ -21,6 +23,20 @@ package enum RunLimits {
     package static let defaultMaxRequests = 1_000_000
     /// The largest `defaults.maxResponseBytes`: 2 GiB.
     package static let maxResponseBytes = 1 << 31
+    /// The largest suite or config file read: 64 MiB, some 300,000 inline cases. A suite is read
+    /// whole and parsed into a tree, so a model file named by mistake (`run model.gguf`) took
+    /// its size in memory and more before it was found not to be JSON.
+    package static let maxSuiteFileBytes = 64 << 20
+    /// The largest dataset file a suite names: 512 MiB, millions of rows.
+    package static let maxDatasetFileBytes = 512 << 20
+
+    /// A problem when the file at `path` is larger than `limit` bytes, nil when it is not (or
+    /// is no regular file: reading it says why).
+    package static func fileTooLarge(_ path: String, what: String, limit: Int) -> String? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
+              size.int64Value > Int64(limit) else { return nil }
+        return "the \(what) file is \(ByteCount.text(size.int64Value)), more than evalbench reads (\(ByteCount.text(Int64(limit))))"
+    }
 }
 
 extension RunLimits {

@@ -63,8 +63,5 @@ package enum StepSummary {
         return kept
     }
 
-    private static func bytes(_ count: Int) -> String {
-        count >= 1_048_576 ? String(format: "%.1f MiB", Double(count) / 1_048_576)
-            : count >= 1024 ? "\(count / 1024) KiB" : "\(count) bytes"
-    }
+    private static func bytes(_ count: Int) -> String { ByteCount.text(Int64(count)) }
 }

@@ -54,13 +54,19 @@ package enum SuiteLoader {
 
     /// The file's bytes, or a `LoadError` that says why they could not be read.
     static func readFile(_ path: String, what: String) throws(LoadError) -> Data {
+        if let tooLarge = RunLimits.fileTooLarge(path, what: what, limit: RunLimits.maxSuiteFileBytes) {
+            throw LoadError([Diagnostic(file: path, message: tooLarge,
+                                        fix: what == "suite" ? "check that it is a suite; put many cases in a dataset file (\"dataset\")"
+                                                             : "check that it is a \(what) file")])
+        }
         if let data = FileManager.default.contents(atPath: path) { return data }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         let message = !exists ? "no such \(what) file" : isDirectory.boolValue ? "this is a directory, not a \(what) file"
                                                                              : "the \(what) file cannot be read"
-        throw LoadError([Diagnostic(file: path, message: message,
-                                    fix: exists ? "check the file's permissions" : "check the path")])
+        let fix = !exists ? "check the path" : isDirectory.boolValue ? "name a \(what) file (for every suite in a directory: dir/*.json)"
+                                                                     : "check the file's permissions (and that it is a regular file)"
+        throw LoadError([Diagnostic(file: path, message: message, fix: fix)])
     }
 }
 
@@ -202,6 +208,11 @@ private struct SuiteReader {
         }
         let datasetPath = relative.hasPrefix("/") ? relative
             : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(relative).path
+        if let tooLarge = RunLimits.fileTooLarge(datasetPath, what: "dataset", limit: RunLimits.maxDatasetFileBytes) {
+            log.error(tooLarge, at: reader["path"]?.location, path: path.key("path"),
+                      fix: "split the rows over several suites, each with its own dataset file")
+            return
+        }
         guard let data = FileManager.default.contents(atPath: datasetPath) else {
             log.error("the dataset file \(relative) cannot be read", at: reader["path"]?.location, path: path.key("path"),
                       fix: "the path is relative to the suite file (\(datasetPath))")
