@@ -58,6 +58,30 @@ struct FileSizeLimitTests {
         }
     }
 
+    @Test("a missing file, a directory or a device given as a suite or config says which, with a fix that fits")
+    func notAFile() throws {
+        let work = PackagePaths.temporaryDirectory("not-a-file")
+        defer { try? FileManager.default.removeItem(at: work) }
+        func refusal(_ path: String, config: Bool = false) -> Diagnostic? {
+            do {
+                if config { _ = try ConfigLoader.load(path: path) } else { _ = try SuiteLoader.load(path: path) }
+                return nil
+            } catch {
+                return error.diagnostics.first
+            }
+        }
+        let missing = refusal(work.appendingPathComponent("nothere.json").path)
+        #expect(missing?.message == "no such suite file" && missing?.fix == "check the path")
+        let directory = refusal(work.path)
+        #expect(directory?.message == "this is a directory, not a suite file")
+        #expect(directory?.fix == "name a suite file (for every suite in a directory: dir/*.json)")
+        #expect(refusal(work.path, config: true)?.fix == "name a config file")
+        #if os(Linux)
+        let device = refusal("/dev/zero")
+        #expect(device?.message == "the suite file cannot be read", "a device is never read to its end")
+        #endif
+    }
+
     @Test("sizes read as people read them")
     func byteCounts() {
         #expect(ByteCount.text(12) == "12 bytes")

@@ -112,7 +112,6 @@ package struct RunDirectory: Sendable, Equatable {
         return kept
     }
 
-    /// This run's `run.json`.
     /// Why this directory is no run's: it is missing or a file; nil when it is a directory.
     private func missingDirectory(_ run: String) -> Diagnostic? {
         var isDirectory: ObjCBool = false
@@ -122,6 +121,7 @@ package struct RunDirectory: Sendable, Equatable {
                           fix: "pass the --out directory of an earlier `evalbench run`; it holds \(FileName.results)")
     }
 
+    /// This run's `run.json`.
     package func readMetadata() throws -> RunMetadata {
         if let problem = missingDirectory("the run") { throw problem }
         guard FileManager.default.fileExists(atPath: metadata.path) else {

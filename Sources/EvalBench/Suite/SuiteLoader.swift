@@ -64,7 +64,8 @@ package enum SuiteLoader {
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         let message = !exists ? "no such \(what) file" : isDirectory.boolValue ? "this is a directory, not a \(what) file"
                                                                              : "the \(what) file cannot be read"
-        let fix = !exists ? "check the path" : isDirectory.boolValue ? "name a \(what) file (for every suite in a directory: dir/*.json)"
+        let directoryFix = "name a \(what) file" + (what == "suite" ? " (for every suite in a directory: dir/*.json)" : "")
+        let fix = !exists ? "check the path" : isDirectory.boolValue ? directoryFix
                                                                      : "check the file's permissions (and that it is a regular file)"
         throw LoadError([Diagnostic(file: path, message: message, fix: fix)])
     }
