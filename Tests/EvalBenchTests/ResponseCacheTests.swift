@@ -114,6 +114,25 @@ struct ResponseCacheStorageTests {
         #expect(!left.contains(Self.key(1)) && !left.contains(Self.key(2)), "the two least recently used went")
     }
 
+    @Test("a cache that cannot store says so once, with the directory and the reason, and the run goes on uncached")
+    func unwritable() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let file = work.appendingPathComponent("afile")
+        try Data("x".utf8).write(to: file)
+        let warnings = Warnings()
+        let cache = ResponseCache(directory: file.appendingPathComponent("responses"), warn: { warnings.add($0) })
+        for n in 0..<3 { await cache.store(Self.answer("x"), key: Self.key(n)) }
+        #expect(warnings.all.count == 1, "\(warnings.all)")
+        #expect(warnings.all.first?.hasPrefix("warning: the response cache cannot store answers in \(file.path)/responses (Not a directory)") == true,
+                "\(warnings.all)")
+        #expect(await cache.lookup(Self.key(0)) == nil)
+        let fine = ResponseCache(directory: work.appendingPathComponent("ok"), warn: { warnings.add($0) })
+        await fine.store(Self.answer("x"), key: Self.key(0))
+        #expect(warnings.all.count == 1, "a cache that stores says nothing")
+    }
+
     @Test("a new cache over an existing directory indexes what an earlier process stored")
     func indexesEarlierEntries() async {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("evalbench-cache-\(UUID().uuidString)")
@@ -142,4 +161,12 @@ struct ResponseCacheStorageTests {
         for url in foreign { #expect(FileManager.default.fileExists(atPath: url.path), "\(url.lastPathComponent) is not evalbench's") }
         #expect(await cache.lookup(Self.key(1)) == nil)
     }
+}
+
+private final class Warnings: @unchecked Sendable {
+    // @unchecked: `lines` is only touched under `lock`.
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

@@ -25,15 +25,20 @@ package actor ResponseCache {
     private var index: CacheIndex?
     /// The key-prefix folders known to exist, so that a store does not ask the file system again.
     private var folders: Set<String> = []
+    /// Says, once a run, that answers cannot be stored; standard error unless given.
+    private nonisolated let warn: @Sendable (String) -> Void
+    private var warned = false
 
     /// The default directory: `$EVALBENCH_CACHE/responses`, else `~/.cache/evalbench/responses`.
     package static func defaultDirectory(environment: [String: String]) -> URL {
         Platform.cacheDirectory(environment: environment).appendingPathComponent("responses")
     }
 
-    package init(directory: URL, maximumBytes: Int = 256 * 1024 * 1024) {
+    package init(directory: URL, maximumBytes: Int = 256 * 1024 * 1024,
+                 warn: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data("evalbench: \($0)\n".utf8)) }) {
         self.directory = directory
         self.maximumBytes = maximumBytes
+        self.warn = warn
     }
 
     /// The key of `request` on a backend whose identity is `backend`, at `repeatIndex`.
@@ -108,15 +113,34 @@ package actor ResponseCache {
         // a crash does not decode, and a lookup that cannot decode is a miss, never a wrong answer.
         if !folders.contains(folder) || (try? data.write(to: url)) == nil {
             // A folder not made yet, or removed since (`cache clear` in another process).
-            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var cause: (any Error)?
+            do { try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true) } catch { cause = error }
             folders.insert(folder)
-            guard (try? data.write(to: url)) != nil else { return }
+            do {
+                try data.write(to: url)
+            } catch {
+                // Silently, every later run would miss: the cache would seem to work and never hit.
+                if !warned {
+                    warned = true
+                    warn("warning: the response cache cannot store answers in \(directory.path) (\(Self.reason(cause ?? error))), so this run's answers are not cached; set EVALBENCH_CACHE to a directory you can write")
+                }
+                return
+            }
         }
         let evicted = updateIndex { index in
             index.record(key, size: data.count, lastUse: Date())
             return index.evict(toFit: maximumBytes)
         }
         for key in evicted { try? FileManager.default.removeItem(at: file(key)) }
+    }
+
+    /// The system's words for why a write failed ("Not a directory"), else Foundation's.
+    private static func reason(_ error: any Error) -> String {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error,
+           (underlying as NSError).domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32((underlying as NSError).code)))
+        }
+        return error.localizedDescription
     }
 
     /// Hits and misses so far.
