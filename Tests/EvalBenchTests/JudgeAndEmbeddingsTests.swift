@@ -41,6 +41,15 @@ struct JudgeAndEmbeddingsTests {
         #expect(abs(value - 31 / (14.0.squareRoot() * 69.0.squareRoot())) < 1e-12)
         #expect(cosineSimilarity([], []) == nil)
         #expect(cosineSimilarity([0, 0], [1, 1]) == nil)
+        // A hostile server's values: squared, 1e200 overflows and 1e-200 underflows.
+        #expect(cosineSimilarity([1e200, 1e200], [2e200, 2e200]).map { abs($0 - 1) < 1e-12 } == true)
+        #expect(cosineSimilarity([1e-200, 0], [1, 0]) == 1)
+        #expect(cosineSimilarity([.infinity, 1], [1, 1]) == nil && cosineSimilarity([.nan, 1], [1, 1]) == nil)
+        #expect(cosineSimilarity([1, 1], [-1, -1]).map { abs($0 + 1) < 1e-12 } == true)
+        for _ in 0..<200 {
+            let a = (0..<8).map { _ in Double.random(in: -1e6...1e6) }, b = (0..<8).map { _ in Double.random(in: -1e6...1e6) }
+            #expect(cosineSimilarity(a, b).map { (-1...1).contains($0) } == true, "\(a) \(b)")
+        }
 
         let response = #"{"data": [{"index": 1, "embedding": [0.5, 0.5]}, {"index": 0, "embedding": [1, 0]}], "usage": {"prompt_tokens": 4}}"#
         let vectors = try OpenAIEmbeddings.vectors(from: Data(response.utf8), count: 2, backend: "e").get()

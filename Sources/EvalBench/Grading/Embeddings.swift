@@ -83,17 +83,22 @@ struct OpenAIEmbeddings: Sendable {
     }
 }
 
-/// Cosine similarity of two vectors of one length; nil when either has no length.
+/// Cosine similarity of two vectors of one length, from -1 to 1; nil when either is empty, all
+/// zeros or holds a value that is not finite. Each vector is scaled by its largest magnitude
+/// first, so that a server's absurd values (1e200, which squared is infinite; 1e-200, which
+/// squared is 0) give the direction they have, not NaN or nothing.
 package func cosineSimilarity(_ a: [Double], _ b: [Double]) -> Double? {
-    guard a.count == b.count, !a.isEmpty else { return nil }
+    guard a.count == b.count, !a.isEmpty, a.allSatisfy(\.isFinite), b.allSatisfy(\.isFinite) else { return nil }
+    let scaleA = a.reduce(0) { max($0, abs($1)) }, scaleB = b.reduce(0) { max($0, abs($1)) }
+    guard scaleA > 0, scaleB > 0 else { return nil }
     var dot = 0.0, normA = 0.0, normB = 0.0
     for index in a.indices {
-        dot += a[index] * b[index]
-        normA += a[index] * a[index]
-        normB += b[index] * b[index]
+        let x = a[index] / scaleA, y = b[index] / scaleB
+        dot += x * y
+        normA += x * x
+        normB += y * y
     }
-    guard normA > 0, normB > 0 else { return nil }
-    return dot / (normA.squareRoot() * normB.squareRoot())
+    return min(1, max(-1, dot / (normA.squareRoot() * normB.squareRoot())))
 }
 
 extension OpenAIBackend: EmbeddingBackend {

@@ -260,7 +260,7 @@ package struct Grader: Sendable {
         case let .success(vectors):
             let call = JudgeCall(backend: name, latencyMs: latencyMs, attempts: attempts)
             guard let similarity = cosineSimilarity(vectors[0], vectors[1]) else {
-                return CheckOutcome(holds: false, expected: expected, actual: "an empty embedding", judge: call)
+                return CheckOutcome(holds: false, expected: expected, actual: "an embedding with no direction (empty, all zeros, or not finite)", judge: call)
             }
             let text = String(format: "%.4f", similarity)
             return CheckOutcome(holds: similarity >= threshold, expected: expected,
