@@ -18,6 +18,21 @@ struct PlannerTests {
         #expect(Set(plan.caseRuns.map(\.key)).count == plan.caseRuns.count)
     }
 
+    @Test("a backend named twice on the command line or in defaults.backends runs once: no case run has a twin key")
+    func backendNamedTwice() throws {
+        var request = RunRequest(suitePaths: [], backends: ["a", "b", "a"], environment: [:])
+        request.sources = [.suite(suite)]
+        request.configValue = Config(file: nil, backends: [])
+        request.providedBackends = [FixedAnswerBackend(name: "a"), FixedAnswerBackend(name: "b")]
+        let loaded = try EvalRun.load(request)
+        #expect(loaded.backendNames == ["a", "b"])
+        #expect(loaded.plan.caseRuns.count == 2 * 2 * 2, "2 cases × 2 backends × 2 repeats")
+        #expect(Set(loaded.plan.caseRuns.map(\.key)).count == loaded.plan.caseRuns.count)
+        request.backends = []
+        request.configValue = Config(file: nil, backends: [], defaults: RunDefaults(backends: ["b", "b"]))
+        #expect(try EvalRun.load(request).backendNames == ["b"])
+    }
+
     @Test("a planned run points into the plan's one array of cases, shared by every backend, level and repeat, and still acts as a value")
     func sharedCases() {
         let plan = Planner.plan([suite], PlanSelection(backends: ["x", "y"], reasoning: [.none, .light]))

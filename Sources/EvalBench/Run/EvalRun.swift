@@ -136,7 +136,7 @@ package enum EvalRun {
         } catch {
             throw LoadError(diagnostics + error.diagnostics)
         }
-        let names = request.backends.isEmpty ? (config.defaults.backends ?? config.backends.map(\.name)) : request.backends
+        let names = selectedBackends(request, config)
         diagnostics += ConfigLoader.checkSelection(config, backends: names, environment: request.environment,
                                                    checkingSecrets: request.checkSecrets)
         var validation = PlanValidation(suites: suites + partial, config: config, selected: names)
@@ -177,6 +177,15 @@ package enum EvalRun {
         return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
                          switchBackendNames: validation.extraBackends,
                          baselineResults: baselineResults, resumeCheck: resumeCheck, shard: sharded?.record)
+    }
+
+    /// The backends the run uses: `--backend`, else `defaults.backends`, else every one configured.
+    /// A name given twice (`--backend a,a`) is run once: twice, every case run had a twin with the
+    /// same key, counted as a second case in every figure.
+    static func selectedBackends(_ request: RunRequest, _ config: Config) -> [String] {
+        var seen: Set<String> = []
+        return (request.backends.isEmpty ? (config.defaults.backends ?? config.backends.map(\.name)) : request.backends)
+            .filter { seen.insert($0).inserted }
     }
 
     /// Where the run writes (`--out`) and what it resumes (`--resume`, also where it writes
@@ -239,7 +248,7 @@ package enum EvalRun {
                                      logDirectory: directory.url, defaultConcurrency: concurrency,
                                      backendConfigs: loaded.config.backends)
         let slots = try makeSlots(loaded, context: context)
-        // As the selection names them (a name given twice is prepared and described twice, as before).
+        // As the selection names them (each once: `load` drops a repeated name).
         let ordered = (loaded.backendNames + loaded.switchBackendNames).compactMap { name in
             slots.first { $0.name == name }?.backend
         }
