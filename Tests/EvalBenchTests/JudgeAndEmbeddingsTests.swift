@@ -18,6 +18,14 @@ struct JudgeAndEmbeddingsTests {
         #expect(problem(#"{"pass": true, "score": 1}"#)?.contains(#"no string "reason""#) == true)
         #expect(problem(#"{"reason": "x", "pass": "yes", "score": 1}"#)?.contains(#"no boolean "pass""#) == true)
         #expect(problem(#"{"reason": "x", "pass": true, "score": 7}"#)?.contains(#""score" from 0 to 1"#) == true)
+        // The schema's types, strictly: a number is no boolean, a boolean no number.
+        #expect(problem(#"{"reason": "x", "pass": 1, "score": 1}"#)?.contains(#"no boolean "pass""#) == true)
+        #expect(problem(#"{"reason": "x", "pass": true, "score": true}"#)?.contains(#""score" from 0 to 1"#) == true)
+        #expect(problem(#"{"reason": 5, "pass": true, "score": 1}"#)?.contains(#"no string "reason""#) == true)
+        #expect(problem(#"{"reason": "x", "pass": true, "score": 1e400}"#) != nil, "an infinite score is out of range")
+        #expect(problem(#"[{"reason": "x", "pass": true, "score": 1}]"#)?.hasPrefix("the judge's answer is not a JSON object") == true)
+        #expect(try JudgePrompt.parse(#"{"reason": "x", "pass": false, "score": 0.25, "extra": [1]}"#).get().score == 0.25,
+                "other keys are ignored")
     }
 
     @Test("the judge's request asks for the reason first and carries the rubric, question and answer")

@@ -100,21 +100,22 @@ package enum JudgePrompt {
                             timeoutSeconds: timeoutSeconds, output: output)
     }
 
-    /// The verdict in a judge's answer; a Markdown code fence around the JSON is tolerated.
+    /// The verdict in a judge's answer; a Markdown code fence around the JSON is tolerated. The
+    /// types are the schema's, strictly: JSONSerialization read `"pass": 1` as true and
+    /// `"score": true` as 1 on Linux, so a sloppy judge's verdict passed.
     package static func parse(_ text: String) -> Result<JudgeVerdict, JudgeParseError> {
         let json = JSONText.unfenced(text).text
-        guard let data = json.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let document = try? JSONDocument(data: Data(json.utf8), file: "judge"),
+              case let .object(object) = JSONValue(document.root) else {
             return .failure(JudgeParseError(message: "the judge's answer is not a JSON object: \(Grader.quote(text, limit: 200))"))
         }
-        guard let reason = object["reason"] as? String else {
+        guard case let .string(reason)? = object["reason"] else {
             return .failure(JudgeParseError(message: "the judge's verdict has no string \"reason\": \(Grader.quote(json, limit: 200))"))
         }
-        guard let pass = object["pass"] as? Bool else {
+        guard case let .bool(pass)? = object["pass"] else {
             return .failure(JudgeParseError(message: "the judge's verdict has no boolean \"pass\": \(Grader.quote(json, limit: 200))"))
         }
-        guard let score = (object["score"] as? NSNumber)?.doubleValue ?? (object["score"] as? Double),
-              (0...1).contains(score) else {
+        guard case let .number(score)? = object["score"], (0...1).contains(score) else {
             return .failure(JudgeParseError(message: "the judge's verdict has no \"score\" from 0 to 1: \(Grader.quote(json, limit: 200))"))
         }
         return .success(JudgeVerdict(reason: reason, pass: pass, score: score))
