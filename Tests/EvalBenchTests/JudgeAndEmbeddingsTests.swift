@@ -67,5 +67,17 @@ struct JudgeAndEmbeddingsTests {
         } else {
             Issue.record("one vector for two texts must fail")
         }
+        // A value that is not a number is refused by name, not dropped or read as 1.
+        for bad in [#"[1, "x", 2]"#, "[true, 0, 1]", "[1, null, 1]"] {
+            let body = #"{"data": [{"index": 0, "embedding": \#(bad)}, {"index": 1, "embedding": \#(bad)}]}"#
+            guard case let .failure(failure) = OpenAIEmbeddings.vectors(from: Data(body.utf8), count: 2, backend: "e") else {
+                Issue.record("\(bad) must be refused")
+                continue
+            }
+            #expect(failure.kind == .decoding && failure.message.hasPrefix("e: embedding 0 holds a value that is not a number"), "\(failure.message)")
+        }
+        if case .success = OpenAIEmbeddings.vectors(from: Data(#"{"data": 5}"#.utf8), count: 1, backend: "e") {
+            Issue.record("a \"data\" that is no array must fail")
+        }
     }
 }

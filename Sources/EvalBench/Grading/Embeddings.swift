@@ -62,22 +62,39 @@ struct OpenAIEmbeddings: Sendable {
         return Self.vectors(from: data, count: count, backend: backend)
     }
 
-    /// The vectors of an embeddings response, ordered by `index`.
+    /// The vectors of an embeddings response, ordered by `index`. Read with evalbench's own JSON
+    /// reader, which keeps numbers apart from booleans and strings: a value that is not a number
+    /// is refused by name (it was dropped, or read as 1, and the vector kept its other values).
     static func vectors(from data: Data, count: Int, backend: String) -> Result<[[Double]], BackendFailure> {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let items = object["data"] as? [[String: Any]] else {
-            return .failure(BackendFailure(kind: .decoding, message: "\(backend): the embeddings response has no \"data\" array: \(String(decoding: data.prefix(200), as: UTF8.self))"))
+        func failure(_ message: String) -> Result<[[Double]], BackendFailure> {
+            .failure(BackendFailure(kind: .decoding, message: "\(backend): \(message)"))
+        }
+        guard let document = try? JSONDocument(data: data, file: "embeddings"), case let .object(object) = JSONValue(document.root),
+              case let .array(items)? = object["data"] else {
+            return failure("the embeddings response has no \"data\" array: \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
         var vectors = [[Double]?](repeating: nil, count: count)
         for (position, item) in items.enumerated() {
-            let index = (item["index"] as? Int) ?? position
-            guard index >= 0, index < count,
-                  let values = item["embedding"] as? [Any] else { continue }
-            vectors[index] = values.compactMap { ($0 as? NSNumber)?.doubleValue ?? ($0 as? Double) }
+            guard case let .object(fields) = item else { continue }
+            var index = position
+            if case let .number(value)? = fields["index"] {
+                guard let whole = Int(exactly: value) else { continue }
+                index = whole
+            }
+            guard index >= 0, index < count, case let .array(values)? = fields["embedding"] else { continue }
+            var vector: [Double] = []
+            vector.reserveCapacity(values.count)
+            for value in values {
+                guard case let .number(number) = value else {
+                    return failure("embedding \(index) holds a value that is not a number: \(Diagnostic.excerpt("\(value)", limit: 40))")
+                }
+                vector.append(number)
+            }
+            vectors[index] = vector
         }
         let found = vectors.compactMap { $0 }
         guard found.count == count, found.allSatisfy({ !$0.isEmpty && $0.count == found[0].count }) else {
-            return .failure(BackendFailure(kind: .decoding, message: "\(backend): expected \(count) embeddings of one length, got \(found.map(\.count))"))
+            return failure("expected \(count) embeddings of one length, got \(found.map(\.count))")
         }
         return .success(found)
     }
