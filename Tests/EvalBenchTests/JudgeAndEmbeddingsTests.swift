@@ -68,13 +68,14 @@ struct JudgeAndEmbeddingsTests {
             Issue.record("one vector for two texts must fail")
         }
         // A value that is not a number is refused by name, not dropped or read as 1.
-        for (bad, named) in [(#"[1, "x", 2]"#, #""x""#), ("[true, 0, 1]", "true"), ("[1, null, 1]", "null"), ("[[1], 1, 1]", "an array")] {
+        for (bad, named) in [(#"[1, "x", 2]"#, #"a string, not a number: "x""#), ("[true, 0, 1]", "a boolean, not a number: true"),
+                             ("[1, null, 1]", "null, not a number: null"), ("[[1], 1, 1]", "an array, not a number: [1]")] {
             let body = #"{"data": [{"index": 0, "embedding": \#(bad)}, {"index": 1, "embedding": \#(bad)}]}"#
             guard case let .failure(failure) = OpenAIEmbeddings.vectors(from: Data(body.utf8), count: 2, backend: "e") else {
                 Issue.record("\(bad) must be refused")
                 continue
             }
-            #expect(failure.kind == .decoding && failure.message == "e: embedding 0 holds a value that is not a number: \(named)", "\(failure.message)")
+            #expect(failure.kind == .decoding && failure.message == "e: embedding 0 holds \(named)", "\(failure.message)")
         }
         if case .success = OpenAIEmbeddings.vectors(from: Data(#"{"data": 5}"#.utf8), count: 1, backend: "e") {
             Issue.record("a \"data\" that is no array must fail")

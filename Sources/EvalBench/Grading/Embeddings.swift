@@ -86,7 +86,7 @@ struct OpenAIEmbeddings: Sendable {
             vector.reserveCapacity(values.count)
             for value in values {
                 guard case let .number(number) = value else {
-                    return failure("embedding \(index) holds a value that is not a number: \(Self.describe(value))")
+                    return failure("embedding \(index) holds \(value.kindDescription), not a number: \(Diagnostic.excerpt(value.jsonText, limit: 40))")
                 }
                 vector.append(number)
             }
@@ -97,18 +97,6 @@ struct OpenAIEmbeddings: Sendable {
             return failure("expected \(count) embeddings of one length, got \(found.map(\.count))")
         }
         return .success(found)
-    }
-
-    /// A JSON value as a message quotes it: `"x"` (at most 40 characters), `true`, `null`, `an array`.
-    private static func describe(_ value: JSONValue) -> String {
-        switch value {
-        case .null: "null"
-        case let .bool(flag): String(flag)
-        case let .number(number): String(number)
-        case let .string(text): "\"\(Diagnostic.excerpt(text, limit: 40))\""
-        case .array: "an array"
-        case .object: "an object"
-        }
     }
 }
 

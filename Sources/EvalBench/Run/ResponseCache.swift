@@ -122,7 +122,7 @@ package actor ResponseCache {
                 // Silently, every later run would miss: the cache would seem to work and never hit.
                 if !warned {
                     warned = true
-                    warn("warning: the response cache cannot store answers in \(directory.path) (\(Self.reason(cause ?? error))), so this run's answers are not cached; set EVALBENCH_CACHE to a directory you can write")
+                    warn("warning: the response cache cannot store answers in \(directory.path) (\(ResultStore.describe(cause ?? error))), so this run's answers are not cached; set EVALBENCH_CACHE to a directory you can write")
                 }
                 return
             }
@@ -132,15 +132,6 @@ package actor ResponseCache {
             return index.evict(toFit: maximumBytes)
         }
         for key in evicted { try? FileManager.default.removeItem(at: file(key)) }
-    }
-
-    /// The system's words for why a write failed ("Not a directory"), else Foundation's.
-    private static func reason(_ error: any Error) -> String {
-        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error,
-           (underlying as NSError).domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32((underlying as NSError).code)))
-        }
-        return error.localizedDescription
     }
 
     /// Hits and misses so far.

@@ -383,11 +383,13 @@ package final class ResultStore: @unchecked Sendable {
         case let EncodingError.invalidValue(_, context):
             return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         default:
-            // The system's own words too (ENOSPC: "No space left on device"), when it gave them.
+            // The system's own words (ENOSPC: "No space left on device"), when it gave them.
             let nsError = error as NSError
             if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-            if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-                return "\(nsError.localizedDescription) (\(String(cString: strerror(Int32(underlying.code)))))"
+            // `as? NSError` finds no underlying error on Linux: it is held as a Swift error.
+            if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? any Error,
+               (underlying as NSError).domain == NSPOSIXErrorDomain {
+                return String(cString: strerror(Int32((underlying as NSError).code)))
             }
             return nsError.localizedDescription
         }
