@@ -71,7 +71,7 @@ struct OpenAIEmbeddings: Sendable {
         }
         guard let document = try? JSONDocument(data: data, file: "embeddings"), case let .object(object) = JSONValue(document.root),
               case let .array(items)? = object["data"] else {
-            return failure("the embeddings response has no \"data\" array: \(String(decoding: data.prefix(200), as: UTF8.self))")
+            return failure("the embeddings response has no \"data\" array: \(ServerText.clip(bytes: data, 200))")
         }
         var vectors = [[Double]?](repeating: nil, count: count)
         for (position, item) in items.enumerated() {

@@ -5,14 +5,14 @@ enum HTTPFailureClassifier {
     /// Classifies an OpenAI-compatible error response (OpenAI, llama.cpp, vLLM).
     static func openAI(status: Int, headers: [String: String], body: Data, backend: String) -> BackendFailure {
         let error = (try? JSONDecoder().decode(Envelope.self, from: body))?.error
-        let detail = error?.message ?? String(decoding: body.prefix(300), as: UTF8.self)
+        let detail = error?.message ?? ServerText.clip(bytes: body, 300)
         let code = (error?.code ?? "").lowercased()
         let type = (error?.type ?? "").lowercased()
         let text = detail.lowercased()
         let retryAfter = retryAfterSeconds(headers)
 
         func failure(_ meaning: FailureMeaning) -> BackendFailure {
-            BackendFailure(kind: meaning.kind, message: "\(backend): HTTP \(status) \(meaning.what): \(detail.prefix(300))",
+            BackendFailure(kind: meaning.kind, message: "\(backend): HTTP \(status) \(meaning.what): \(ServerText.clip(detail, 300))",
                            httpStatus: status, retryAfterSeconds: retryAfter)
         }
 

@@ -1,22 +1,32 @@
 import Foundation
 
 /// Removes every secret a request carries (the API key, the value of any credential header)
-/// from what a server sends back: error messages, echoed error bodies and answer text. A
-/// server may echo what it was sent; a secret never reaches a result, report or log.
+/// from what a server sends back: error messages, echoed error bodies, answer text and every
+/// other string of a response (the model's name, the stop reason, tool calls' names and ids),
+/// in the forms `SecretPatterns` finds. A server may echo what it was sent; a secret never
+/// reaches a result, report, log or the response cache.
 struct SecretRedactor: Sendable {
     /// What a secret is replaced with.
     static let mark = "[redacted]"
     /// Longest first, so that `Bearer KEY` goes before `KEY` would split it.
-    let secrets: [String]
+    var secrets: [String] { found.secrets }
+    private let found: Found
+
+    /// A request's secrets and the patterns that find them.
+    private struct Found: Sendable {
+        var secrets: [String]
+        var patterns: SecretPatterns
+    }
 
     /// The secrets of `request`: each credential header's value (`Authorization`, `x-api-key`,
     /// `x-goog-api-key`, any header named like a secret or whose value looks like one) and, for
     /// `Bearer KEY`, the key alone; the URL's user name, password and query values.
     init(_ request: HTTPStreamRequest) {
-        secrets = Self.ofRequests.value(for: Target(url: request.url, headers: request.headers)) {
+        found = Self.ofRequests.value(for: Target(url: request.url, headers: request.headers)) {
             var secrets = Self.secrets(in: request.url)
             secrets.formUnion(Self.secrets(inHeaders: request.headers))
-            return secrets.sorted { $0.count > $1.count }
+            let sorted = secrets.sorted { $0.utf8.count > $1.utf8.count }
+            return Found(secrets: sorted, patterns: SecretPatterns(sorted))
         }
     }
 
@@ -29,7 +39,7 @@ struct SecretRedactor: Sendable {
     /// The secrets of requests seen before, longest first: a backend sends every request to
     /// the same URL with the same headers, and finding them again (the URL's parts, the
     /// headers hashed) was about 2 µs of each answer's CPU at concurrency 256.
-    private static let ofRequests = MemoCache<Target, [String]>()
+    private static let ofRequests = MemoCache<Target, Found>()
 
     /// Any header may carry a secret (`headersFromEnv` sends one under any name): every value
     /// long enough to be a credential is one, except those of the protocol's own headers.
@@ -69,14 +79,43 @@ struct SecretRedactor: Sendable {
     }
 
     func redact(_ text: String) -> String {
-        secrets.reduce(text) { text, secret in
-            text.contains(secret) ? text.replacingOccurrences(of: secret, with: Self.mark) : text
+        found.patterns.redact(text, mark: Self.mark)
+    }
+
+    func redact(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case let .string(text): .string(redact(text))
+        case let .array(values): .array(values.map(redact))
+        // Two names redacted alike keep the first value met: never a trap.
+        case let .object(members): .object(Dictionary(members.map { (redact($0.key), redact($0.value)) }, uniquingKeysWith: { first, _ in first }))
+        default: value
         }
+    }
+
+    func redact(_ call: ToolCall) -> ToolCall {
+        var call = call
+        call.id = redact(call.id)
+        call.name = redact(call.name)
+        call.argumentsText = redact(call.argumentsText)
+        call.signature = call.signature.map(redact)
+        return call
+    }
+
+    func redact(_ record: ToolCallRecord) -> ToolCallRecord {
+        var record = record
+        record.id = redact(record.id)
+        record.name = redact(record.name)
+        record.arguments = record.arguments.map(redact)
+        record.argumentsText = record.argumentsText.map(redact)
+        record.result = record.result.map(redact)
+        return record
     }
 
     func redact(_ failure: BackendFailure) -> BackendFailure {
         var failure = failure
         failure.message = redact(failure.message)
+        failure.handledToolCalls = failure.handledToolCalls.map(redact)
+        if let suspect = failure.usage?.suspect { failure.usage?.suspect = redact(suspect) }
         return failure
     }
 
@@ -84,11 +123,12 @@ struct SecretRedactor: Sendable {
         var response = response
         response.text = redact(response.text)
         response.reasoningText = response.reasoningText.map(redact)
-        response.toolCalls = response.toolCalls.map { call in
-            var call = call
-            call.argumentsText = redact(call.argumentsText)
-            return call
-        }
+        response.finishReason = response.finishReason.map(redact)
+        response.model = response.model.map(redact)
+        response.toolCalls = response.toolCalls.map(redact)
+        response.handledToolCalls = response.handledToolCalls.map(redact)
+        // Says what an unreadable count was, as the server wrote it.
+        response.usage.suspect = response.usage.suspect.map(redact)
         return response
     }
 

@@ -6,9 +6,9 @@ extension HTTPFailureClassifier {
     /// error type first and its status second. Retry-After is kept for the retry loop.
     static func anthropic(status: Int, headers: [String: String], body: Data, backend: String) -> BackendFailure {
         let error = (try? JSONDecoder().decode(AnthropicEnvelope.self, from: body))?.error
-        let detail = error?.message ?? String(decoding: body.prefix(300), as: UTF8.self)
+        let detail = error?.message ?? ServerText.clip(bytes: body, 300)
         let (kind, what) = anthropicKind(status: status, type: error?.type, message: detail)
-        return BackendFailure(kind: kind, message: "\(backend): HTTP \(status) \(what): \(detail.prefix(300))",
+        return BackendFailure(kind: kind, message: "\(backend): HTTP \(status) \(what): \(ServerText.clip(detail, 300))",
                               httpStatus: status, retryAfterSeconds: retryAfterSeconds(headers))
     }
 

@@ -45,7 +45,7 @@ struct AnthropicStream: SSEProvider {
         if payload.isEmpty, sse.event == "ping" { return nil }
         guard let data = payload.data(using: .utf8),
               let event = try? decoder.decode(AnthropicEvent.self, from: data) else {
-            return stream.failure(.decoding, "malformed stream event (not a JSON object): \(payload.prefix(120))")
+            return stream.failure(.decoding, "malformed stream event (not a JSON object): \(ServerText.clip(payload, 120))")
         }
         let type = event.type ?? sse.event ?? ""
         if let misplaced = outOfOrder(type) {
@@ -89,7 +89,7 @@ struct AnthropicStream: SSEProvider {
             let type = event.error?.type
             let message = event.error?.message ?? type ?? "unknown"
             let (kind, what) = HTTPFailureClassifier.anthropicKind(status: nil, type: type, message: message)
-            return stream.failure(kind, "error event in the stream (\(what)): \(message.prefix(300))")
+            return stream.failure(kind, "error event in the stream (\(what)): \(ServerText.clip(message, 300))")
         default:
             // content_block_stop, ping, and event types added after this was written.
             break
@@ -161,7 +161,7 @@ struct AnthropicStream: SSEProvider {
     func finish(_ stream: StreamProgress) -> Result<ModelResponse, BackendFailure> {
         switch stopReason {
         case "refusal":
-            let said = stream.text.isEmpty ? "" : " after \"\(stream.text.prefix(200))\""
+            let said = stream.text.isEmpty ? "" : " after \"\(ServerText.clip(stream.text, 200))\""
             return .failure(stream.failure(.refusal, "the model refused (stop_reason refusal)\(said)"))
         case "model_context_window_exceeded":
             return .failure(stream.failure(.contextOverflow, "the model's context window filled up while generating (stop_reason model_context_window_exceeded)"))

@@ -7,7 +7,7 @@ enum GeminiFailureClassifier {
     /// Classifies an HTTP error response from its status, headers and `{"error": …}` body.
     static func http(status: Int, headers: [String: String], body: Data, backend: String, model: String?) -> BackendFailure {
         let error = GeminiErrorBody.decode(body)
-        let detail = error?.message ?? String(decoding: body.prefix(300), as: UTF8.self)
+        let detail = error?.message ?? ServerText.clip(bytes: body, 300)
         return classify(status: status, error: error, detail: detail, headers: headers, backend: backend, model: model,
                         origin: "HTTP \(status)")
     }
@@ -29,7 +29,7 @@ enum GeminiFailureClassifier {
 
         func failure(_ meaning: FailureMeaning) -> BackendFailure {
             let named = canonical.isEmpty ? "" : " \(canonical)"
-            return BackendFailure(kind: meaning.kind, message: "\(backend): \(origin)\(named) \(meaning.what): \(detail.prefix(300))",
+            return BackendFailure(kind: meaning.kind, message: "\(backend): \(origin)\(named) \(meaning.what): \(ServerText.clip(detail, 300))",
                                   httpStatus: status, retryAfterSeconds: meaning.kind.isRetryable ? retryAfter : nil)
         }
 
@@ -92,7 +92,7 @@ enum GeminiFailureClassifier {
     /// A candidate's `finishReason` that fails the request, or nil when the answer stands
     /// (`STOP`, `MAX_TOKENS`, and reasons evalbench does not know, which are recorded as given).
     static func finishFailure(_ reason: String, message: String?, hasAnswer: Bool) -> (ErrorKind, String)? {
-        let said = message.map { ": \($0.prefix(200))" } ?? ""
+        let said = message.map { ": \(ServerText.clip($0, 200))" } ?? ""
         switch reason {
         case "STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED":
             return nil

@@ -61,7 +61,7 @@ struct GeminiStream: SSEProvider {
         guard let data = payload.data(using: .utf8),
               let chunk = try? decoder.decode(GeminiChunk.self, from: data) else {
             if let error = GeminiErrorBody.decode(Data(payload.utf8), decoder: decoder) { return streamed(error, stream) }
-            return stream.failure(.decoding, "malformed stream event (not a GenerateContentResponse): \(payload.prefix(120))")
+            return stream.failure(.decoding, "malformed stream event (not a GenerateContentResponse): \(ServerText.clip(payload, 120))")
         }
         if let error = chunk.error { return streamed(error, stream) }
         if let modelVersion = chunk.modelVersion { self.modelVersion = modelVersion }
@@ -113,7 +113,7 @@ struct GeminiStream: SSEProvider {
 
     func finish(_ stream: StreamProgress) -> Result<ModelResponse, BackendFailure> {
         if let blockReason {
-            let said = blockMessage.map { ": \($0.prefix(200))" } ?? ""
+            let said = blockMessage.map { ": \(ServerText.clip($0, 200))" } ?? ""
             return .failure(stream.failure(.guardrail, "the prompt was blocked (promptFeedback.blockReason \(blockReason))\(said)"))
         }
         guard let finishReason else {

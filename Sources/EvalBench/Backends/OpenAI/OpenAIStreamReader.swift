@@ -36,7 +36,7 @@ struct OpenAIStream: SSEProvider {
         }
         guard let chunk = OpenAIChunk.fromBytes(payload, nested: decoder)
                 ?? (try? decoder.decode(OpenAIChunk.self, from: Data(payload.utf8))) else {
-            return stream.failure(.decoding, "malformed stream event (not a JSON chunk): \(payload.prefix(120))")
+            return stream.failure(.decoding, "malformed stream event (not a JSON chunk): \(ServerText.clip(payload, 120))")
         }
         if let error = chunk.error {
             let body = (try? JSONSerialization.data(withJSONObject: ["error": ["message": error.message ?? "", "type": error.type ?? "", "code": error.code ?? ""]])) ?? Data()
@@ -74,7 +74,7 @@ struct OpenAIStream: SSEProvider {
 
     func finish(_ stream: StreamProgress) -> Result<ModelResponse, BackendFailure> {
         if let refusal, stream.text.isEmpty {
-            return .failure(stream.failure(.refusal, "the model refused: \(refusal.prefix(200))"))
+            return .failure(stream.failure(.refusal, "the model refused: \(ServerText.clip(refusal, 200))"))
         }
         if finishReason == "content_filter" {
             return .failure(stream.failure(.guardrail, "the answer was stopped by the content filter"))

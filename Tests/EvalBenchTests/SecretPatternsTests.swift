@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+private let key = "sk-probe/SECRET+key=1234567890abcdefXYZ"
+
+private func redactor(_ secret: String = key) -> SecretRedactor {
+    SecretRedactor(HTTPStreamRequest(url: URL(string: "http://127.0.0.1:9")!, headers: ["Authorization": "Bearer \(secret)"]))
+}
+
+/// A server may echo a key in any form; each form a server was seen to use is found.
+@Suite("The redactor finds a key in the forms a server echoes it in")
+struct SecretPatternsTests {
+    @Test("a key followed by a combining mark is found: bytes are compared, not characters")
+    func combiningMark() {
+        let text = "invalid key \(key)\u{301} (see docs)"
+        let redacted = redactor().redact(text)
+        #expect(!redacted.utf8.elementsEqual(text.utf8))
+        #expect(redacted.range(of: "sk-probe") == nil, "\(redacted)")
+        #expect(redacted == "invalid key [redacted]\u{301} (see docs)")
+    }
+
+    @Test("percent-encoded, JSON-escaped and form-encoded keys are found", arguments: [
+        "key=sk-probe%2FSECRET%2Bkey%3D1234567890abcdefXYZ",
+        "key=sk-probe%2fSECRET%2bkey%3d1234567890abcdefXYZ",
+        "key=%73%6B%2D%70%72%6F%62%65%2F%53%45%43%52%45%54%2B%6B%65%79%3D%31%32%33%34%35%36%37%38%39%30%61%62%63%64%65%66%58%59%5A",
+        #"key=\u0073\u006b\u002d\u0070\u0072\u006f\u0062\u0065\/SECRET+key=1234567890abcdefXYZ"#,
+        #"key=sk-probe\/SECRET+key=1234567890abcdefXYZ"#,
+    ])
+    func encodedForms(_ text: String) {
+        #expect(redactor().redact(text) == "key=[redacted]", "\(text)")
+    }
+
+    @Test("base64 of a key is found at every alignment, in both alphabets")
+    func base64() {
+        for prefix in ["", "u", "us", "user:"] {
+            let encoded = Data((prefix + key).utf8).base64EncodedString()
+            let redacted = redactor().redact("Basic \(encoded) rejected")
+            #expect(!redacted.contains(String(encoded.dropFirst(8).prefix(16))), "\(prefix): \(redacted)")
+            #expect(redacted.contains("[redacted]"), "\(prefix): \(redacted)")
+            let urlSafe = encoded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            #expect(redactor().redact(urlSafe).contains("[redacted]"), "\(prefix): url-safe \(urlSafe)")
+        }
+    }
+
+    @Test("a key cut short by a clip, or at the end of the text, loses what is left of it")
+    func cutShort() {
+        for keep in [4, 10, key.count - 1] {
+            let cut = String(key.prefix(keep))
+            #expect(redactor().redact("error: \(cut)…") == "error: [redacted]…", "\(keep)")
+            #expect(redactor().redact("error: \(cut)") == "error: [redacted]", "\(keep)")
+        }
+        let clipped = ServerText.clip(String(repeating: "x", count: 290) + key, 300)
+        #expect(clipped.hasSuffix("…") && clipped.contains(String(key.prefix(10))))
+        #expect(redactor().redact(clipped) == String(repeating: "x", count: 290) + "[redacted]…")
+        #expect(redactor().redact("keys start with sk-, as in sk-…") == "keys start with sk-, as in sk-…",
+                "three bytes of a key say nothing about it and are kept")
+    }
+
+    @Test("ordinary text is left as it is, escapes and all")
+    func ordinaryText() {
+        let texts = ["Paris", "", "100% sure", #"a \"quoted\" \u00e9 word"#, "a+b=c", String(repeating: "%", count: 50), "…"]
+        for text in texts { #expect(redactor().redact(text) == text, "\(text)") }
+        let plain = SecretRedactor(HTTPStreamRequest(url: URL(string: "http://127.0.0.1:9")!, headers: [:]))
+        #expect(plain.redact("sk-anything") == "sk-anything")
+    }
+
+    @Test("clips say where they cut, and read no more bytes than they need")
+    func clips() {
+        #expect(ServerText.clip("abcdef", 3) == "abc…")
+        #expect(ServerText.clip("abc", 3) == "abc")
+        #expect(ServerText.clip(bytes: Data("abcdef".utf8), 3) == "abc…")
+        #expect(ServerText.clip(bytes: Data(repeating: 0x61, count: 1_000_000), 2) == "aa…")
+        #expect(ServerText.clip(bytes: Data("é".utf8), 1) == "é")
+    }
+
+    @Test("every string of a response is redacted: model, stop reason, tool calls, usage notes")
+    func everyString() {
+        let response = ModelResponse(
+            text: "ok", timing: RequestTiming(startedAt: Date()), usage: Usage(), finishReason: "stop \(key)", model: "gpt-\(key)",
+            toolCalls: [ToolCall(id: "call_\(key)", name: "fn_\(key)", argumentsText: "{\"k\": \"\(key)\"}", signature: key)],
+            handledToolCalls: [ToolCallRecord(round: 1, id: key, name: key, arguments: .object([key: .string(key)]),
+                                              argumentsText: key, result: key, isError: false, matched: true)])
+        var withNote = response
+        withNote.usage.suspect = "completion_tokens is \"\(key)\", not a whole number"
+        let redacted = redactor().redact(withNote)
+        let text = "\(redacted)"
+        #expect(!text.contains("SECRET"), "\(text)")
+        #expect(redacted.model == "gpt-[redacted]" && redacted.finishReason == "stop [redacted]")
+        #expect(redacted.toolCalls.first?.name == "fn_[redacted]" && redacted.toolCalls.first?.id == "call_[redacted]")
+    }
+}
