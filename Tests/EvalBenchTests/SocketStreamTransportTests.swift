@@ -136,6 +136,9 @@ struct HTTPResponseParserTests {
         #expect(throws: HTTPResponseParser.Malformed(reason: "a chunk size that is not hexadecimal")) {
             try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", in: 100)
         }
+        #expect(throws: HTTPResponseParser.Malformed(reason: "a chunk size over 15 hexadecimal digits, beyond any body evalbench accepts")) {
+            try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n", in: 100)
+        }
         #expect(throws: HTTPResponseParser.Malformed(reason: "a chunk not followed by CRLF")) {
             try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXY", in: 100)
         }

@@ -101,8 +101,14 @@ public struct Gate: Sendable, Equatable {
     }
 
     /// The error kinds that say the backend could not be reached or used at all, rather than
-    /// that the model answered badly.
-    static let infrastructureKinds: Set<ErrorKind> = [.network, .unavailable, .auth, .timeout]
+    /// that the model answered badly: when every request of a backend failed with one of these,
+    /// nothing was answered (rate limits and quotas that outlasted the retries, a server that
+    /// answered 5xx, a 400, 404 or redirect, or a page that is not the API). What the model did
+    /// (a refusal, a guardrail, a prompt over its context, an answer that could not be decoded)
+    /// is a result, and not one of these.
+    static let infrastructureKinds: Set<ErrorKind> = [
+        .network, .unavailable, .auth, .timeout, .rateLimited, .quotaExhausted, .overloaded, .server, .badRequest,
+    ]
 
     /// One reason per backend whose every request that ran failed with an infrastructure kind
     /// (a closed port, a wrong key): its pass rate says nothing about the model, so the run

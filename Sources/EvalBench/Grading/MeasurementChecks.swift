@@ -11,16 +11,30 @@ enum MeasurementChecks {
     }
 
     static func outputTokens(_ usage: Usage, _ limit: Int) -> CheckOutcome {
-        CheckOutcome(holds: usage.outputTokens.map { $0 <= limit } ?? false, expected: "at most \(limit) output tokens",
-                     actual: usage.outputTokens.map(String.init) ?? "nothing: the backend did not report output tokens")
+        let expected = "at most \(limit) output tokens"
+        if let why = usage.implausibility { return CheckOutcome(holds: false, expected: expected, actual: impossible(why)) }
+        return CheckOutcome(holds: usage.outputTokens.map { $0 <= limit } ?? false, expected: expected,
+                            actual: usage.outputTokens.map(String.init) ?? "nothing: the backend did not report output tokens")
     }
 
     static func cacheHitRatio(_ usage: Usage, _ minimum: Double) -> CheckOutcome {
+        let expected = "cache-hit ratio >= \(Grader.number(minimum))"
         guard let ratio = usage.cacheHitRatio else {
-            return CheckOutcome(holds: false, expected: "cache-hit ratio >= \(Grader.number(minimum))",
-                                actual: "nothing: the backend did not report cached and total input tokens")
+            let actual = if let why = usage.implausibility {
+                impossible(why)
+            } else if usage.cachedInputTokens == nil || usage.inputTokens == nil {
+                "nothing: the backend did not report cached and total input tokens"
+            } else {
+                "nothing: the backend reported 0 input tokens"
+            }
+            return CheckOutcome(holds: false, expected: expected, actual: actual)
         }
-        return CheckOutcome(holds: ratio >= minimum, expected: "cache-hit ratio >= \(Grader.number(minimum))",
+        return CheckOutcome(holds: ratio >= minimum, expected: expected,
                             actual: "\(Grader.number(ratio)) (\(usage.cachedInputTokens ?? 0) of \(usage.inputTokens ?? 0) input tokens cached)")
+    }
+
+    /// What a check of usage says when the backend's figures cannot all be true: none is used.
+    private static func impossible(_ why: String) -> String {
+        "nothing usable: the backend reported impossible usage (\(why))"
     }
 }

@@ -138,7 +138,9 @@ struct HTTPResponseParser {
                     return
                 }
                 guard let size = Self.chunkSize(pending[index..<lineEnd]) else {
-                    throw Malformed(reason: "a chunk size that is not hexadecimal")
+                    throw Malformed(reason: Self.hasLongHexRun(pending[index..<lineEnd])
+                        ? "a chunk size over 15 hexadecimal digits, beyond any body evalbench accepts"
+                        : "a chunk size that is not hexadecimal")
                 }
                 index = lineEnd + 2
                 chunk = size == 0 ? .trailer : .data(remaining: size)
@@ -195,6 +197,12 @@ struct HTTPResponseParser {
         guard seen else { return nil }
         while index < line.endIndex, line[index] == 0x20 || line[index] == 0x09 { index += 1 }
         return index == line.endIndex || line[index] == UInt8(ascii: ";") ? size : nil
+    }
+
+    /// Whether a chunk-size line is hexadecimal with more significant digits than `chunkSize` reads.
+    static func hasLongHexRun(_ line: ArraySlice<UInt8>) -> Bool {
+        let digits = line.prefix { $0 != UInt8(ascii: ";") }.filter { $0 != 0x20 && $0 != 0x09 }.drop { $0 == 0x30 }
+        return digits.count > 15 && digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// Whether the header value `value` holds `token` (lower-case ASCII), in any case: read

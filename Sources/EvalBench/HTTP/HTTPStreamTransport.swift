@@ -164,6 +164,13 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
         completionHandler(continuation == nil ? .cancel : .allow)
     }
 
+    /// Redirects are not followed: the request's credentials would go wherever one points. The
+    /// 3xx response itself comes back, and the reader says where it pointed.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let receivedAt = DispatchTime.now().uptimeNanoseconds
         let continuation = lock.withLock { () -> AsyncThrowingStream<HTTPStreamEvent, any Error>.Continuation? in

@@ -90,6 +90,10 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
     private(set) var provider: Provider
     private(set) var progress: StreamProgress
     private var errorBody = Data()
+    /// A successful response's first bytes, while no event has come: what the server sent
+    /// instead of an event stream, for the message when it sent no events.
+    private var firstBytes = Data()
+    private var sawEvent = false
     private var parser = SSEParser()
 
     init(_ provider: Provider, backend: String, stopwatch: Stopwatch) {
@@ -113,7 +117,9 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
                 return nil
             }
             provider.received(data)
+            if !sawEvent, firstBytes.count < 300 { firstBytes.append(data.prefix(300 - firstBytes.count)) }
             for sse in parser.feed(data) {
+                sawEvent = true
                 if let failure = provider.handle(sse, at: at, stream: &progress) { return withUsage(failure) }
             }
             return nil
@@ -140,13 +146,38 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
         guard let status = progress.status else {
             return .failure(progress.failure(.network, "the server closed the connection without a response"))
         }
+        if (300..<400).contains(status) { return .failure(redirect(status)) }
         guard isSuccess else {
             return .failure(provider.httpFailure(status: status, headers: progress.headers, body: errorBody,
                                                  backend: progress.backend))
         }
-        if let failure = provider.ending(stream: progress) { return .failure(withUsage(failure)) }
+        if let failure = provider.ending(stream: progress) { return .failure(notAnEventStream(status) ?? withUsage(failure)) }
         // An incomplete last event (no blank line after it) is discarded, as the SSE standard says.
         parser.finish()
-        return provider.finish(progress).mapError(withUsage)
+        return provider.finish(progress).mapError { failure in
+            notAnEventStream(status) ?? withUsage(failure)
+        }
+    }
+
+    /// A redirect is not followed: it could take the request's credentials to another host
+    /// (neither client follows one; URLSession is told not to). The message says where it points.
+    private func redirect(_ status: Int) -> BackendFailure {
+        let location = progress.headers["location"].flatMap { URL(string: $0) }.map(HTTPTarget.describe)
+        let to = location.map { " to \($0)" } ?? ""
+        return BackendFailure(kind: .badRequest, message: "\(progress.backend): HTTP \(status) redirect\(to): evalbench does not "
+                                  + "follow redirects, which could carry the API key to another host; set baseURL to the address it points to",
+                              httpStatus: status)
+    }
+
+    /// When a successful response held no event at all and does not say it is an event stream
+    /// (an HTML page, a JSON answer from a server that ignored `stream`), the failure says so.
+    private func notAnEventStream(_ status: Int) -> BackendFailure? {
+        let type = progress.headers["content-type"] ?? ""
+        // Nothing at all, not even a Content-Type, is a stream cut short: the provider says so.
+        guard !sawEvent, !type.lowercased().contains("event-stream"), !(type.isEmpty && firstBytes.isEmpty) else { return nil }
+        let said = type.isEmpty ? "no Content-Type" : "Content-Type \(ServerText.clip(type, 80))"
+        let body = firstBytes.isEmpty ? "an empty body" : "\"\(ServerText.clip(bytes: firstBytes, 120))\""
+        return progress.failure(.badRequest, "HTTP \(status) with \(said) and no server-sent events, not the event stream "
+                                    + "asked for: \(body); check that baseURL is the API's address and that the server streams")
     }
 }

@@ -7,8 +7,11 @@ extension Usage {
     /// largest context window of 2026.
     package static let plausibleTokenLimit = 1_000_000_000
 
-    /// Why these figures cannot all be true, or nil when they can.
+    /// Why these figures cannot all be true, or nil when they can: `suspect` when a backend
+    /// already said so, else what the figures themselves show.
     package var implausibility: String? {
+        // Set by a backend that saw a part of a figure out of range (a sum would hide it).
+        if let suspect { return suspect }
         let figures: [(String, Int?)] = [
             ("input_tokens", inputTokens), ("cached_input_tokens", cachedInputTokens),
             ("cache_write_input_tokens", cacheWriteInputTokens), ("output_tokens", outputTokens),

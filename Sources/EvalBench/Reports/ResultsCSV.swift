@@ -46,6 +46,7 @@ package enum ResultsCSV {
 
     private static func row(_ result: RequestFigures) -> [CSVCell] {
         let usage = result.usage
+        let plausibleOutput = usage.implausibility == nil ? usage.outputTokens : nil
         let timing = result.timing
         return [
             .text(result.suite),
@@ -61,8 +62,9 @@ package enum ResultsCSV {
             .fixed(timing?.latencyMs, places: 2),
             .fixed(timing?.ttftMs, places: 2),
             .fixed(timing?.ttfaMs, places: 2),
-            .fixed(timing?.tpotMs(outputTokens: usage.outputTokens), places: 2),
-            .fixed(timing?.outputTokensPerSecond(outputTokens: usage.outputTokens), places: 2),
+            // Rates from counts that cannot all be true would be as wrong as they are: left empty.
+            .fixed(timing?.tpotMs(outputTokens: plausibleOutput), places: 2),
+            .fixed(timing?.outputTokensPerSecond(outputTokens: plausibleOutput), places: 2),
             .integer(usage.inputTokens),
             .integer(usage.cachedInputTokens),
             .integer(usage.outputTokens),

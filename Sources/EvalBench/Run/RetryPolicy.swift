@@ -30,6 +30,15 @@ package struct RetryPolicy: Sendable, Equatable {
         return exponential * (0.5 + 0.5 * min(1, max(0, jitter)))
     }
 
+    /// Why a retryable failure with retries left was not retried: the server asked for a
+    /// longer wait than `maxRetryAfterSeconds`. Nil otherwise.
+    func waitRefused(_ failure: BackendFailure, retry: Int) -> String? {
+        guard failure.kind.isRetryable, retry <= maxRetries, let asked = failure.retryAfterSeconds,
+              !(asked <= maxRetryAfterSeconds) else { return nil }
+        let shown = String(format: asked < 1e9 ? "%.0f s" : "%g s", asked)
+        return " (not retried: the server asked to wait \(shown), more than the \(String(format: "%g", maxRetryAfterSeconds)) s evalbench waits at most)"
+    }
+
     /// The longest a call and its retries may take when each attempt takes at most
     /// `attemptSeconds`: every attempt, and before each retry the longest wait allowed (a
     /// computed delay, or a `Retry-After` up to `maxRetryAfterSeconds`).
@@ -52,6 +61,7 @@ package struct RetryPolicy: Sendable, Equatable {
                   !Task.isCancelled else {
                 if case var .failure(failure) = result {
                     failure.attempts = attempts
+                    if let note = waitRefused(failure, retry: attempts) { failure.message += note }
                     return (.failure(failure), attempts)
                 }
                 return (result, attempts)

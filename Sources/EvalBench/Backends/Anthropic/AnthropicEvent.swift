@@ -69,9 +69,27 @@ struct AnthropicUsage: Decodable, Equatable {
     var cacheReadInputTokens: Int?
     var outputTokensDetails: OutputDetails?
 
+    /// The first count that was not a whole number of tokens (see `tokenCount`), if any.
+    var unreadable: String?
+
     struct OutputDetails: Decodable, Equatable {
         var thinkingTokens: Int?
+        var unreadable: String?
         enum CodingKeys: String, CodingKey { case thinkingTokens = "thinking_tokens" }
+        init(thinkingTokens: Int?) { self.thinkingTokens = thinkingTokens }
+        init(from decoder: any Decoder) throws {
+            thinkingTokens = try decoder.container(keyedBy: CodingKeys.self).tokenCount(.thinkingTokens, problem: &unreadable)
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        inputTokens = try container.tokenCount(.inputTokens, problem: &unreadable)
+        outputTokens = try container.tokenCount(.outputTokens, problem: &unreadable)
+        cacheCreationInputTokens = try container.tokenCount(.cacheCreationInputTokens, problem: &unreadable)
+        cacheReadInputTokens = try container.tokenCount(.cacheReadInputTokens, problem: &unreadable)
+        outputTokensDetails = try? container.decodeIfPresent(OutputDetails.self, forKey: .outputTokensDetails)
+        unreadable = unreadable ?? outputTokensDetails?.unreadable
     }
 
     init(inputTokens: Int? = nil, outputTokens: Int? = nil, cacheCreationInputTokens: Int? = nil,
@@ -96,11 +114,13 @@ struct AnthropicUsage: Decodable, Equatable {
     /// These figures with every one that `later` reports replaced by it: `message_delta`
     /// carries cumulative counts that supersede those of `message_start`.
     func updated(by later: AnthropicUsage) -> AnthropicUsage {
-        AnthropicUsage(inputTokens: later.inputTokens ?? inputTokens,
-                       outputTokens: later.outputTokens ?? outputTokens,
-                       cacheCreationInputTokens: later.cacheCreationInputTokens ?? cacheCreationInputTokens,
-                       cacheReadInputTokens: later.cacheReadInputTokens ?? cacheReadInputTokens,
-                       thinkingTokens: later.thinkingTokens ?? thinkingTokens)
+        var updated = AnthropicUsage(inputTokens: later.inputTokens ?? inputTokens,
+                                     outputTokens: later.outputTokens ?? outputTokens,
+                                     cacheCreationInputTokens: later.cacheCreationInputTokens ?? cacheCreationInputTokens,
+                                     cacheReadInputTokens: later.cacheReadInputTokens ?? cacheReadInputTokens,
+                                     thinkingTokens: later.thinkingTokens ?? thinkingTokens)
+        updated.unreadable = later.unreadable ?? unreadable
+        return updated
     }
 }
 
@@ -125,8 +145,17 @@ enum AnthropicUsageNormaliser {
         }
         let anything = input != nil || usage.cacheReadInputTokens != nil
             || usage.cacheCreationInputTokens != nil || usage.outputTokens != nil || usage.thinkingTokens != nil
-        return Usage(inputTokens: input, cachedInputTokens: usage.cacheReadInputTokens,
-                     cacheWriteInputTokens: usage.cacheCreationInputTokens, outputTokens: usage.outputTokens,
-                     reasoningTokens: usage.thinkingTokens, source: anything ? .reported : nil)
+            || usage.unreadable != nil
+        var normalised = Usage(inputTokens: input, cachedInputTokens: usage.cacheReadInputTokens,
+                               cacheWriteInputTokens: usage.cacheCreationInputTokens, outputTokens: usage.outputTokens,
+                               reasoningTokens: usage.thinkingTokens, source: anything ? .reported : nil)
+        normalised.suspect = usage.unreadable
+        // The uncached part is summed into the total, where a negative one would only show as
+        // the cached parts exceeding it: it is named as reported.
+        if let uncached = usage.inputTokens, uncached < 0 || uncached > Usage.plausibleTokenLimit {
+            normalised.suspect = uncached < 0 ? "input_tokens \(uncached) is negative"
+                : "input_tokens \(uncached) is above \(Usage.plausibleTokenLimit), more than any model takes"
+        }
+        return normalised
     }
 }

@@ -53,6 +53,33 @@ struct GeminiUsage: Decodable {
     var thoughtsTokenCount: Int?
     var toolUsePromptTokenCount: Int?
     var totalTokenCount: Int?
+    /// The first count that was not a whole number of tokens (see `tokenCount`), if any.
+    var unreadable: String?
+
+    enum CodingKeys: String, CodingKey {
+        case promptTokenCount, cachedContentTokenCount, candidatesTokenCount, thoughtsTokenCount
+        case toolUsePromptTokenCount, totalTokenCount
+    }
+
+    init(promptTokenCount: Int? = nil, cachedContentTokenCount: Int? = nil, candidatesTokenCount: Int? = nil,
+         thoughtsTokenCount: Int? = nil, toolUsePromptTokenCount: Int? = nil, totalTokenCount: Int? = nil) {
+        self.promptTokenCount = promptTokenCount
+        self.cachedContentTokenCount = cachedContentTokenCount
+        self.candidatesTokenCount = candidatesTokenCount
+        self.thoughtsTokenCount = thoughtsTokenCount
+        self.toolUsePromptTokenCount = toolUsePromptTokenCount
+        self.totalTokenCount = totalTokenCount
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        promptTokenCount = try container.tokenCount(.promptTokenCount, problem: &unreadable)
+        cachedContentTokenCount = try container.tokenCount(.cachedContentTokenCount, problem: &unreadable)
+        candidatesTokenCount = try container.tokenCount(.candidatesTokenCount, problem: &unreadable)
+        thoughtsTokenCount = try container.tokenCount(.thoughtsTokenCount, problem: &unreadable)
+        toolUsePromptTokenCount = try container.tokenCount(.toolUsePromptTokenCount, problem: &unreadable)
+        totalTokenCount = try container.tokenCount(.totalTokenCount, problem: &unreadable)
+    }
 }
 
 /// The usage of a Gemini response, normalised (DESIGN.md, "Metrics").
@@ -69,12 +96,26 @@ enum GeminiUsageNormaliser {
         guard let usage else { return Usage() }
         let counts = [usage.promptTokenCount, usage.cachedContentTokenCount, usage.candidatesTokenCount,
                       usage.thoughtsTokenCount, usage.toolUsePromptTokenCount, usage.totalTokenCount]
-        guard counts.contains(where: { $0 != nil }) else { return Usage() }
+        guard counts.contains(where: { $0 != nil }) || usage.unreadable != nil else { return Usage() }
         let thoughts = usage.thoughtsTokenCount ?? 0
-        return Usage(inputTokens: TokenArithmetic.sum(usage.promptTokenCount ?? 0, usage.toolUsePromptTokenCount ?? 0),
-                     cachedInputTokens: usage.cachedContentTokenCount ?? 0,
-                     outputTokens: TokenArithmetic.sum(usage.candidatesTokenCount ?? 0, thoughts),
-                     reasoningTokens: thoughts, source: .reported)
+        var normalised = Usage(inputTokens: TokenArithmetic.sum(usage.promptTokenCount ?? 0, usage.toolUsePromptTokenCount ?? 0),
+                               cachedInputTokens: usage.cachedContentTokenCount ?? 0,
+                               outputTokens: TokenArithmetic.sum(usage.candidatesTokenCount ?? 0, thoughts),
+                               reasoningTokens: thoughts, source: .reported)
+        normalised.suspect = usage.unreadable ?? partOutOfRange(usage)
+        return normalised
+    }
+
+    /// A summed part out of range would be hidden in a sum that looks possible (100 prompt
+    /// tokens and -60 tool-use ones make 40): each part is checked as reported.
+    private static func partOutOfRange(_ usage: GeminiUsage) -> String? {
+        let parts: [(String, Int?)] = [("promptTokenCount", usage.promptTokenCount), ("toolUsePromptTokenCount", usage.toolUsePromptTokenCount),
+                                       ("candidatesTokenCount", usage.candidatesTokenCount), ("thoughtsTokenCount", usage.thoughtsTokenCount)]
+        for case let (name, value?) in parts {
+            if value < 0 { return "\(name) \(value) is negative" }
+            if value > Usage.plausibleTokenLimit { return "\(name) \(value) is above \(Usage.plausibleTokenLimit), more than any model takes" }
+        }
+        return nil
     }
 }
 

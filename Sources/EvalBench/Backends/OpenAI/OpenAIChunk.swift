@@ -58,15 +58,38 @@ struct OpenAIUsage: Decodable {
     var completionTokens: Int?
     var promptTokensDetails: PromptDetails?
     var completionTokensDetails: CompletionDetails?
+    /// The first count that was not a whole number of tokens (see `tokenCount`), if any.
+    var unreadable: String?
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        promptTokens = try container.tokenCount(.promptTokens, problem: &unreadable)
+        completionTokens = try container.tokenCount(.completionTokens, problem: &unreadable)
+        promptTokensDetails = try? container.decodeIfPresent(PromptDetails.self, forKey: .promptTokensDetails)
+        completionTokensDetails = try? container.decodeIfPresent(CompletionDetails.self, forKey: .completionTokensDetails)
+        unreadable = unreadable ?? promptTokensDetails?.unreadable ?? completionTokensDetails?.unreadable
+    }
 
     struct PromptDetails: Decodable {
         var cachedTokens: Int?
+        var unreadable: String?
         enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
+        init() {}
+        init(from decoder: any Decoder) throws {
+            cachedTokens = try decoder.container(keyedBy: CodingKeys.self).tokenCount(.cachedTokens, problem: &unreadable)
+        }
     }
 
     struct CompletionDetails: Decodable {
         var reasoningTokens: Int?
+        var unreadable: String?
         enum CodingKeys: String, CodingKey { case reasoningTokens = "reasoning_tokens" }
+        init() {}
+        init(from decoder: any Decoder) throws {
+            reasoningTokens = try decoder.container(keyedBy: CodingKeys.self).tokenCount(.reasoningTokens, problem: &unreadable)
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -120,8 +143,10 @@ enum OpenAIUsageNormaliser {
         let cached = usage?.promptTokensDetails?.cachedTokens ?? timings?.cacheN
         let output = usage?.completionTokens
         let reasoning = usage?.completionTokensDetails?.reasoningTokens
-        let anything = input != nil || cached != nil || output != nil || reasoning != nil
-        return Usage(inputTokens: input, cachedInputTokens: cached, outputTokens: output,
-                     reasoningTokens: reasoning, source: anything ? .reported : nil)
+        let anything = input != nil || cached != nil || output != nil || reasoning != nil || usage?.unreadable != nil
+        var normalised = Usage(inputTokens: input, cachedInputTokens: cached, outputTokens: output,
+                               reasoningTokens: reasoning, source: anything ? .reported : nil)
+        normalised.suspect = usage?.unreadable
+        return normalised
     }
 }

@@ -1,0 +1,155 @@
+import EvalBenchTestSupport
+import Foundation
+import Testing
+@testable import EvalBench
+
+private let key = "sk-hostile-7f3a9c1e5b2d4086XYZ"
+
+private func ask(_ server: FakeHTTPServer, transport: any HTTPStreaming = URLSessionStreamTransport()) async -> Result<ModelResponse, BackendFailure> {
+    let backend = OpenAIBackend(name: "o", model: "m", baseURL: server.baseURL.appendingPathComponent("v1"),
+                                apiKey: key, concurrency: 1, transport: transport)
+    let request = ModelRequest(instructions: nil, messages: [ChatMessage(role: .user, content: "hi")],
+                               options: GenerationOptions(), timeoutSeconds: 10)
+    return await backend.startConversation().respond(to: request)
+}
+
+private func events(_ chunks: [String]) -> FakeHTTPResponse {
+    .stream(headers: ["Content-Type": "text/event-stream"], pieces: (chunks.map { "data: \($0)\n\n" } + ["data: [DONE]\n\n"]).map { .init($0) })
+}
+
+private let both: [any HTTPStreaming & Sendable] = [URLSessionStreamTransport(), DefaultStreamTransport()]
+
+/// What a server sends that it should not: each is kept apart from the figures, named, and
+/// never costs an answer that came (found by probing the built tool with hostile servers).
+@Suite("Hostile responses: redirects, pages that are not the API, unreadable counts", .serialized)
+struct HostileResponseTests {
+    @Test("a redirect is not followed by either client: the key never goes where it points")
+    func redirectNotFollowed() async throws {
+        let elsewhere = FakeHTTPServer { _ in events([#"{"choices":[{"index":0,"delta":{"content":"Paris"},"finish_reason":"stop"}]}"#]) }
+        try elsewhere.start()
+        defer { elsewhere.stop() }
+        let target = elsewhere.baseURL.absoluteString + "/v1/chat/completions"
+        let redirecting = FakeHTTPServer { _ in .full(status: 307, headers: ["Location": target]) }
+        try redirecting.start()
+        defer { redirecting.stop() }
+        for transport in both {
+            guard case let .failure(failure) = await ask(redirecting, transport: transport) else {
+                Issue.record("\(transport): the redirect was followed")
+                continue
+            }
+            #expect(failure.kind == .badRequest && failure.httpStatus == 307)
+            #expect(failure.message.contains("redirect to \(target)") && failure.message.contains("does not follow redirects"), "\(failure.message)")
+        }
+        #expect(elsewhere.requests.isEmpty, "the other server saw \(elsewhere.requests.count) requests")
+    }
+
+    @Test("a page that is not an event stream says so, naming its Content-Type and first bytes")
+    func notAnEventStream() async throws {
+        let page = FakeHTTPServer { _ in .full(status: 200, headers: ["Content-Type": "text/html"], body: Data("<h1>Welcome to nginx!</h1>".utf8)) }
+        try page.start()
+        defer { page.stop() }
+        for transport in both {
+            guard case let .failure(failure) = await ask(page, transport: transport) else {
+                Issue.record("\(transport): an HTML page was taken as an answer")
+                continue
+            }
+            #expect(failure.kind == .badRequest)
+            #expect(failure.message.contains("Content-Type text/html") && failure.message.contains("Welcome to nginx"), "\(failure.message)")
+        }
+    }
+
+    @Test("a key the server echoes just past a clip leaves none of itself in the message")
+    func keyAcrossTheClip() async throws {
+        for padding in [280, 290, 299, 300] {
+            let message = String(repeating: "x", count: padding) + key
+            let body = #"{"error": {"message": "\#(message)", "type": "invalid_request_error"}}"#
+            let server = FakeHTTPServer { _ in .full(status: 400, headers: ["Content-Type": "application/json"], body: Data(body.utf8)) }
+            try server.start()
+            defer { server.stop() }
+            guard case let .failure(failure) = await ask(server) else { Issue.record("a 400 must fail"); continue }
+            #expect(!failure.message.contains(key.prefix(4)), "\(padding): \(failure.message)")
+        }
+    }
+
+    @Test("a count that is not a whole number leaves that figure unknown and keeps the answer", arguments: [
+        "1e30", "10.5", "18446744073709551616", #""10""#, "true",
+    ])
+    func unreadableCount(_ count: String) async throws {
+        let server = FakeHTTPServer { _ in
+            events([#"{"choices":[{"index":0,"delta":{"content":"Paris"},"finish_reason":"stop"}]}"#,
+                    #"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":\#(count)}}"#])
+        }
+        try server.start()
+        defer { server.stop() }
+        for transport in both {
+            let response = try await ask(server, transport: transport).get()
+            #expect(response.text == "Paris")
+            #expect(response.usage.inputTokens == 10 && response.usage.outputTokens == nil)
+            #expect(response.usage.suspect?.hasPrefix("completion_tokens is ") == true, "\(response.usage)")
+            #expect(response.usage.implausibility != nil, "a flagged usage is kept out of sums and ratios")
+        }
+    }
+
+    @Test("the Anthropic and Gemini readers leave unreadable counts unknown too, and name a part out of range")
+    func otherProviders() throws {
+        let anthropic = try JSONDecoder().decode(AnthropicUsage.self, from: Data(#"{"input_tokens": 5, "output_tokens": 1e30}"#.utf8))
+        let normalised = AnthropicUsageNormaliser.usage(anthropic)
+        #expect(normalised.inputTokens == 5 && normalised.outputTokens == nil)
+        #expect(normalised.suspect?.hasPrefix("output_tokens is 1e+30") == true, "\(normalised)")
+        let negative = AnthropicUsageNormaliser.usage(AnthropicUsage(inputTokens: -60, outputTokens: 1, cacheReadInputTokens: 100))
+        #expect(negative.suspect == "input_tokens -60 is negative")
+        let gemini = try JSONDecoder().decode(GeminiUsage.self, from: Data(#"{"promptTokenCount": 100, "toolUsePromptTokenCount": -60, "cachedContentTokenCount": 30, "candidatesTokenCount": "2"}"#.utf8))
+        let geminiUsage = GeminiUsageNormaliser.usage(gemini)
+        #expect(geminiUsage.suspect?.hasPrefix("candidatesTokenCount is the string") == true, "\(geminiUsage)")
+        let hidden = GeminiUsageNormaliser.usage(GeminiUsage(promptTokenCount: 100, cachedContentTokenCount: 30, candidatesTokenCount: 2,
+                                                             toolUsePromptTokenCount: -60))
+        #expect(hidden.inputTokens == 40, "the sum looks possible")
+        #expect(hidden.suspect == "toolUsePromptTokenCount -60 is negative" && hidden.cacheHitRatio == nil)
+        let decoded = try JSONDecoder().decode(OpenAIUsage.self, from: Data(#"{"prompt_tokens": 3, "prompt_tokens_details": {"cached_tokens": -0.5}}"#.utf8))
+        #expect(decoded.promptTokens == 3 && decoded.promptTokensDetails?.cachedTokens == nil)
+        #expect(decoded.unreadable?.hasPrefix("cached_tokens is -0.5") == true, "\(decoded)")
+    }
+
+    @Test("checks and rates on impossible usage use none of it, and say why")
+    func impossibleUsage() {
+        let usage = Usage(inputTokens: 10, cachedInputTokens: 5, outputTokens: -2, source: .reported).checked()
+        let check = MeasurementChecks.outputTokens(usage, 8)
+        #expect(!check.holds && check.actual.contains("impossible usage (output_tokens -2 is negative)"), "\(check.actual)")
+        #expect(MeasurementChecks.cacheHitRatio(usage, 0.1).actual.contains("impossible usage"))
+        #expect(MeasurementChecks.cacheHitRatio(Usage(inputTokens: 0, cachedInputTokens: 0), 0.1).actual == "nothing: the backend reported 0 input tokens")
+        #expect(MeasurementChecks.cacheHitRatio(Usage(inputTokens: 4), 0.1).actual.contains("did not report"))
+        let result = fixtureResult(caseID: "a", status: .pass, latencyMs: 250, ttftMs: 50, usage: usage)
+        let row = ResultsCSV.render([result]).components(separatedBy: "\r\n")[1].components(separatedBy: ",")
+        #expect(row[13] == "" && row[14] == "", "tpot and output_tps are empty: \(row)")
+        #expect(row[17] == "-2", "the count itself is kept as reported")
+    }
+
+    @Test("a backend none of whose requests was answered exits 3, whatever the error; the model's own failures do not")
+    func nothingAnswered() {
+        for kind in [ErrorKind.rateLimited, .quotaExhausted, .overloaded, .server, .badRequest] {
+            let results = (1...3).map { fixtureResult(caseID: "c\($0)", status: .error, errorKind: kind, errorMessage: "x") }
+            let verdict = Gate(minPassRate: 0).evaluate(results, unavailableBackends: [])
+            #expect(verdict.exitStatus == .infrastructure, "\(kind): \(verdict)")
+        }
+        for kind in [ErrorKind.refusal, .guardrail, .contextOverflow, .decoding] {
+            let results = (1...3).map { fixtureResult(caseID: "c\($0)", status: .error, errorKind: kind, errorMessage: "x") }
+            #expect(Gate(maxErrorRate: 1).evaluate(results, unavailableBackends: []).exitStatus == .gateFailed, "\(kind)")
+        }
+    }
+
+    @Test("a Retry-After longer than evalbench waits is not retried, and the failure says so")
+    func retryAfterTooLong() async {
+        let policy = RetryPolicy(maxRetries: 3)
+        let (result, attempts) = await policy.run { () async -> Result<Int, BackendFailure> in
+            .failure(BackendFailure(kind: .rateLimited, message: "slow down", httpStatus: 429, retryAfterSeconds: 1e12))
+        }
+        #expect(attempts == 1)
+        guard case let .failure(failure) = result else { Issue.record("succeeded"); return }
+        #expect(failure.message == "slow down (not retried: the server asked to wait 1e+12 s, more than the 120 s evalbench waits at most)")
+        let (ordinary, _) = await RetryPolicy(maxRetries: 0).run { () async -> Result<Int, BackendFailure> in
+            .failure(BackendFailure(kind: .rateLimited, message: "slow down", retryAfterSeconds: 1e12))
+        }
+        #expect((try? ordinary.get()) == nil && { if case let .failure(f) = ordinary { f.message == "slow down" } else { false } }(),
+                "with no retries allowed there is nothing to explain")
+    }
+}
