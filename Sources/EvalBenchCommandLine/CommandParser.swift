@@ -34,12 +34,27 @@ struct CommandParser {
                 value = try valueAfter(option, next: index < words.count ? words[index] : nil)
                 index += 1
             }
+            try checkGiven(option, value)
             if let problem = option.check?(value) { throw error("\(name) \(problem)") }
             parsed.values[name, default: []].append(value)
         }
         try checkArguments(parsed.arguments)
         try checkCombinations(parsed)
         return parsed
+    }
+
+    /// An empty value (`--out=`, `--case "$UNSET"`) would mean the current directory or no
+    /// filter at all: it is refused. A repeatable option's value is a comma-separated list,
+    /// which must name something. (A single-value option given twice keeps the last, as a
+    /// wrapper script's defaults are overridden.)
+    private func checkGiven(_ option: OptionSpec, _ value: String) throws(UsageError) {
+        let blank = { (text: Substring) in text.allSatisfy { $0 == " " || $0 == "\t" } }
+        if blank(Substring(value)) {
+            throw error("\(option.name) needs a value, got an empty one (an unset variable?): \(option.name) \(option.valueName ?? "VALUE")")
+        }
+        if option.isRepeatable, value.split(separator: ",", omittingEmptySubsequences: false).allSatisfy(blank) {
+            throw error("\(option.name) '\(value)' names nothing; give one or more names, comma-separated")
+        }
     }
 
     /// A word that starts with `-` is an option, except `-` alone and negative numbers.

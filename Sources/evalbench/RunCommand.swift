@@ -13,6 +13,7 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
     } catch {
         failLoading(error)
     }
+    warnIfReplacing(out: request.outputDirectory, resume: request.resumeDirectory)
     let progress = Progress(total: loaded.plan.requestCount, enabled: !parsed.has(Options.noProgress))
     let interrupts = Interrupts()
     interrupts.install()
@@ -54,4 +55,14 @@ func commandWatch(_ parsed: ParsedCommand) async -> ExitStatus {
     interrupts.watch(task)
     await task.value
     return .interrupted
+}
+
+/// `--out` naming the directory of an earlier run replaces its results, as a report
+/// directory is replaced: said on stderr first, with how to keep them instead.
+func warnIfReplacing(out: String?, resume: String?) {
+    guard let out, out != resume else { return }
+    let results = RunDirectory(path: out).results
+    guard let size = (try? FileManager.default.attributesOfItem(atPath: results.path))?[.size] as? Int, size > 0 else { return }
+    printError("evalbench: \(out) holds an earlier run; its results.jsonl (\(ByteCount.text(Int64(size)))) and reports are replaced "
+               + "(--resume \(out) would keep its finished results, or choose another --out)")
 }

@@ -55,6 +55,12 @@ func commandCompare(_ parsed: ParsedCommand) -> ExitStatus {
         fail("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; nothing was compared", status: .usage)
     }
     let comparison = Comparison(baseline: runs[0], current: runs[1], thresholds: parsed.comparisonThresholds())
+    // Two runs with no case run in common compare nothing, and would report no regression.
+    guard comparison.groups.contains(where: { $0.pairedCaseRuns > 0 }) else {
+        printError(Diagnostic(file: currentPath, message: "the two runs share no case run (suite, case, variant, backend and level): there is nothing to compare",
+                              fix: "compare runs of the same suites on the same backends and levels").description)
+        fail("1 problem found; nothing was compared", status: .usage)
+    }
     let output = URL(fileURLWithPath: parsed.value(Options.compareOut) ?? currentPath)
     do {
         try comparison.write(to: output, baselineName: baselinePath, currentName: currentPath)

@@ -36,6 +36,12 @@ struct InterruptedRunTests {
         #expect(interruption.plannedRequests == 20)
         #expect(interruption.unfinishedRequests == 20 - outcome.results.count)
         #expect(interruption.unfinishedRequests > 0)
+        // Every finished answer passed, yet a partial run neither passes nor fails the gates.
+        #expect(outcome.verdict.exitStatus == .interrupted, "\(outcome.verdict)")
+        #expect(outcome.verdict.reasons.first?.contains("the gates were not applied") == true)
+        let terminal = TerminalSummary(color: false).run(outcome.results, verdict: outcome.verdict, directory: outcome.outputDirectory)
+        #expect(terminal.contains { $0.hasPrefix("INTERRUPTED: ") && $0.hasSuffix("(exit 130: \(ExitStatus.interrupted.meaning))") }, "\(terminal)")
+        #expect(!terminal.contains { $0.hasPrefix("PASS") })
         let run = RunDirectory(outcome.outputDirectory)
         let summary = try String(contentsOf: run.summaryMarkdown, encoding: .utf8)
         #expect(summary.hasPrefix("> **Interrupted: \(interruption.unfinishedRequests) of 20 planned requests did not run"))

@@ -62,7 +62,13 @@ package enum ConfigLoader {
                                        environment: [String: String]) -> [Diagnostic] {
         func state(_ variable: String) -> String? {
             guard let value = environment[variable] else { return "is not set" }
-            return value.isEmpty ? "is empty" : nil
+            if value.isEmpty { return "is empty" }
+            // Sent as a header, a line break would end the line and start another (a secret
+            // file's trailing newline, copied into the variable, does this).
+            if value.unicodeScalars.contains(where: ConfigValueReader.isForbiddenInHeaderValue) {
+                return "holds a line break or another control character (a secret file's trailing newline?), which a header cannot carry"
+            }
+            return nil
         }
         var diagnostics: [Diagnostic] = []
         let fix = { (variable: String) in "export \(variable)=... before running, or select another backend with --backend" }

@@ -40,6 +40,11 @@ struct ConfigValueReader {
                       fix: "write it like \"http://127.0.0.1:8080/v1\"")
             return nil
         }
+        if let port = url.port, !(1...65_535).contains(port) {
+            log.error("'\(key)' has the port \(port), and a port is 1 to 65535", at: node.location, path: reader.path.key(key),
+                      fix: "write the server's port, like \"http://127.0.0.1:8080/v1\"")
+            return nil
+        }
         if let problem = Self.credentialProblem(in: url) {
             log.error("'\(key)' \(problem), which would copy a secret into run.json and the reports",
                       at: node.location, path: reader.path.key(key),
@@ -88,7 +93,12 @@ struct ConfigValueReader {
               let headers = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
         var result: [String: String] = [:]
         for member in headers.members where !LiteralSecret.isSecretName(member.key) {
-            guard let value = headers.string(member.key) else { continue }
+            guard let value = headers.string(member.key), headerNameIsValid(member, headers) else { continue }
+            if let bad = value.unicodeScalars.first(where: Self.isForbiddenInHeaderValue) {
+                log.error("the header '\(member.key)' has a value with the control character U+\(String(format: "%04X", bad.value)), which would end the header line and start another",
+                          at: member.value.location, path: headers.path.key(member.key), fix: "remove line breaks and control characters from the value")
+                continue
+            }
             guard !LiteralSecret.looksLikeSecret(value) else {
                 log.error("the header '\(member.key)' has a value that looks like a secret, and evalbench reads secrets only from the environment",
                           at: member.value.location, path: headers.path.key(member.key), fix: "remove it; \(LiteralSecret.fix)")
@@ -99,6 +109,25 @@ struct ConfigValueReader {
         return result
     }
 
+    /// Whether a header's name is an HTTP token (letters, digits and ``!#$%&'*+-.^_`|~``);
+    /// logs the error when it is not.
+    private func headerNameIsValid(_ member: JSONNode.Member, _ headers: ObjectReader) -> Bool {
+        let allowed = Set("!#$%&'*+-.^_`|~".unicodeScalars)
+        let valid = !member.key.isEmpty && member.key.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (allowed.contains(scalar) || CharacterSet.alphanumerics.contains(scalar))
+        }
+        if !valid {
+            log.error("'\(member.key)' is not a header name: a name is letters, digits and !#$%&'*+-.^_`|~, with no spaces",
+                      at: member.keyLocation, path: headers.path.key(member.key), fix: "write it like \"X-Request-Source\"")
+        }
+        return valid
+    }
+
+    /// CR, LF, NUL and the other control characters but a tab end or break a header line.
+    static func isForbiddenInHeaderValue(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
+    }
+
     /// Header name → environment variable name; a value that is not a variable name is refused
     /// like a literal key (it is probably the secret itself).
     private func environmentHeaders(_ key: String, _ reader: ObjectReader) -> [String: String]? {
@@ -106,7 +135,7 @@ struct ConfigValueReader {
               let headers = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
         var result: [String: String] = [:]
         for member in headers.members {
-            guard let variable = headers.string(member.key) else { continue }
+            guard let variable = headers.string(member.key), headerNameIsValid(member, headers) else { continue }
             guard LiteralSecret.isEnvironmentVariableName(variable) else {
                 log.error("the value of '\(member.key)' must be the name of an environment variable, and it looks like a key",
                           at: member.value.location, path: headers.path.key(member.key), fix: LiteralSecret.fix)

@@ -91,6 +91,7 @@ package struct TerminalSummary {
         let word = switch status {
         case .success: paint("PASS", .green)
         case .gateFailed: paint("FAIL", .red)
+        case .interrupted: paint("INTERRUPTED", .yellow)
         default: paint("ERROR", .yellow)
         }
         let why = verdict.reasons.isEmpty ? "" : ": " + verdict.reasons.joined(separator: "; ")

@@ -171,6 +171,9 @@ package enum EvalRun {
                                         message: "the selection matches no case (--case \(request.caseIDs), --tag \(request.tags))",
                                         fix: "check the case ids and tags; `evalbench validate` lists the suite's cases")])
         }
+        if let baselineResults, let path = request.baselineDirectory, let problem = unrelatedBaseline(baselineResults, plan: plan, path: path) {
+            throw LoadError([problem])
+        }
         let resumeCheck = try checkResume(request, suites: suites, config: config, backends: names)
         let sharded = shard.map { plan.sharded($0) }
         if let sharded { plan = sharded.plan }
@@ -209,8 +212,28 @@ package enum EvalRun {
 
     /// With `--resume`, what changed since that run; a change is refused, listing the cases,
     /// unless `--resume-changed` accepts it. Nil without `--resume` or a readable run.json.
+    /// A baseline that shares no case run with the plan (another suite, other backends) gives
+    /// a comparison of nothing, which would pass every regression gate: it is refused.
+    static func unrelatedBaseline(_ baseline: ResultTable, plan: RunPlan, path: String) -> Diagnostic? {
+        let planned = Set(plan.caseRuns.lazy.map(\.key))
+        guard !baseline.contains(where: { planned.contains($0.key) }) else { return nil }
+        let suites = { (names: [String]) in Array(Set(names)).sorted().joined(separator: ", ") }
+        return Diagnostic(file: RunDirectory(path: path).results.path,
+                          message: "the baseline shares no case run with this run (its suites: \(suites(baseline.map(\.suite))); this run's: \(suites(plan.caseRuns.map(\.suite))))",
+                          fix: "pass the --out of an earlier run of the same suites, backends and levels")
+    }
+
     static func checkResume(_ request: RunRequest, suites: [Suite], config: Config, backends: [String]) throws(LoadError) -> ResumeCheck? {
-        guard let path = request.resumeDirectory, let metadata = try? RunDirectory(path: path).readMetadata() else { return nil }
+        guard let path = request.resumeDirectory else { return nil }
+        // A run.json that cannot be read is refused: without it, nothing says which kept results are stale.
+        let metadata: RunMetadata
+        do {
+            metadata = try RunDirectory(path: path).readMetadata()
+        } catch let diagnostic as Diagnostic {
+            throw LoadError([diagnostic])
+        } catch {
+            throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path, message: ResultStore.describe(error))])
+        }
         let check = ResumeCheck(metadata, suites: suites, config: config, backends: backends)
         guard !check.isUnchanged, !request.resumeChanged else { return check }
         throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path,
@@ -290,6 +313,12 @@ package enum EvalRun {
         var verdict = verdict(results, loaded, request, availability: availability, ordered: ordered, comparison: comparison)
         if let check = loaded.resumeCheck, !check.isUnchanged {
             verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases ran again, deleted ones were dropped")
+        }
+        // The gates judge a whole plan: a partial run neither passes nor fails them.
+        if let interruption = metadata.interruption {
+            verdict = Gate.Verdict(exitStatus: .interrupted,
+                                   reasons: ["\(interruption.unfinishedRequests) of \(interruption.plannedRequests) planned requests did not run; the gates were not applied (--resume finishes the run)"],
+                                   notes: verdict.notes)
         }
         return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison,
                           interruption: metadata.interruption)

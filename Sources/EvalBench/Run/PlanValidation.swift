@@ -45,7 +45,8 @@ struct PlanValidation {
     /// `--repeat` and `--concurrency` within `RunLimits`: the command line has no line and
     /// column, so the message names the option.
     private mutating func checkLimits(_ request: RunRequest) {
-        let file = request.suitePaths.first ?? "command line"
+        // These come from the command line (or a library caller's request), not from a suite.
+        let file = "command line"
         if let count = request.repeatCount, count > RunLimits.maxRepeat {
             diagnostics.append(Diagnostic(file: file, message: "--repeat \(count) is above the largest evalbench accepts, \(RunLimits.maxRepeat)",
                                           fix: "use --repeat \(RunLimits.maxRepeat) or fewer"))

@@ -13,6 +13,8 @@ package struct ResumeCheck: Sendable, Equatable {
     package var added: [String] = []
     /// Backends whose config differs from the old run's.
     package var changedBackends: [String] = []
+    /// Suites of the old run that are not loaded now: every result of theirs is stale.
+    private var deletedSuites: Set<String> = []
 
     /// Nothing changed that would make a kept result stale.
     package var isUnchanged: Bool { changed.isEmpty && deleted.isEmpty && changedBackends.isEmpty }
@@ -50,6 +52,13 @@ package struct ResumeCheck: Sendable, Equatable {
             let current = Set(suite.cases.map(\.id))
             deleted += oldCases.keys.filter { !current.contains($0) }.sorted().map { "\(suite.name)/\($0)" }
         }
+        // A suite of the old run that is not loaded now was deleted whole: its results would
+        // otherwise be kept beside the new suite's, in a run whose run.json no longer names it.
+        let loaded = Set(suites.map(\.name))
+        for old in metadata.suites where !loaded.contains(old.suite) {
+            deletedSuites.insert(old.suite)
+            deleted += old.cases.map { $0.keys.sorted().map { "\(old.suite)/\($0)" } } ?? ["\(old.suite)/*"]
+        }
         for name in backends {
             if let now = config.backend(named: name), let then = metadata.config.backend(named: name), now != then {
                 changedBackends.append(name)
@@ -61,7 +70,8 @@ package struct ResumeCheck: Sendable, Equatable {
     /// its backend's config changed.
     package func isStale(_ result: RequestResult) -> Bool {
         let id = "\(result.suite)/\(result.caseID)"
-        return changed.contains(id) || deleted.contains(id) || changedBackends.contains(result.backend)
+        return deletedSuites.contains(result.suite) || changed.contains(id) || deleted.contains(id)
+            || changedBackends.contains(result.backend)
     }
 
     /// `changed: a, b; deleted: c; added: d; backend config changed: x`.

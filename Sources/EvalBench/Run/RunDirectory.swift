@@ -128,7 +128,39 @@ package struct RunDirectory: Sendable, Equatable {
             throw Diagnostic(file: metadata.path, message: "the run directory has no \(FileName.metadata)",
                              fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
         }
-        return try RunMetadata.read(from: metadata)
+        do {
+            return try RunMetadata.read(from: metadata)
+        } catch {
+            throw unreadableMetadata(error)
+        }
+    }
+
+    /// Why run.json could not be read, where in it (line and column of a syntax error, the JSON
+    /// path of a value of the wrong shape), and what to do: never Swift's own error dump.
+    private func unreadableMetadata(_ error: any Error) -> Diagnostic {
+        let fix = "run.json is written by `evalbench run`: restore it from the run's copy, or start a new run with --out"
+        let data = (try? Data(contentsOf: metadata)) ?? Data()
+        do {
+            _ = try JSONDocument(data: data, file: metadata.path)
+        } catch {
+            var syntax = error
+            syntax.fix = fix
+            return syntax
+        }
+        let path: String? = switch error {
+        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
+             let DecodingError.dataCorrupted(context):
+            Self.jsonPath(context.codingPath)
+        case let DecodingError.keyNotFound(_, context): Self.jsonPath(context.codingPath)
+        default: nil
+        }
+        return Diagnostic(file: metadata.path, path: path, message: "\(FileName.metadata) is not a run's metadata: \(ResultStore.describe(error))",
+                          fix: fix)
+    }
+
+    /// `$.suites[0].sha256` for a decoder's coding path.
+    private static func jsonPath(_ codingPath: [any CodingKey]) -> String {
+        codingPath.reduce("$") { path, key in key.intValue.map { "\(path)[\($0)]" } ?? "\(path).\(key.stringValue)" }
     }
 
     /// Starts this run's `results.jsonl` with `kept` (the finished results of a resumed run), or empty.

@@ -83,6 +83,13 @@ struct AssertionReader {
         switch type {
         case "contains", "notContains", "equals", "startsWith":
             guard let text = renderedString("value", reader, requiredFix: "add \"value\": the text to look for") else { return nil }
+            // Every answer contains and starts with "": such a check tells no answer from another.
+            if text.isEmpty && type != "equals" {
+                log.error("'value' of \(type) is empty: the check would give every answer the same verdict",
+                          at: reader["value"]?.location, path: reader.path.key("value"),
+                          fix: "write the text to look for; to require an empty answer, use equals with \"\"")
+                return nil
+            }
             switch type {
             case "contains": return .contains(text, ignoreCase: ignoreCase)
             case "notContains": return .notContains(text, ignoreCase: ignoreCase)

@@ -101,6 +101,8 @@ struct CommandLineTests {
         let directory = PackagePaths.temporaryDirectory("cli-reasoning")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
         try write(fakeConfig(server, extra: #", "reasoning": {"moderate": {"unsupported": "no medium here"}}"#),
                   to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "x"}]}"#,
@@ -149,6 +151,8 @@ struct CommandLineTests {
         let directory = PackagePaths.temporaryDirectory("cli-config")
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
         try write(fakeConfig(server, extra: #", "apiKeyEnv": "EVALBENCH_TEST_UNSET_KEY""#), to: directory.appendingPathComponent("evalbench.json"))
         try write(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
         let unset = try await runEvalbench(["run", "s.json", "--no-progress"], in: directory)
@@ -191,6 +195,29 @@ struct CommandLineTests {
         let merge = try await runEvalbench(["merge", "one", "--out", "afile"], in: directory)
         #expect(merge.status == 2 && merge.stderr.contains("afile: error: --out afile is a file, not a directory"), "\(merge.stderr)")
         #expect(try String(contentsOf: directory.appendingPathComponent("afile"), encoding: .utf8) == "x")
+    }
+
+    @Test("an --out that holds an earlier run is replaced with a warning; runs with no case run in common are not compared")
+    func earlierRunsAndUnrelatedRuns() async throws {
+        let directory = PackagePaths.temporaryDirectory("cli-earlier")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        try write(#"{"format": "evalbench.suite/1", "suite": "geo", "cases": [{"id": "a", "prompt": "x"}]}"#, to: directory.appendingPathComponent("s.json"))
+        try write(#"{"format": "evalbench.suite/1", "suite": "other", "cases": [{"id": "z", "prompt": "x"}]}"#, to: directory.appendingPathComponent("t.json"))
+        let first = try await runEvalbench(["run", "s.json", "--no-progress", "--out", "one"], in: directory)
+        #expect(first.status == 0 && !first.stderr.contains("earlier run"), "\(first.stderr)")
+        let again = try await runEvalbench(["run", "s.json", "--no-progress", "--out", "one"], in: directory)
+        #expect(again.status == 0)
+        #expect(again.stderr.contains("one holds an earlier run") && again.stderr.contains("--resume one would keep"), "\(again.stderr)")
+        let other = try await runEvalbench(["run", "t.json", "--no-progress", "--out", "two"], in: directory)
+        #expect(other.status == 0, "\(other.stderr)")
+        let compare = try await runEvalbench(["compare", "one", "two"], in: directory)
+        #expect(compare.status == 2 && compare.stderr.contains("the two runs share no case run"), "\(compare.stderr)")
+        let empty = try await runEvalbench(["run", "s.json", "--no-progress", "--out="], in: directory)
+        #expect(empty.status == 2 && empty.stderr.contains("--out needs a value, got an empty one"), "\(empty.stderr)")
     }
 
     @Test("kill -9 in the middle of a run keeps every finished result in results.jsonl, and --resume finishes the rest")
