@@ -43,18 +43,22 @@ struct SecretPatternsTests {
         }
     }
 
-    @Test("a key cut short by a clip, or at the end of the text, loses what is left of it")
+    @Test("a key cut short by a clip loses what is left of it in a message; an answer keeps its words")
     func cutShort() {
         for keep in [4, 10, key.count - 1] {
             let cut = String(key.prefix(keep))
-            #expect(redactor().redact("error: \(cut)…") == "error: [redacted]…", "\(keep)")
-            #expect(redactor().redact("error: \(cut)") == "error: [redacted]", "\(keep)")
+            #expect(redactor().redactMessage("error: \(cut)…") == "error: [redacted]…", "\(keep)")
+            #expect(redactor().redactMessage("error: \(cut)… and more") == "error: [redacted]… and more", "\(keep)")
         }
         let clipped = ServerText.clip(String(repeating: "x", count: 290) + key, 300)
         #expect(clipped.hasSuffix("…") && clipped.contains(String(key.prefix(10))))
-        #expect(redactor().redact(clipped) == String(repeating: "x", count: 290) + "[redacted]…")
-        #expect(redactor().redact("keys start with sk-, as in sk-…") == "keys start with sk-, as in sk-…",
+        #expect(redactor().redactMessage(clipped) == String(repeating: "x", count: 290) + "[redacted]…")
+        #expect(redactor().redactMessage("keys start with sk-, as in sk-…") == "keys start with sk-, as in sk-…",
                 "three bytes of a key say nothing about it and are kept")
+        let bearer = redactor("bear-0123456789abcdef")
+        #expect(bearer.redact("my teddy Bear…") == "my teddy Bear…", "an answer is not searched for cut keys")
+        #expect(bearer.redact("my teddy bear") == "my teddy bear")
+        #expect(bearer.redactMessage("the key bear-0123…") == "the key [redacted]…")
     }
 
     @Test("ordinary text is left as it is, escapes and all")

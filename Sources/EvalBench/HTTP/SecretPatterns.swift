@@ -3,8 +3,9 @@ import Foundation
 /// Finds a request's secrets in what a server sent back, in the forms a server echoes them in,
 /// on the text's UTF-8 bytes: as they are, percent-encoded (`%2F`, `+` for a space),
 /// JSON-escaped (`\u0073`, `\/`), in base64 (any alignment, standard or URL-safe alphabet),
-/// and cut short (a prefix of at least `partialMinimum` bytes where the text ends or a clip
-/// mark, `…`, follows: what `ServerText.clip` leaves of a secret it cut through).
+/// and, in messages, cut short (a prefix of at least `partialMinimum` bytes that a clip mark,
+/// `…`, follows: what `ServerText.clip` leaves of a secret it cut through). Answers are not
+/// searched for cut secrets: "my teddy Bear…" must not lose "Bear" to `Bearer KEY`.
 ///
 /// Bytes, not `Character`s: Swift compares strings by grapheme cluster, so a key followed by a
 /// combining mark (`KEY\u{301}`) did not contain `KEY`, and the whole key was kept.
@@ -38,11 +39,12 @@ struct SecretPatterns: Sendable {
 
     var isEmpty: Bool { patterns.isEmpty }
 
-    /// `text` with every match replaced by `mark`; `text` itself when nothing matched.
-    func redact(_ text: String, mark: String) -> String {
+    /// `text` with every match replaced by `mark`; `text` itself when nothing matched. With
+    /// `clipped`, a secret cut short before a clip mark goes too.
+    func redact(_ text: String, mark: String, clipped: Bool = false) -> String {
         guard !patterns.isEmpty, !text.isEmpty else { return text }
         var text = text
-        let ranges = text.withUTF8 { matches(in: $0) }
+        let ranges = text.withUTF8 { matches(in: $0, clipped: clipped) }
         guard !ranges.isEmpty else { return text }
         return text.withUTF8 { bytes in
             var out: [UInt8] = []
@@ -59,7 +61,7 @@ struct SecretPatterns: Sendable {
     }
 
     /// The byte ranges to replace, in order and not overlapping.
-    private func matches(in text: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+    private func matches(in text: UnsafeBufferPointer<UInt8>, clipped: Bool) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var index = 0
         while index < text.count {
@@ -70,8 +72,9 @@ struct SecretPatterns: Sendable {
                 index += 1
             }
         }
-        // A secret cut short: where the text ends and before each clip mark.
-        var cuts = [text.count]
+        guard clipped else { return found }
+        // A secret cut short, before each clip mark.
+        var cuts: [Int] = []
         let clip = Array(ServerText.clipMark.utf8)
         var at = 0
         while at + clip.count <= text.count {

@@ -82,6 +82,12 @@ struct SecretRedactor: Sendable {
         found.patterns.redact(text, mark: Self.mark)
     }
 
+    /// `redact`, and a secret cut short by `ServerText.clip` goes too: for messages, which
+    /// quote server text clipped.
+    func redactMessage(_ text: String) -> String {
+        found.patterns.redact(text, mark: Self.mark, clipped: true)
+    }
+
     func redact(_ value: JSONValue) -> JSONValue {
         switch value {
         case let .string(text): .string(redact(text))
@@ -113,9 +119,9 @@ struct SecretRedactor: Sendable {
 
     func redact(_ failure: BackendFailure) -> BackendFailure {
         var failure = failure
-        failure.message = redact(failure.message)
+        failure.message = redactMessage(failure.message)
         failure.handledToolCalls = failure.handledToolCalls.map(redact)
-        if let suspect = failure.usage?.suspect { failure.usage?.suspect = redact(suspect) }
+        if let suspect = failure.usage?.suspect { failure.usage?.suspect = redactMessage(suspect) }
         return failure
     }
 
@@ -128,7 +134,7 @@ struct SecretRedactor: Sendable {
         response.toolCalls = response.toolCalls.map(redact)
         response.handledToolCalls = response.handledToolCalls.map(redact)
         // Says what an unreadable count was, as the server wrote it.
-        response.usage.suspect = response.usage.suspect.map(redact)
+        response.usage.suspect = response.usage.suspect.map(redactMessage)
         return response
     }
 

@@ -210,19 +210,21 @@ package enum EvalRun {
         return problems
     }
 
-    /// With `--resume`, what changed since that run; a change is refused, listing the cases,
-    /// unless `--resume-changed` accepts it. Nil without `--resume` or a readable run.json.
     /// A baseline that shares no case run with the plan (another suite, other backends) gives
-    /// a comparison of nothing, which would pass every regression gate: it is refused.
+    /// a comparison of nothing, which would pass every regression gate: it is refused. (Keys
+    /// are compared by hash, 8 bytes a planned case run; a collision only lets one through.)
     static func unrelatedBaseline(_ baseline: ResultTable, plan: RunPlan, path: String) -> Diagnostic? {
-        let planned = Set(plan.caseRuns.lazy.map(\.key))
-        guard !baseline.contains(where: { planned.contains($0.key) }) else { return nil }
+        let planned = Set(plan.caseRuns.lazy.map(\.key.hashValue))
+        guard !baseline.contains(where: { planned.contains($0.key.hashValue) }) else { return nil }
         let suites = { (names: [String]) in Array(Set(names)).sorted().joined(separator: ", ") }
         return Diagnostic(file: RunDirectory(path: path).results.path,
                           message: "the baseline shares no case run with this run (its suites: \(suites(baseline.map(\.suite))); this run's: \(suites(plan.caseRuns.map(\.suite))))",
                           fix: "pass the --out of an earlier run of the same suites, backends and levels")
     }
 
+    /// With `--resume`, what changed since that run; a change is refused, listing the cases,
+    /// unless `--resume-changed` accepts it. Nil without `--resume`; a run.json that cannot be
+    /// read is refused.
     static func checkResume(_ request: RunRequest, suites: [Suite], config: Config, backends: [String]) throws(LoadError) -> ResumeCheck? {
         guard let path = request.resumeDirectory else { return nil }
         // A run.json that cannot be read is refused: without it, nothing says which kept results are stale.
