@@ -56,7 +56,7 @@ func commandCompare(_ parsed: ParsedCommand) -> ExitStatus {
     }
     let comparison = Comparison(baseline: runs[0], current: runs[1], thresholds: parsed.comparisonThresholds())
     // Two runs with no case run in common compare nothing, and would report no regression.
-    guard comparison.groups.contains(where: { $0.pairedCaseRuns > 0 }) else {
+    guard Comparison.shareACaseRun(runs[0], runs[1]) else {
         printError(Diagnostic(file: currentPath, message: "the two runs share no case run (suite, case, variant, backend and level): there is nothing to compare",
                               fix: "compare runs of the same suites on the same backends and levels").description)
         fail("1 problem found; nothing was compared", status: .usage)

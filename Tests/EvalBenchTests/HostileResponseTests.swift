@@ -58,9 +58,28 @@ struct HostileResponseTests {
         }
     }
 
+    @Test("a provider's own reading of a body that is not a stream stands: a Gemini JSON error stays overloaded")
+    func providerReadingStands() async throws {
+        let body = #"[{"error": {"code": 503, "status": "UNAVAILABLE", "message": "The model is overloaded."}}]"#
+        let server = FakeHTTPServer { _ in .full(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8)) }
+        try server.start()
+        defer { server.stop() }
+        let backend = GeminiBackend(name: "g", model: "gemini-2.5-flash", baseURL: server.baseURL, apiKey: key,
+                                    concurrency: 1, transport: URLSessionStreamTransport())
+        let request = ModelRequest(instructions: nil, messages: [ChatMessage(role: .user, content: "hi")],
+                                   options: GenerationOptions(), timeoutSeconds: 10)
+        guard case let .failure(failure) = await backend.startConversation().respond(to: request) else {
+            Issue.record("an error body was taken as an answer")
+            return
+        }
+        #expect(failure.kind == .overloaded, "\(failure)")
+        #expect(FailureMeaning.of(status: 307).what.hasPrefix("redirect, not followed"), "embeddings and other direct classifiers name a redirect too")
+    }
+
     @Test("a key the server echoes just past a clip leaves none of itself in the message")
     func keyAcrossTheClip() async throws {
-        for padding in [280, 290, 299, 300] {
+        // The clip keeps 300 characters: 20, 10 and 5 of the key's before it, then none.
+        for padding in [280, 290, 295, 300] {
             let message = String(repeating: "x", count: padding) + key
             let body = #"{"error": {"message": "\#(message)", "type": "invalid_request_error"}}"#
             let server = FakeHTTPServer { _ in .full(status: 400, headers: ["Content-Type": "application/json"], body: Data(body.utf8)) }
@@ -68,6 +87,7 @@ struct HostileResponseTests {
             defer { server.stop() }
             guard case let .failure(failure) = await ask(server) else { Issue.record("a 400 must fail"); continue }
             #expect(!failure.message.contains(key.prefix(4)), "\(padding): \(failure.message)")
+            #expect(padding == 300 || failure.message.hasSuffix("[redacted]…"), "\(padding): \(failure.message)")
         }
     }
 
@@ -107,7 +127,34 @@ struct HostileResponseTests {
         #expect(hidden.suspect == "toolUsePromptTokenCount -60 is negative" && hidden.cacheHitRatio == nil)
         let decoded = try JSONDecoder().decode(OpenAIUsage.self, from: Data(#"{"prompt_tokens": 3, "prompt_tokens_details": {"cached_tokens": -0.5}}"#.utf8))
         #expect(decoded.promptTokens == 3 && decoded.promptTokensDetails?.cachedTokens == nil)
-        #expect(decoded.unreadable?.hasPrefix("cached_tokens is -0.5") == true, "\(decoded)")
+        #expect(decoded.unreadable.first?.hasPrefix("cached_tokens is -0.5") == true, "\(decoded)")
+        let timings = try JSONDecoder().decode(LlamaTimings.self, from: Data(#"{"cache_n": 1.5, "prompt_n": 9}"#.utf8))
+        #expect(timings.cacheN == nil && timings.promptN == 9 && timings.unreadable.keys == ["cache_n"])
+    }
+
+    @Test("a figure summed from an unreadable count is unknown, not the sum of the rest; a later readable count clears it")
+    func sumsWithAnUnreadablePart() throws {
+        let gemini = try JSONDecoder().decode(GeminiUsage.self, from: Data(#"{"promptTokenCount": "100", "candidatesTokenCount": 7}"#.utf8))
+        let geminiUsage = GeminiUsageNormaliser.usage(gemini)
+        #expect(geminiUsage.inputTokens == nil && geminiUsage.outputTokens == 7, "\(geminiUsage)")
+        let start = try JSONDecoder().decode(AnthropicUsage.self, from: Data(#"{"input_tokens": 5, "cache_read_input_tokens": 1e40}"#.utf8))
+        let started = AnthropicUsageNormaliser.usage(start)
+        #expect(started.inputTokens == nil && started.cachedInputTokens == nil && started.suspect != nil, "\(started)")
+        let delta = AnthropicUsage(inputTokens: 5, outputTokens: 3, cacheReadInputTokens: 40)
+        let finished = AnthropicUsageNormaliser.usage(start.updated(by: delta))
+        #expect(finished.inputTokens == 45 && finished.cachedInputTokens == 40 && finished.suspect == nil, "\(finished)")
+    }
+
+    @Test("a llama.cpp chunk whose timings hold a fraction keeps its answer")
+    func unreadableTimings() async throws {
+        let server = FakeHTTPServer { _ in
+            events([#"{"choices":[{"index":0,"delta":{"content":"Paris"},"finish_reason":"stop"}],"timings":{"cache_n":1.5,"prompt_n":4}}"#])
+        }
+        try server.start()
+        defer { server.stop() }
+        let response = try await ask(server).get()
+        #expect(response.text == "Paris" && response.usage.cachedInputTokens == nil)
+        #expect(response.usage.suspect?.hasPrefix("cache_n is 1.5") == true, "\(response.usage)")
     }
 
     @Test("checks and rates on impossible usage use none of it, and say why")

@@ -55,10 +55,27 @@ struct SecretPatternsTests {
         #expect(redactor().redactMessage(clipped) == String(repeating: "x", count: 290) + "[redacted]…")
         #expect(redactor().redactMessage("keys start with sk-, as in sk-…") == "keys start with sk-, as in sk-…",
                 "three bytes of a key say nothing about it and are kept")
+        // A cut through an escape or through the key's base64 loses what is left of it too.
+        #expect(redactor().redactMessage("key=sk-probe%2FSECRET%2…") == "key=[redacted]…")
+        #expect(redactor().redactMessage(#"key=\u0073\u006b\u002d\u0070\u00…"#) == "key=[redacted]…")
+        let base64 = Data(("user:" + key).utf8).base64EncodedString()
+        let cutBase64 = redactor().redactMessage("Basic " + base64.prefix(30) + "…")
+        #expect(cutBase64.hasSuffix("[redacted]…") && !cutBase64.contains(String(base64.dropFirst(8).prefix(12))), "\(cutBase64)")
         let bearer = redactor("bear-0123456789abcdef")
         #expect(bearer.redact("my teddy Bear…") == "my teddy Bear…", "an answer is not searched for cut keys")
         #expect(bearer.redact("my teddy bear") == "my teddy bear")
         #expect(bearer.redactMessage("the key bear-0123…") == "the key [redacted]…")
+    }
+
+    @Test("a key holding an escape's first byte is found raw and escaped; the longest secret goes first in any order")
+    func ambiguousBytes() {
+        let percent = redactor("p%ss-0123456789%41bc")
+        #expect(percent.redact("got p%ss-0123456789%41bc") == "got [redacted]")
+        #expect(percent.redact("got p%25ss-0123456789%2541bc") == "got [redacted]")
+        let backslash = redactor(#"a\b-0123456789"#)
+        #expect(backslash.redact(#"got "a\\b-0123456789""#) == #"got "[redacted]""#)
+        let patterns = SecretPatterns(["sk-0123456789", "Bearer sk-0123456789"])
+        #expect(patterns.redact("Authorization: Bearer sk-0123456789", mark: "[x]") == "Authorization: [x]")
     }
 
     @Test("ordinary text is left as it is, escapes and all")
@@ -73,6 +90,8 @@ struct SecretPatternsTests {
     func clips() {
         #expect(ServerText.clip("abcdef", 3) == "abc…")
         #expect(ServerText.clip("abc", 3) == "abc")
+        #expect(ServerText.clip("ab", 3) == "ab")
+        #expect(ServerText.clip("", 3) == "")
         #expect(ServerText.clip(bytes: Data("abcdef".utf8), 3) == "abc…")
         #expect(ServerText.clip(bytes: Data(repeating: 0x61, count: 1_000_000), 2) == "aa…")
         #expect(ServerText.clip(bytes: Data("é".utf8), 1) == "é")

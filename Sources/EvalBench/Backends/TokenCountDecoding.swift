@@ -6,9 +6,10 @@ import Foundation
 /// so losing the answer with it. (`OpenAIChunk`'s byte reader refuses such a count, and the
 /// chunk is read again with `JSONDecoder`, which comes here.)
 extension KeyedDecodingContainer {
-    func tokenCount(_ key: Key, problem: inout String?) throws -> Int? {
+    func tokenCount(_ key: Key, problem: inout UnreadableCounts) throws -> Int? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         if let value = try? decode(Int.self, forKey: key) { return value }
+        problem.keys.insert(key.stringValue)
         let shown = if let number = try? decode(Double.self, forKey: key) {
             "\(number)"
         } else if let text = try? decode(String.self, forKey: key) {
@@ -16,7 +17,22 @@ extension KeyedDecodingContainer {
         } else {
             "a value that is not a number"
         }
-        if problem == nil { problem = "\(key.stringValue) is \(shown), not a whole number of tokens within range; left unknown" }
+        if problem.first == nil { problem.first = "\(key.stringValue) is \(shown), not a whole number of tokens within range; left unknown" }
         return nil
+    }
+}
+
+/// The counts of one usage object that could not be read: which keys, and what the first one
+/// was (for `Usage.suspect`). A figure summed from one of them is unknown too.
+struct UnreadableCounts: Sendable, Equatable {
+    var keys: Set<String> = []
+    var first: String?
+
+    /// Whether any of `keys` could not be read.
+    func any(_ names: String...) -> Bool { names.contains(where: keys.contains) }
+
+    /// These, and `other`'s, the first of these first.
+    func merged(_ other: UnreadableCounts?) -> UnreadableCounts {
+        UnreadableCounts(keys: keys.union(other?.keys ?? []), first: first ?? other?.first)
     }
 }

@@ -72,6 +72,7 @@ struct FailureMeaning: Sendable, Equatable {
         case 429: .rateLimited
         case 503, 529: .overloaded
         case 500...599: .server
+        case 300...399: FailureMeaning(.badRequest, "redirect, not followed (it could carry the key to another host; use the address it points to)")
         default: .badRequest
         }
     }

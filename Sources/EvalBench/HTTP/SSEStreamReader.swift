@@ -151,11 +151,15 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
             return .failure(provider.httpFailure(status: status, headers: progress.headers, body: errorBody,
                                                  backend: progress.backend))
         }
-        if let failure = provider.ending(stream: progress) { return .failure(notAnEventStream(status) ?? withUsage(failure)) }
+        // The provider's own reading of what came stands (a Gemini JSON error is `overloaded`);
+        // only a stream it found cut short may have been no stream at all.
+        if let failure = provider.ending(stream: progress) {
+            return .failure((failure.kind == .network ? notAnEventStream(status) : nil) ?? withUsage(failure))
+        }
         // An incomplete last event (no blank line after it) is discarded, as the SSE standard says.
         parser.finish()
         return provider.finish(progress).mapError { failure in
-            notAnEventStream(status) ?? withUsage(failure)
+            (failure.kind == .network ? notAnEventStream(status) : nil) ?? withUsage(failure)
         }
     }
 
@@ -164,9 +168,8 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
     private func redirect(_ status: Int) -> BackendFailure {
         let location = progress.headers["location"].flatMap { URL(string: $0) }.map(HTTPTarget.describe)
         let to = location.map { " to \($0)" } ?? ""
-        return BackendFailure(kind: .badRequest, message: "\(progress.backend): HTTP \(status) redirect\(to): evalbench does not "
-                                  + "follow redirects, which could carry the API key to another host; set baseURL to the address it points to",
-                              httpStatus: status)
+        return progress.failure(.badRequest, "HTTP \(status) redirect\(to): evalbench does not follow redirects, which could carry "
+                             + "the API key to another host; set baseURL to the address it points to")
     }
 
     /// When a successful response held no event at all and does not say it is an event stream

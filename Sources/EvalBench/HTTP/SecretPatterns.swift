@@ -12,29 +12,32 @@ import Foundation
 struct SecretPatterns: Sendable {
     /// Each secret's bytes, longest first, then the base64 forms of each.
     private let patterns: [[UInt8]]
-    /// The secrets alone (no base64 forms), longest first: the ones a clip may cut.
-    private let secrets: [[UInt8]]
-    /// Whether a byte may begin a match: a pattern's first byte, or an escape's.
-    private let starts: [Bool]
+    /// How many of `patterns` are secrets themselves (the rest are base64 forms).
+    private let secretCount: Int
+    /// The patterns a byte may begin a match of, by that byte: those whose first byte it is,
+    /// and every pattern for an escape's first byte (`%`, `\`, `+`).
+    private let candidates: [[Int]]
 
     /// The shortest prefix of a cut secret that is redacted: shorter ones (`sk-`) say nothing.
     static let partialMinimum = 4
-    /// The shortest base64 form looked for: shorter runs occur by chance in ordinary text.
+    /// The shortest base64 form looked for, whole or cut: shorter runs occur by chance in
+    /// ordinary text.
     static let base64Minimum = 16
+    static let base64PartialMinimum = 8
 
     init(_ secrets: [String]) {
-        let bytes = secrets.map { Array($0.utf8) }.filter { !$0.isEmpty }
-        self.secrets = bytes
+        let bytes = secrets.map { Array($0.utf8) }.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
         var patterns = bytes
         var seen = Set(bytes)
         for secret in bytes {
             for form in Self.base64Forms(of: secret) where seen.insert(form).inserted { patterns.append(form) }
         }
         self.patterns = patterns
-        var starts = [Bool](repeating: false, count: 256)
-        for pattern in patterns { starts[Int(pattern[0])] = true }
-        for escape in ["%", "\\", "+"] { starts[Int(escape.utf8.first!)] = true }
-        self.starts = starts
+        secretCount = bytes.count
+        var candidates = [[Int]](repeating: [], count: 256)
+        for (index, pattern) in patterns.enumerated() { candidates[Int(pattern[0])].append(index) }
+        for escape in ["%", "\\", "+"] { candidates[Int(escape.utf8.first!)] = Array(patterns.indices) }
+        self.candidates = candidates
     }
 
     var isEmpty: Bool { patterns.isEmpty }
@@ -64,47 +67,43 @@ struct SecretPatterns: Sendable {
     private func matches(in text: UnsafeBufferPointer<UInt8>, clipped: Bool) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var index = 0
-        while index < text.count {
-            if starts[Int(text[index])], let end = patterns.lazy.compactMap({ Self.match($0, in: text, from: index) }).first {
-                found.append(index..<end)
-                index = end
-            } else {
-                index += 1
+        search: while index < text.count {
+            for candidate in candidates[Int(text[index])] {
+                if let end = Self.match(patterns[candidate], 0, in: text, from: index, limit: text.count), end > index {
+                    found.append(index..<end)
+                    index = end
+                    continue search
+                }
             }
+            index += 1
         }
         guard clipped else { return found }
         // A secret cut short, before each clip mark.
-        var cuts: [Int] = []
         let clip = Array(ServerText.clipMark.utf8)
         var at = 0
         while at + clip.count <= text.count {
-            if text[at] == clip[0] && (1..<clip.count).allSatisfy({ text[at + $0] == clip[$0] }) { cuts.append(at) }
-            at += 1
-        }
-        for cut in cuts {
-            guard let start = partialStart(endingAt: cut, in: text),
-                  !found.contains(where: { $0.overlaps(start..<cut) }) else { continue }
-            found.append(start..<cut)
+            defer { at += 1 }
+            guard text[at] == clip[0], (1..<clip.count).allSatisfy({ text[at + $0] == clip[$0] }),
+                  let start = partialStart(endingAt: at, in: text),
+                  !found.contains(where: { $0.overlaps(start..<at) }) else { continue }
+            found.append(start..<at)
         }
         return found.sorted { $0.lowerBound < $1.lowerBound }
     }
 
-    /// Where the longest prefix of a secret (at least `partialMinimum` bytes, not all of it)
-    /// that ends exactly at `end` begins, if one does.
+    /// Where the longest cut pattern that ends exactly at `end` begins, if one does: a prefix of
+    /// a secret (at least `partialMinimum` bytes) or of a base64 form (`base64PartialMinimum`),
+    /// not all of it; an escape the cut went through counts as matching.
     private func partialStart(endingAt end: Int, in text: UnsafeBufferPointer<UInt8>) -> Int? {
         var earliest: Int?
-        for secret in secrets where secret.count > Self.partialMinimum {
+        for (index, pattern) in patterns.enumerated() {
+            let minimum = index < secretCount ? Self.partialMinimum : Self.base64PartialMinimum
+            guard pattern.count > minimum else { continue }
             // An escaped byte takes at most 6 (`\u0073`).
-            let window = min(end, secret.count.multipliedReportingOverflow(by: 6).partialValue)
-            for start in stride(from: end - window, to: end - Self.partialMinimum + 1, by: 1)
-            where start >= 0 && (text[start] == secret[0] || text[start] == UInt8(ascii: "%") || text[start] == UInt8(ascii: "\\")) {
-                var position = start, matched = 0
-                while matched < secret.count - 1, position < end,
-                      let next = Self.step(secret[matched], in: text, at: position, limit: end) {
-                    position = next
-                    matched += 1
-                }
-                if position == end && matched >= Self.partialMinimum {
+            let window = min(end, pattern.count.multipliedReportingOverflow(by: 6).partialValue)
+            for start in stride(from: end - window, through: end - minimum, by: 1)
+            where start >= 0 && candidates[Int(text[start])].contains(index) {
+                if Self.cutMatch(pattern, in: text, from: start, end: end, minimum: minimum) {
                     earliest = min(earliest ?? start, start)
                     break
                 }
@@ -113,26 +112,59 @@ struct SecretPatterns: Sendable {
         return earliest
     }
 
-    /// Where a match of `pattern` that begins at `start` ends, if one does.
-    private static func match(_ pattern: [UInt8], in text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
-        var position = start
-        for byte in pattern {
-            guard let next = step(byte, in: text, at: position, limit: text.count) else { return nil }
+    /// Whether `minimum` or more (not all) of `pattern`'s bytes match from `start` to exactly `end`.
+    private static func cutMatch(_ pattern: [UInt8], in text: UnsafeBufferPointer<UInt8>, from start: Int, end: Int, minimum: Int) -> Bool {
+        var position = start, matched = 0
+        while matched < pattern.count - 1, position < end {
+            let next = step(pattern[matched], in: text, at: position, limit: end)
+            guard let next = next.escaped ?? next.raw else {
+                // The cut went through an escape (`%2`, `\u00`): what is left of it matches.
+                return matched >= minimum && isUnfinishedEscape(in: text, from: position, to: end)
+            }
             position = next
+            matched += 1
+        }
+        return position == end && matched >= minimum
+    }
+
+    /// Where a match of `pattern` from its byte `index` on, beginning at `position`, ends, if
+    /// one does; where a byte may be read raw or as an escape (a `%` in a key sent as `%25`),
+    /// both readings are tried.
+    private static func match(_ pattern: [UInt8], _ index: Int, in text: UnsafeBufferPointer<UInt8>, from position: Int, limit: Int) -> Int? {
+        var position = position
+        var index = index
+        while index < pattern.count {
+            let next = step(pattern[index], in: text, at: position, limit: limit)
+            if let escaped = next.escaped, let raw = next.raw {
+                return match(pattern, index + 1, in: text, from: escaped, limit: limit)
+                    ?? match(pattern, index + 1, in: text, from: raw, limit: limit)
+            }
+            guard let only = next.escaped ?? next.raw else { return nil }
+            position = only
+            index += 1
         }
         return position
     }
 
-    /// Where `byte`, as itself or escaped, ends if it is at `position` (before `limit`).
-    private static func step(_ byte: UInt8, in text: UnsafeBufferPointer<UInt8>, at position: Int, limit: Int) -> Int? {
-        guard position < limit else { return nil }
+    /// Where `byte` ends if it is at `position` (before `limit`), read as an escape and read
+    /// raw: both only for a `%` or `\\` that is also an escape's start. (A tuple, not an array:
+    /// this runs for every candidate byte of every answer.)
+    private static func step(_ byte: UInt8, in text: UnsafeBufferPointer<UInt8>, at position: Int, limit: Int)
+        -> (escaped: Int?, raw: Int?) {
+        guard position < limit else { return (nil, nil) }
         let here = text[position]
-        if here == byte || (byte == UInt8(ascii: " ") && here == UInt8(ascii: "+")) { return position + 1 }
+        let raw = here == byte || (byte == UInt8(ascii: " ") && here == UInt8(ascii: "+")) ? position + 1 : nil
         if here == UInt8(ascii: "%"), position + 2 < limit,
            let high = hexValue(text[position + 1]), let low = hexValue(text[position + 2]), high << 4 | low == byte {
-            return position + 3
+            return (position + 3, raw)
         }
-        guard here == UInt8(ascii: "\\"), position + 1 < limit else { return nil }
+        if here == UInt8(ascii: "\\") { return (jsonEscapeEnd(byte, in: text, at: position, limit: limit), raw) }
+        return (nil, raw)
+    }
+
+    /// Where a JSON escape of `byte` (`\/`, `\\\\`, `\"`, `\u0073`) that begins at `position` ends.
+    private static func jsonEscapeEnd(_ byte: UInt8, in text: UnsafeBufferPointer<UInt8>, at position: Int, limit: Int) -> Int? {
+        guard position + 1 < limit else { return nil }
         let escaped = text[position + 1]
         if escaped == byte && (byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"")) {
             return position + 2
@@ -144,6 +176,19 @@ struct SecretPatterns: Sendable {
             value = value << 4 | UInt16(digit)
         }
         return value == UInt16(byte) ? position + 6 : nil
+    }
+
+    /// Whether the bytes from `start` to `end` are the beginning of an escape cut short: `%`,
+    /// `%X`, `\\`, `\\u`, `\\uX`, `\\uXX` or `\\uXXX`.
+    private static func isUnfinishedEscape(in text: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        let count = end - start
+        guard count >= 1 else { return false }
+        if text[start] == UInt8(ascii: "%") {
+            return count <= 2 && (start + 1..<end).allSatisfy { hexValue(text[$0]) != nil }
+        }
+        guard text[start] == UInt8(ascii: "\\") else { return false }
+        if count == 1 { return true }
+        return text[start + 1] == UInt8(ascii: "u") && count <= 5 && (start + 2..<end).allSatisfy { hexValue(text[$0]) != nil }
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
@@ -183,13 +228,17 @@ enum ServerText {
 
     /// `text`'s first `limit` characters, and `clipMark` when there were more.
     static func clip<Text: StringProtocol>(_ text: Text, _ limit: Int) -> String {
-        text.count > limit ? String(text.prefix(limit)) + clipMark : String(text)
+        // Only as far as the limit: a body of megabytes is not counted whole.
+        guard limit >= 0, let cut = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex), cut != text.endIndex
+        else { return String(text) }
+        return String(text[..<cut]) + clipMark
     }
 
     /// The same for bytes (UTF-8, repaired), of which only the first few times `limit` are read.
     static func clip<Bytes: Collection<UInt8>>(bytes: Bytes, _ limit: Int) -> String {
         // A character is seldom more than 4 bytes; when one is, fewer characters are shown.
-        let read = limit.multipliedReportingOverflow(by: 4).partialValue
+        let (product, overflow) = limit.multipliedReportingOverflow(by: 4)
+        let read = overflow ? Int.max : product
         let head = String(decoding: bytes.prefix(read), as: UTF8.self)
         return head.count > limit || bytes.count > read ? String(head.prefix(limit)) + clipMark : head
     }

@@ -60,8 +60,8 @@ package enum SummaryMarkdown {
     private static func suspectNote(_ results: ResultTable) -> String {
         let suspect = results.indices.filter { results.usage(at: $0).implausibility != nil }
         guard let first = suspect.first.map({ results[$0] }) else { return "" }
-        return "\n\(suspect.count) of \(results.count) requests reported impossible usage (first: \(first.key), "
-            + MarkdownTable.escape(first.usage.implausibility ?? "") + "): kept as reported in results.jsonl with `usage.suspect`, "
+        return "\n\(suspect.count) of \(results.count) requests reported impossible or unreadable usage (first: \(first.key), "
+            + MarkdownTable.escape(first.usage.implausibility ?? "") + "): kept as reported (an unreadable count as unknown) in results.jsonl with `usage.suspect`, "
             + "and left out of the token sums, cache-hit ratios and costs below.\n"
     }
 

@@ -69,12 +69,12 @@ struct AnthropicUsage: Decodable, Equatable {
     var cacheReadInputTokens: Int?
     var outputTokensDetails: OutputDetails?
 
-    /// The first count that was not a whole number of tokens (see `tokenCount`), if any.
-    var unreadable: String?
+    /// The counts that were not whole numbers of tokens (see `tokenCount`).
+    var unreadable = UnreadableCounts()
 
     struct OutputDetails: Decodable, Equatable {
         var thinkingTokens: Int?
-        var unreadable: String?
+        var unreadable = UnreadableCounts()
         enum CodingKeys: String, CodingKey { case thinkingTokens = "thinking_tokens" }
         init(thinkingTokens: Int?) { self.thinkingTokens = thinkingTokens }
         init(from decoder: any Decoder) throws {
@@ -89,7 +89,7 @@ struct AnthropicUsage: Decodable, Equatable {
         cacheCreationInputTokens = try container.tokenCount(.cacheCreationInputTokens, problem: &unreadable)
         cacheReadInputTokens = try container.tokenCount(.cacheReadInputTokens, problem: &unreadable)
         outputTokensDetails = try? container.decodeIfPresent(OutputDetails.self, forKey: .outputTokensDetails)
-        unreadable = unreadable ?? outputTokensDetails?.unreadable
+        unreadable = unreadable.merged(outputTokensDetails?.unreadable)
     }
 
     init(inputTokens: Int? = nil, outputTokens: Int? = nil, cacheCreationInputTokens: Int? = nil,
@@ -119,7 +119,12 @@ struct AnthropicUsage: Decodable, Equatable {
                                      cacheCreationInputTokens: later.cacheCreationInputTokens ?? cacheCreationInputTokens,
                                      cacheReadInputTokens: later.cacheReadInputTokens ?? cacheReadInputTokens,
                                      thinkingTokens: later.thinkingTokens ?? thinkingTokens)
-        updated.unreadable = later.unreadable ?? unreadable
+        // A count `later` gives, readable, is no longer unreadable.
+        let given = ["input_tokens": later.inputTokens, "output_tokens": later.outputTokens,
+                     "cache_creation_input_tokens": later.cacheCreationInputTokens,
+                     "cache_read_input_tokens": later.cacheReadInputTokens, "thinking_tokens": later.thinkingTokens]
+        let still = unreadable.keys.filter { given[$0] ?? nil == nil }.union(later.unreadable.keys)
+        updated.unreadable = UnreadableCounts(keys: still, first: still.isEmpty ? nil : later.unreadable.first ?? unreadable.first)
         return updated
     }
 }
@@ -140,16 +145,17 @@ enum AnthropicUsageNormaliser {
     /// API versions that do not leave them nil: unknown, not 0).
     static func usage(_ usage: AnthropicUsage?) -> Usage {
         guard let usage else { return Usage() }
-        let input = usage.inputTokens.map {
+        // A total with an unreadable part is unknown, not the sum of the rest.
+        let input = usage.unreadable.any("cache_read_input_tokens", "cache_creation_input_tokens") ? nil : usage.inputTokens.map {
             TokenArithmetic.sum($0, usage.cacheReadInputTokens ?? 0, usage.cacheCreationInputTokens ?? 0)
         }
         let anything = input != nil || usage.cacheReadInputTokens != nil
             || usage.cacheCreationInputTokens != nil || usage.outputTokens != nil || usage.thinkingTokens != nil
-            || usage.unreadable != nil
+            || usage.unreadable.first != nil
         var normalised = Usage(inputTokens: input, cachedInputTokens: usage.cacheReadInputTokens,
                                cacheWriteInputTokens: usage.cacheCreationInputTokens, outputTokens: usage.outputTokens,
                                reasoningTokens: usage.thinkingTokens, source: anything ? .reported : nil)
-        normalised.suspect = usage.unreadable
+        normalised.suspect = usage.unreadable.first
         // The uncached part is summed into the total, where a negative one would only show as
         // the cached parts exceeding it: it is named as reported.
         if let uncached = usage.inputTokens, uncached < 0 || uncached > Usage.plausibleTokenLimit {

@@ -53,8 +53,8 @@ struct GeminiUsage: Decodable {
     var thoughtsTokenCount: Int?
     var toolUsePromptTokenCount: Int?
     var totalTokenCount: Int?
-    /// The first count that was not a whole number of tokens (see `tokenCount`), if any.
-    var unreadable: String?
+    /// The counts that were not whole numbers of tokens (see `tokenCount`).
+    var unreadable = UnreadableCounts()
 
     enum CodingKeys: String, CodingKey {
         case promptTokenCount, cachedContentTokenCount, candidatesTokenCount, thoughtsTokenCount
@@ -96,13 +96,18 @@ enum GeminiUsageNormaliser {
         guard let usage else { return Usage() }
         let counts = [usage.promptTokenCount, usage.cachedContentTokenCount, usage.candidatesTokenCount,
                       usage.thoughtsTokenCount, usage.toolUsePromptTokenCount, usage.totalTokenCount]
-        guard counts.contains(where: { $0 != nil }) || usage.unreadable != nil else { return Usage() }
+        guard counts.contains(where: { $0 != nil }) || usage.unreadable.first != nil else { return Usage() }
         let thoughts = usage.thoughtsTokenCount ?? 0
-        var normalised = Usage(inputTokens: TokenArithmetic.sum(usage.promptTokenCount ?? 0, usage.toolUsePromptTokenCount ?? 0),
-                               cachedInputTokens: usage.cachedContentTokenCount ?? 0,
-                               outputTokens: TokenArithmetic.sum(usage.candidatesTokenCount ?? 0, thoughts),
-                               reasoningTokens: thoughts, source: .reported)
-        normalised.suspect = usage.unreadable ?? partOutOfRange(usage)
+        // A sum with an unreadable part is unknown, not the sum of the rest.
+        let unreadable = usage.unreadable
+        var normalised = Usage(
+            inputTokens: unreadable.any("promptTokenCount", "toolUsePromptTokenCount")
+                ? nil : TokenArithmetic.sum(usage.promptTokenCount ?? 0, usage.toolUsePromptTokenCount ?? 0),
+            cachedInputTokens: unreadable.any("cachedContentTokenCount") ? nil : usage.cachedContentTokenCount ?? 0,
+            outputTokens: unreadable.any("candidatesTokenCount", "thoughtsTokenCount")
+                ? nil : TokenArithmetic.sum(usage.candidatesTokenCount ?? 0, thoughts),
+            reasoningTokens: unreadable.any("thoughtsTokenCount") ? nil : thoughts, source: .reported)
+        normalised.suspect = unreadable.first ?? partOutOfRange(usage)
         return normalised
     }
 

@@ -58,8 +58,8 @@ struct OpenAIUsage: Decodable {
     var completionTokens: Int?
     var promptTokensDetails: PromptDetails?
     var completionTokensDetails: CompletionDetails?
-    /// The first count that was not a whole number of tokens (see `tokenCount`), if any.
-    var unreadable: String?
+    /// The counts that were not whole numbers of tokens (see `tokenCount`).
+    var unreadable = UnreadableCounts()
 
     init() {}
 
@@ -69,12 +69,12 @@ struct OpenAIUsage: Decodable {
         completionTokens = try container.tokenCount(.completionTokens, problem: &unreadable)
         promptTokensDetails = try? container.decodeIfPresent(PromptDetails.self, forKey: .promptTokensDetails)
         completionTokensDetails = try? container.decodeIfPresent(CompletionDetails.self, forKey: .completionTokensDetails)
-        unreadable = unreadable ?? promptTokensDetails?.unreadable ?? completionTokensDetails?.unreadable
+        unreadable = unreadable.merged(promptTokensDetails?.unreadable).merged(completionTokensDetails?.unreadable)
     }
 
     struct PromptDetails: Decodable {
         var cachedTokens: Int?
-        var unreadable: String?
+        var unreadable = UnreadableCounts()
         enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
         init() {}
         init(from decoder: any Decoder) throws {
@@ -84,7 +84,7 @@ struct OpenAIUsage: Decodable {
 
     struct CompletionDetails: Decodable {
         var reasoningTokens: Int?
-        var unreadable: String?
+        var unreadable = UnreadableCounts()
         enum CodingKeys: String, CodingKey { case reasoningTokens = "reasoning_tokens" }
         init() {}
         init(from decoder: any Decoder) throws {
@@ -105,11 +105,22 @@ struct LlamaTimings: Decodable {
     var cacheN: Int?
     var promptN: Int?
     var predictedN: Int?
+    /// The counts that were not whole numbers of tokens (see `tokenCount`).
+    var unreadable = UnreadableCounts()
 
     enum CodingKeys: String, CodingKey {
         case cacheN = "cache_n"
         case promptN = "prompt_n"
         case predictedN = "predicted_n"
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        cacheN = try container.tokenCount(.cacheN, problem: &unreadable)
+        promptN = try container.tokenCount(.promptN, problem: &unreadable)
+        predictedN = try container.tokenCount(.predictedN, problem: &unreadable)
     }
 }
 
@@ -143,10 +154,12 @@ enum OpenAIUsageNormaliser {
         let cached = usage?.promptTokensDetails?.cachedTokens ?? timings?.cacheN
         let output = usage?.completionTokens
         let reasoning = usage?.completionTokensDetails?.reasoningTokens
-        let anything = input != nil || cached != nil || output != nil || reasoning != nil || usage?.unreadable != nil
+        let anything = input != nil || cached != nil || output != nil || reasoning != nil || usage?.unreadable.first != nil
         var normalised = Usage(inputTokens: input, cachedInputTokens: cached, outputTokens: output,
                                reasoningTokens: reasoning, source: anything ? .reported : nil)
-        normalised.suspect = usage?.unreadable
+        // A figure the usage did not give is taken from the timings; an unreadable one in
+        // either is named (the usage's first).
+        normalised.suspect = (usage?.unreadable ?? UnreadableCounts()).merged(timings?.unreadable).first
         return normalised
     }
 }
