@@ -200,3 +200,19 @@ struct HostileResponseTests {
                 "with no retries allowed there is nothing to explain")
     }
 }
+
+@Suite("Text from servers and files cannot drive the terminal")
+struct TerminalTextTests {
+    @Test("control characters in an error, a verdict or a diagnostic are printed as escapes")
+    func controlsEscaped() {
+        #expect(TerminalText.safe("ok\tfine é") == "ok\tfine é")
+        #expect(TerminalText.safe("a\u{1B}]0;pwned\u{07}\u{1B}[2J\r\nb\u{9B}") == #"a\u{1B}]0;pwned\u{7}\u{1B}[2J\u{D}\u{A}b\u{9B}"#)
+        let result = fixtureResult(caseID: "a", status: .error, errorKind: .server, errorMessage: "boom \u{1B}[31mred\n# forged")
+        let lines = TerminalSummary(color: false).run([result], verdict: Gate().evaluate([result], unavailableBackends: []),
+                                                      directory: URL(fileURLWithPath: "/tmp/x"))
+        #expect(!lines.joined().unicodeScalars.contains { $0.value == 0x1B }, "\(lines)")
+        #expect(lines.contains { $0.contains(#"boom \u{1B}[31mred\u{A}# forged"#) }, "\(lines)")
+        let diagnostic = Diagnostic(file: "s.json", path: "$.cases[0].id", message: "the id 'a\u{1B}[2J' may contain only letters")
+        #expect(!diagnostic.description.unicodeScalars.contains { $0.value == 0x1B } && diagnostic.description.contains(#"a\u{1B}[2J"#))
+    }
+}

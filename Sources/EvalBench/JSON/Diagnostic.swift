@@ -39,12 +39,14 @@ public struct Diagnostic: Sendable, Codable, Equatable, Error, CustomStringConve
     }
 
     /// `file:line:column: error: message (at $.path). fix`
+    /// `file:line:column: error: message (at path)` and the fix on a line of its own; what
+    /// came from a file (a case id, a key) is printed with its control characters escaped.
     public var description: String {
-        var text = file
+        var text = TerminalText.safe(file)
         if let location { text += ":\(location.line):\(location.column)" }
-        text += ": error: \(message)"
-        if let path { text += " (at \(path))" }
-        if let fix { text += "\n  fix: \(fix)" }
+        text += ": error: \(TerminalText.safe(message))"
+        if let path { text += " (at \(TerminalText.safe(path)))" }
+        if let fix { text += "\n  fix: \(TerminalText.safe(fix))" }
         return text
     }
 }

@@ -40,7 +40,7 @@ package struct TerminalSummary {
         for flip in comparison.flips.prefix(Self.failureLimit) {
             let mark = flip.direction == .regressed ? paint("✗ ", .red) : paint("✓ ", .green)
             lines.append("  " + mark + "\(flip.suite)/\(flip.caseID) repeat \(flip.repeatIndex) (\(flip.group.label)): "
-                + (flip.explanation.map { String($0.prefix(160)) } ?? flip.direction.rawValue))
+                + TerminalText.safe(flip.explanation.map { String($0.prefix(160)) } ?? flip.direction.rawValue))
         }
         if comparison.flips.count > Self.failureLimit {
             lines.append("  … and \(comparison.flips.count - Self.failureLimit) more flips in compare.md")
@@ -78,7 +78,7 @@ package struct TerminalSummary {
         for caseRun in failing.prefix(Self.failureLimit) {
             let mark = caseRun.status == .error ? paint("! ", .yellow) : paint("✗ ", .red)
             let why = Comparison.explanation(caseRun).map { String($0.prefix(160)) } ?? caseRun.status.rawValue
-            lines.append("  " + mark + "\(caseRun.suite)/\(caseRun.caseID) (\(caseRun.group.label)): \(why)")
+            lines.append("  " + mark + TerminalText.safe("\(caseRun.suite)/\(caseRun.caseID) (\(caseRun.group.label)): \(why)"))
         }
         if failing.count > Self.failureLimit {
             lines.append("  … and \(failing.count - Self.failureLimit) more in summary.md")
@@ -94,7 +94,7 @@ package struct TerminalSummary {
         case .interrupted: paint("INTERRUPTED", .yellow)
         default: paint("ERROR", .yellow)
         }
-        let why = verdict.reasons.isEmpty ? "" : ": " + verdict.reasons.joined(separator: "; ")
+        let why = verdict.reasons.isEmpty ? "" : ": " + TerminalText.safe(verdict.reasons.joined(separator: "; "))
         return "\(word)\(why) (exit \(status.rawValue): \(status.meaning))"
     }
 

@@ -128,7 +128,7 @@ package struct RunWatch: Sendable {
             say("evalbench: fix the problems above; watching for changes")
             return watched
         } catch {
-            say("evalbench: \(error)")
+            say("evalbench: \(TerminalText.safe("\(error)"))")
             return watched
         }
         watched += loaded.suites.compactMap(\.datasetFile)
@@ -137,11 +137,11 @@ package struct RunWatch: Sendable {
             say("evalbench: watch iteration \(iteration): \(outcome.results.count) results; report \(RunDirectory(outcome.outputDirectory).summaryMarkdown.path)")
             let current = Array(outcome.results)
             if let previous {
-                for line in WatchDiff.lines(previous: previous, current: current) { say("  \(line)") }
+                for line in WatchDiff.lines(previous: previous, current: current) { say("  \(TerminalText.safe(line))") }
             }
             previous = current
         } catch {
-            say("evalbench: watch iteration \(iteration) stopped: \(error)")
+            say("evalbench: watch iteration \(iteration) stopped: \(TerminalText.safe("\(error)"))")
         }
         return watched
     }
