@@ -216,3 +216,29 @@ struct TerminalTextTests {
         #expect(!diagnostic.description.unicodeScalars.contains { $0.value == 0x1B } && diagnostic.description.contains(#"a\u{1B}[2J"#))
     }
 }
+
+@Suite("Figures read back from a file are checked as a server's are")
+struct ReadBackFigureTests {
+    @Test("a results.jsonl line edited to a negative or absurd time reads as unknown, with a note")
+    func negativeTimesReadAsUnknown() throws {
+        let directory = PackagePaths.temporaryDirectory("read-back")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("results.jsonl")
+        var result = fixtureResult(caseID: "a", status: .pass, latencyMs: 120, ttftMs: 40)
+        result.timing?.endMs = -10
+        result.timing?.firstTokenMs = 1e300
+        let store = try ResultStore(url: url)
+        try store.append(result)
+        try store.close()
+        let read = try #require(try ResultStore.read(url).first)
+        #expect(read.timing?.endMs == nil && read.timing?.firstTokenMs == nil, "\(String(describing: read.timing))")
+        #expect(read.unknownFigures?.contains("timing.end_ms unknown: -10.0 ms is negative") == true, "\(read.unknownFigures ?? [])")
+        // Written by hand, past the store's own check.
+        let line = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        #expect(!line.contains("\"end_ms\":-10"), "the store wrote no negative time either")
+        let edited = line.replacingOccurrences(of: "\"timing\":{", with: "\"timing\":{\"end_ms\":-5,")
+        try Data(edited.utf8).write(to: url)
+        let reread = try #require(try ResultStore.read(url).first)
+        #expect(reread.timing?.endMs == nil, "\(edited)")
+    }
+}

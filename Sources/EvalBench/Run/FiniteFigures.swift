@@ -1,7 +1,14 @@
 /// JSON has no infinity or NaN, and a result holding one cannot be written: a cost of
 /// 1e308 × tokens or a score over weights of 1e308 would lose the whole result. Before a
-/// result is stored, every figure that is not a finite number becomes empty, with a note.
+/// result is stored, every figure that is not a finite number becomes empty, with a note;
+/// so does a time that no clock measured (negative, or above `plausibleMs`), which a cache
+/// entry, a replayed recording or a results.jsonl edited by hand can hold. Results read back
+/// from a file pass the same check, so no report shows a latency of -10 ms.
 extension RequestResult {
+    /// Longer than any request evalbench waits for (the timeout is at most a day, with retries
+    /// a few): a time above it was not measured.
+    package static let plausibleMs = 1e9
+
     /// This result with each non-finite figure emptied and named in `unknownFigures`.
     package func withFiniteFigures() -> RequestResult {
         var result = self
@@ -11,14 +18,20 @@ extension RequestResult {
             value = nil
             notes.append("\(name) unknown: \(number) is not a finite number")
         }
+        func clearTime(_ value: inout Double?, _ name: String) {
+            clear(&value, name)
+            guard let number = value, number < 0 || number > Self.plausibleMs else { return }
+            value = nil
+            notes.append("\(name) unknown: \(number) ms is \(number < 0 ? "negative" : "longer than any request")")
+        }
         clear(&result.costUSD, "cost_usd")
         clear(&result.score, "score")
         clear(&result.caseScore, "case_score")
         clear(&result.threshold, "threshold")
         if var timing = result.timing {
-            clear(&timing.firstTokenMs, "timing.first_token_ms")
-            clear(&timing.firstAnswerTokenMs, "timing.first_answer_token_ms")
-            clear(&timing.endMs, "timing.end_ms")
+            clearTime(&timing.firstTokenMs, "timing.first_token_ms")
+            clearTime(&timing.firstAnswerTokenMs, "timing.first_answer_token_ms")
+            clearTime(&timing.endMs, "timing.end_ms")
             result.timing = timing
         }
         for index in result.assertions.indices where !result.assertions[index].weight.isFinite {
@@ -27,8 +40,8 @@ extension RequestResult {
         }
         for index in result.assertions.indices {
             guard var judge = result.assertions[index].judge else { continue }
-            clear(&judge.latencyMs, "judge.latency_ms")
-            clear(&judge.ttftMs, "judge.ttft_ms")
+            clearTime(&judge.latencyMs, "judge.latency_ms")
+            clearTime(&judge.ttftMs, "judge.ttft_ms")
             if let score = judge.verdict?.score, !score.isFinite {
                 judge.verdict?.score = 0
                 notes.append("judge score \(score) is not a finite number; recorded as 0")

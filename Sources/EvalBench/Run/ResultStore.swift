@@ -336,7 +336,8 @@ package final class ResultStore: @unchecked Sendable {
             guard !line.bytes.isEmpty else { return .empty }
             do {
                 // The fast decoder reads what it knows; JSONDecoder decides the rest and says what is wrong.
-                return .result(try fast.decode(line.bytes) ?? decoder.decode(RequestResult.self, from: line.bytes))
+                // Figures no clock or server could give (a file edited by hand) are read as unknown.
+                return .result(try (fast.decode(line.bytes) ?? decoder.decode(RequestResult.self, from: line.bytes)).withFiniteFigures())
             } catch {
                 let torn = line.last ? "a torn last line" : "not a result line"
                 return .skipped(Diagnostic(file: url.path, location: SourceLocation(line: line.number, column: 1),
