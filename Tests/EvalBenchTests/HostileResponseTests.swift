@@ -242,3 +242,28 @@ struct ReadBackFigureTests {
         #expect(reread.timing?.endMs == nil, "\(edited)")
     }
 }
+
+@Suite("OpenAI tool calls as servers stream them")
+struct ToolCallAccumulationTests {
+    private func piece(_ index: Int?, _ id: String?, _ name: String?, _ arguments: String?) -> OpenAIChunk.ToolCallDelta {
+        OpenAIChunk.ToolCallDelta(index: index, id: id, function: .init(name: name, arguments: arguments))
+    }
+
+    @Test("whole calls streamed without index are separate calls; fragments without one continue the last")
+    func withoutIndex() {
+        var calls = OpenAIToolCallAccumulator()
+        calls.add([piece(nil, "z1", "get_weather", #"{"city":"Paris"}"#)])
+        calls.add([piece(nil, "z2", "get_weather", #"{"city":"#)])
+        calls.add([piece(nil, nil, nil, #""Tokyo"}"#)])
+        #expect(calls.toolCalls.map(\.id) == ["z1", "z2"])
+        #expect(calls.toolCalls.map(\.name) == ["get_weather", "get_weather"])
+        #expect(calls.toolCalls.map(\.argumentsText) == [#"{"city":"Paris"}"#, #"{"city":"Tokyo"}"#])
+    }
+
+    @Test("a repeated id, or a made-up one that a server's id already has, is made unique")
+    func uniqueIDs() {
+        var calls = OpenAIToolCallAccumulator()
+        calls.add([piece(0, "same", "a", "{}"), piece(1, "same", "b", "{}"), piece(2, "call_3", "c", "{}"), piece(3, nil, "d", "{}")])
+        #expect(calls.toolCalls.map(\.id) == ["same", "same_2", "call_3", "call_3_2"])
+    }
+}

@@ -43,7 +43,7 @@ struct OpenAIToolCallAccumulator {
 
     mutating func add(_ pieces: [OpenAIChunk.ToolCallDelta]) {
         for (position, piece) in pieces.enumerated() {
-            let index = piece.index ?? position
+            let index = piece.index ?? indexWithout(piece, at: position)
             if calls[index] == nil {
                 calls[index] = (nil, "", "")
                 order.append(index)
@@ -54,10 +54,30 @@ struct OpenAIToolCallAccumulator {
         }
     }
 
-    /// The calls in the order they were opened; a call with no id gets `call_<index>`.
+    /// Where a piece without `index` goes (some servers send none, each chunk a whole call):
+    /// a new id opens a call after the others, a piece without one continues the last call
+    /// opened (or, with none yet, opens one at its position in the chunk).
+    private func indexWithout(_ piece: OpenAIChunk.ToolCallDelta, at position: Int) -> Int {
+        guard let last = order.last else { return position }
+        if let id = piece.id, !id.isEmpty, id != calls[last]?.id { return (order.max() ?? -1) + 1 }
+        return last
+    }
+
+    /// The calls in the order they were opened. A call with no id gets `call_<index>`, and an
+    /// id met before gets `_2`, `_3`… after it: each result must name one call when it goes back.
     var toolCalls: [ToolCall] {
-        order.compactMap { index in
-            calls[index].map { ToolCall(id: $0.id ?? "call_\(index)", name: $0.name, argumentsText: $0.arguments) }
+        var used: Set<String> = []
+        return order.compactMap { index in
+            calls[index].map { call in
+                let base = call.id ?? "call_\(index)"
+                var id = base
+                var suffix = 1
+                while !used.insert(id).inserted {
+                    suffix += 1
+                    id = "\(base)_\(suffix)"
+                }
+                return ToolCall(id: id, name: call.name, argumentsText: call.arguments)
+            }
         }
     }
 }
