@@ -189,9 +189,11 @@ struct MergeTests {
         changed.suites[0].sha256 = String(repeating: "0", count: 64)
         changed.configSHA256 = String(repeating: "1", count: 64)
         changed.shard?.planSHA256 = String(repeating: "2", count: 64)
+        changed.toolVersion = "9.9.9"
         try changed.write(to: edited.metadata)
         let different = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
-        #expect(different.count == 3, "\(different)")
+        #expect(different.count == 4, "\(different)")
+        #expect(different.contains { $0.contains("was run by evalbench 9.9.9, but \(shards[0].path) by \(original.toolVersion)") })
         #expect(different.contains { $0.hasPrefix(shards[1].path) && $0.contains("ran suite 'geo' with sha256 0000") })
         #expect(different.contains { $0.contains("ran a config with sha256 1111") })
         #expect(different.contains { $0.contains("planned a different matrix") })

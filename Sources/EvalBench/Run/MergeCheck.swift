@@ -67,6 +67,11 @@ package struct MergeCheck: Sendable {
             mismatch(part, "ran suite '\(name)' with sha256 \(ours[name] ?? "none (not run)"), but \(first.path) with \(theirs[name] ?? "none (not run)")",
                      fix: "run every shard from the same suite files")
         }
+        // Another version may plan, grade or record differently: its figures are not the same work's.
+        if part.metadata.toolVersion != first.metadata.toolVersion {
+            mismatch(part, "was run by evalbench \(part.metadata.toolVersion), but \(first.path) by \(first.metadata.toolVersion)",
+                     fix: "run every shard with the same evalbench (pin its version in the CI matrix)")
+        }
         let configs = [first, part].map { $0.metadata.configSHA256 ?? InputDigest.config($0.metadata.config) }
         if configs[0] != configs[1] {
             mismatch(part, "ran a config with sha256 \(configs[1]), but \(first.path) one with \(configs[0])",
