@@ -67,6 +67,36 @@ struct ReplayTests {
         #expect((try? answer.get())?.text == "Paris")
     }
 
+    @Test("a recorded tool loop whose rounds and calls disagree (a hand edit) fails as unavailable, saying so, not as an empty answer")
+    func inconsistentToolRounds() async throws {
+        let directory = PackagePaths.temporaryDirectory("replay-rounds")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("recorded")
+        try FileManager.default.createDirectory(at: recording, withIntermediateDirectories: true)
+        let store = try ResultStore(url: RunDirectory(recording).results)
+        var result = fixtureResult(caseID: "a", status: .pass)
+        result.output = "18 degrees"
+        result.rounds = [ToolRound(round: 1, latencyMs: 5, ttftMs: 2, usage: Usage(), toolCalls: 2),
+                         ToolRound(round: 2, latencyMs: 5, ttftMs: 2, usage: Usage(), toolCalls: 0)]
+        // Both calls edited to round 2, where the recording says none were made.
+        result.toolCalls = [ToolCallRecord(round: 2, id: "c1", name: "weather", arguments: nil, argumentsText: "{}", result: "18",
+                                           isError: false, matched: true),
+                            ToolCallRecord(round: 2, id: "c2", name: "weather", arguments: nil, argumentsText: "{}", result: "20",
+                                           isError: false, matched: true)]
+        try store.append(result)
+        try store.close()
+        let config = try ConfigLoader.load(data: Data(#"{"backends": [{"name": "r", "kind": "replay", "from": "recorded"}]}"#.utf8),
+                                           file: "c.json", baseDirectory: directory.path)
+        let backend = try #require(config.backends.first).makeBackend(context: BackendContext(environment: [:], logDirectory: directory,
+                                                                                              defaultConcurrency: 1))
+        let answer = await backend.startConversation().respond(to: ModelRequest(
+            instructions: nil, messages: [ChatMessage(role: .user, content: "x")], options: GenerationOptions(),
+            origin: RequestOrigin(suite: "geo", caseID: "a", variant: "default", reasoning: .none, repeatIndex: 1, turn: 1)))
+        guard case let .failure(failure) = answer else { Issue.record("an inconsistent recording replayed: \(answer)"); return }
+        #expect(failure.kind == .unavailable)
+        #expect(failure.message.hasSuffix("does not hold together: its round 1 made 2 tool calls, but 0 are recorded for it"), "\(failure.message)")
+    }
+
     @Test("a run replayed under another backend name is re-graded with new assertions; replayed timings stay out of latency statistics")
     func endToEnd() async throws {
         let server = FakeOpenAIServer { request in

@@ -114,22 +114,27 @@ package struct ReplayBackend: Backend {
                                          model: recorded.model, details: recorded.details,
                                          replayedFrom: "\(source) (\(recorded.key) turn \(recorded.turn))")
             if let rounds = recorded.rounds, rounds.count > 1 || rounds.first?.toolCalls ?? 0 > 0 {
-                Self.replayRound(request.round, of: recorded, rounds: rounds, cannedTools: request.cannedTools, into: &response)
+                if let problem = Self.replayRound(request.round, of: recorded, rounds: rounds, cannedTools: request.cannedTools, into: &response) {
+                    return .failure(BackendFailure(kind: .unavailable, message: "the recording of \(origin.description) in \(source) \(problem)"))
+                }
             }
             return .success(response)
         }
 
         /// A turn recorded with a tool loop replays round by round: the calls of round `round`
         /// (as recorded, so the tool loop answers them again from the current suite's canned
-        /// results), then the recorded answer; each with its own round's usage and timing.
+            /// results), then the recorded answer; each with its own round's usage and timing.
+        /// Returns what is wrong when the recording does not hold together (a round that lists
+        /// calls none of the recorded calls belongs to, as a hand edit leaves it): replaying it
+        /// would lose the calls and the answer without a word.
         private static func replayRound(_ round: Int, of recorded: RequestResult, rounds: [ToolRound], cannedTools: [CannedTool],
-                                        into response: inout ModelResponse) {
+                                        into response: inout ModelResponse) -> String? {
             let index = min(max(round, 1), rounds.count) - 1
             let figures = rounds[index]
             response.usage = figures.usage
             response.timing = RequestTiming(startedAt: response.timing.startedAt, firstTokenMs: figures.ttftMs,
                                             firstAnswerTokenMs: figures.toolCalls > 0 ? nil : figures.ttftMs, endMs: figures.latencyMs)
-            guard figures.toolCalls > 0 else { return }
+            guard figures.toolCalls > 0 else { return nil }
             if figures.answeredByBackend == true {
                 // Recorded from a backend that ran the rounds inside one request: replayed as
                 // such, each call answered again from the current suite's canned results.
@@ -138,10 +143,15 @@ package struct ReplayBackend: Backend {
                     let answer = record.result == nil ? nil : ToolAnswering.answer(record.call, tools: cannedTools)
                     return ToolCallRecord(record.call, round: record.round, answer: answer)
                 }
-                return
+                return nil
+            }
+            let calls = (recorded.toolCalls ?? []).filter { $0.round == index + 1 }.map(\.call)
+            guard calls.count == figures.toolCalls else {
+                return "does not hold together: its round \(index + 1) made \(figures.toolCalls) tool calls, but \(calls.count) are recorded for it"
             }
             response.text = ""
-            response.toolCalls = (recorded.toolCalls ?? []).filter { $0.round == index + 1 }.map(\.call)
+            response.toolCalls = calls
+            return nil
         }
     }
 }
