@@ -267,3 +267,31 @@ struct ToolCallAccumulationTests {
         #expect(calls.toolCalls.map(\.id) == ["same", "same_2", "call_3", "call_3_2"])
     }
 }
+
+extension ToolCallAccumulationTests {
+    @Test("arguments sent as an object, not a string of JSON, are read as that object's JSON")
+    func objectArguments() throws {
+        let chunk = #"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"get_weather","arguments":{"city":"Paris"}}}]},"finish_reason":null}]}"#
+        let decoded = try #require(try? JSONDecoder().decode(OpenAIChunk.self, from: Data(chunk.utf8)))
+        let call = try #require(decoded.choices?.first?.delta?.toolCalls?.first)
+        #expect(call.function?.arguments == #"{"city":"Paris"}"#)
+    }
+}
+
+extension ReadBackFigureTests {
+    @Test("a result line that is valid JSON but does not decode is not called invalid JSON")
+    func undecodableFieldNamed() throws {
+        let directory = PackagePaths.temporaryDirectory("read-back-field")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("results.jsonl")
+        let store = try ResultStore(url: url)
+        try store.append(fixtureResult(caseID: "a", status: .pass, usage: Usage(inputTokens: 3)))
+        try store.close()
+        let line = String(decoding: try Data(contentsOf: url), as: UTF8.self).replacingOccurrences(of: "\"input_tokens\":3", with: "\"input_tokens\":1.5")
+        try Data(line.utf8).write(to: url)
+        var warnings: [Diagnostic] = []
+        _ = try ResultStore.read(url) { warnings.append($0) }
+        let message = warnings.first?.message ?? ""
+        #expect(message.contains("usage.input_tokens") || message.contains("the line is valid JSON, but a value in it is not of the type"), "\(warnings)")
+    }
+}

@@ -340,8 +340,12 @@ package final class ResultStore: @unchecked Sendable {
                 return .result(try (fast.decode(line.bytes) ?? decoder.decode(RequestResult.self, from: line.bytes)).withFiniteFigures())
             } catch {
                 let torn = line.last ? "a torn last line" : "not a result line"
+                // Foundation on Linux calls any value of the wrong type "not valid JSON", with no path.
+                let why = (try? JSONDocument(data: line.bytes, file: url.path)) != nil && ResultStore.describe(error).hasPrefix("The given data was not valid JSON")
+                    ? "the line is valid JSON, but a value in it is not of the type a result holds (a count that is not a whole number, a date in another form)"
+                    : ResultStore.describe(error)
                 return .skipped(Diagnostic(file: url.path, location: SourceLocation(line: line.number, column: 1),
-                                           message: "\(torn), skipped (\(line.bytes.count) bytes): \(ResultStore.describe(error))",
+                                           message: "\(torn), skipped (\(line.bytes.count) bytes): \(why)",
                                            fix: "nothing to do: a resumed run sends that request again; remove the line to silence this"))
             }
         }
@@ -377,7 +381,10 @@ package final class ResultStore: @unchecked Sendable {
     /// An error in a few words: decoding errors say what was wrong, not Swift's type dump.
     static func describe(_ error: any Error) -> String {
         switch error {
-        case let DecodingError.dataCorrupted(context): return context.debugDescription
+        case let DecodingError.dataCorrupted(context):
+            // Where in the line, when the decoder knows: `usage.input_tokens: ... does not fit in Int`.
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         case let DecodingError.keyNotFound(key, _): return "no \"\(key.stringValue)\""
         case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context):
             return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"

@@ -48,6 +48,26 @@ struct OpenAIChunk: Decodable {
         struct Function: Decodable {
             var name: String?
             var arguments: String?
+
+            enum CodingKeys: String, CodingKey { case name, arguments }
+
+            init(name: String?, arguments: String?) {
+                self.name = name
+                self.arguments = arguments
+            }
+
+            /// `arguments` is a string of JSON; a server that sends the object itself (not
+            /// OpenAI's format, but seen) has it read as that object's JSON text, rather than
+            /// the whole chunk failing as "not a JSON chunk".
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                name = try container.decodeIfPresent(String.self, forKey: .name)
+                if let text = try? container.decodeIfPresent(String.self, forKey: .arguments) {
+                    arguments = text
+                } else {
+                    arguments = try container.decodeIfPresent(JSONValue.self, forKey: .arguments)?.jsonText
+                }
+            }
         }
     }
 }
