@@ -321,7 +321,8 @@ struct ComparisonTests {
             #expect(diagnostic.fix != nil)
         }
         let good = String(decoding: try ResultStore.makeEncoder().encode(fixtureResult(caseID: "a", status: .pass)), as: UTF8.self)
-        try Data("\(good)\n{\"key\": 1}\n\(good)\n".utf8).write(to: directory.appendingPathComponent("results.jsonl"))
+        let other = String(decoding: try ResultStore.makeEncoder().encode(fixtureResult(caseID: "b", status: .pass)), as: UTF8.self)
+        try Data("\(good)\n{\"key\": 1}\n\(other)\n".utf8).write(to: directory.appendingPathComponent("results.jsonl"))
         var skipped: [Diagnostic] = []
         #expect(try ResultStore.read(directory.appendingPathComponent("results.jsonl")) { skipped.append($0) }.count == 2,
                 "a malformed line is skipped, the good ones around it kept")

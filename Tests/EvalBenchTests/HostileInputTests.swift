@@ -271,6 +271,7 @@ struct TornResultsTests {
         #expect(result.map(\.caseID) == ["a"])
         var next = result[0]
         next.caseID = "c"
+        next.key = next.key.replacingOccurrences(of: "/a/", with: "/c/")
         try store.append(next)
         try store.close()
         var warnings: [Diagnostic] = []

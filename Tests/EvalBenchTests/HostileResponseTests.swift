@@ -295,3 +295,22 @@ extension ReadBackFigureTests {
         #expect(message.contains("usage.input_tokens") || message.contains("the line is valid JSON, but a value in it is not of the type"), "\(warnings)")
     }
 }
+
+extension ReadBackFigureTests {
+    @Test("a line repeated in results.jsonl is read once, with a warning at the repeat")
+    func repeatedLine() throws {
+        let directory = PackagePaths.temporaryDirectory("read-back-twice")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("results.jsonl")
+        let store = try ResultStore(url: url)
+        try store.append(fixtureResult(caseID: "a", status: .pass))
+        try store.append(fixtureResult(caseID: "a", turn: 2, turns: 2, status: .pass))
+        try store.close()
+        let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        try Data((text + text.split(separator: "\n")[0] + "\n").utf8).write(to: url)
+        var warnings: [Diagnostic] = []
+        let results = try ResultStore.read(url) { warnings.append($0) }
+        #expect(results.count == 2, "both turns once")
+        #expect(warnings.count == 1 && warnings[0].location?.line == 3 && warnings[0].message.hasPrefix("a second result for"), "\(warnings)")
+    }
+}

@@ -51,7 +51,7 @@ struct RequestResultStorageTests {
         defer { try? FileManager.default.removeItem(at: url) }
         var data = Data()
         for index in 0..<4 {
-            var result = fixtureResult(caseID: "case-\(index / 2)", status: .pass)
+            var result = fixtureResult(caseID: "case-\(index / 2)", repeatIndex: index % 2 + 1, status: .pass)
             result.tags = index < 2 ? ["feature-one", "a-rather-long-tag-name"] : ["other"]
             result.assertions = [AssertionResult(type: "contains", name: "contains \"Paris\"", passed: index != 3,
                                                  message: index == 3 ? "the answer does not contain \"Paris\"" : nil)]

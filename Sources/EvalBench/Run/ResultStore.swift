@@ -220,13 +220,27 @@ package final class ResultStore: @unchecked Sendable {
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         var batch: [Line] = []
         batch.reserveCapacity(batchSize)
+        // Each turn of a case run is recorded once; a second line for one (a line copied or a
+        // file appended twice) would count the request twice. Held as 64-bit hashes: 8 bytes a
+        // result, where the keys themselves would be tens.
+        var recorded: Set<Int> = []
         while true {
             batch.removeAll(keepingCapacity: true)
             while batch.count < batchSize, let line = try lines.next() { batch.append(line) }
             if batch.isEmpty { return }
-            for decoded in decode(batch, workers: workers, url: url) {
+            for (line, decoded) in zip(batch, decode(batch, workers: workers, url: url)) {
                 switch decoded {
-                case let .result(result): try body(result)
+                case let .result(result):
+                    var hasher = Hasher()
+                    hasher.combine(result.key)
+                    hasher.combine(result.turn)
+                    guard recorded.insert(hasher.finalize()).inserted else {
+                        skipped(Diagnostic(file: url.path, location: SourceLocation(line: line.number, column: 1),
+                                           message: "a second result for \(result.key) turn \(result.turn), skipped: each request is recorded once",
+                                           fix: "remove the repeated line (a line copied, or results appended twice)"))
+                        continue
+                    }
+                    try body(result)
                 case let .skipped(diagnostic): skipped(diagnostic)
                 case .empty: continue
                 }
