@@ -182,7 +182,7 @@ struct ConfigLoaderTests {
         #expect(found.map(\.message) == [
             "'concurrency' must be a whole number of at least 1, found 0",
             "duplicate backend name 'x'; it is first used at line 1",
-            "'timeoutSeconds' must be a number greater than 0, found a string",
+            "'timeoutSeconds' must be a number of at least 0.001, found a string",
             "'concurrency' must be a whole number of at least 1, found 2.5",
         ])
         #expect(problems("{}").map(\.message) == ["missing required key 'backends'"])

@@ -148,3 +148,21 @@ struct TypoAndRunDirectoryTests {
         #expect(problems.first?.file == "command line", "\(problems)")
     }
 }
+
+extension TypoAndRunDirectoryTests {
+    @Test("a timeout below a millisecond is refused at load, in the config file and in a config built in Swift")
+    func tinyTimeouts() throws {
+        for (json, path) in [(#""defaults": {"timeoutSeconds": 1e-300}"#, "timeoutSeconds"),
+                             (#""defaults": {"gradingTimeoutSeconds": 0.0001}"#, "gradingTimeoutSeconds")] {
+            let fixture = try RunFixture("tiny-timeout", suite: suite("geo", ["a"]),
+                                         config: #"{"backends": [{"name": "f", "kind": "openai", "baseURL": "http://127.0.0.1:8080/v1", "timeoutSeconds": 0.0005}], \#(json)}"#)
+            defer { fixture.remove() }
+            let problems = fixture.loadDiagnostics()
+            #expect(problems.contains { $0.message.contains("'\(path)' must be a number of at least 0.001") }, "\(problems)")
+            #expect(problems.contains { $0.path == "$.backends[0].timeoutSeconds" }, "\(problems)")
+        }
+        let built = Config(backends: [BackendConfig(name: "f", model: "m", timeoutSeconds: 1e-9, options: OpenAIKind(baseURL: "http://127.0.0.1:8080/v1"))])
+        let found = loadDiagnostics { () throws(LoadError) in try ConfigChecks.check(built) }
+        #expect(found.contains { $0.message.contains("below the shortest timeout evalbench accepts, 0.001") }, "\(found)")
+    }
+}

@@ -34,11 +34,18 @@ enum ConfigChecks {
             problems.append(Diagnostic(file: file, path: path, message: "\(path) is \(value), outside what evalbench accepts (above \(minimum), at most \(maximum))",
                                        fix: "use a value of at most \(maximum)"))
         }
-        check(config.defaults.timeoutSeconds, "$.defaults.timeoutSeconds", above: RunLimits.maxTimeoutSeconds)
+        // A timeout below a millisecond (1e-300) would end every request before it was sent.
+        func checkTimeout(_ value: Double?, _ path: String) {
+            check(value, path, above: RunLimits.maxTimeoutSeconds)
+            guard let value, value > 0, value < RunLimits.minTimeoutSeconds else { return }
+            problems.append(Diagnostic(file: file, path: path, message: "\(path) is \(value), below the shortest timeout evalbench accepts, \(RunLimits.minTimeoutSeconds)",
+                                       fix: "use a value of at least \(RunLimits.minTimeoutSeconds) (seconds)"))
+        }
+        checkTimeout(config.defaults.timeoutSeconds, "$.defaults.timeoutSeconds")
         check(Double(config.defaults.concurrency), "$.defaults.concurrency", above: Double(RunLimits.maxConcurrency))
         check(Double(config.defaults.retries), "$.defaults.retries", above: Double(RunLimits.maxRetries), orAtMost: -1)
         for (index, backend) in config.backends.enumerated() {
-            check(backend.timeoutSeconds, "$.backends[\(index)].timeoutSeconds", above: RunLimits.maxTimeoutSeconds)
+            checkTimeout(backend.timeoutSeconds, "$.backends[\(index)].timeoutSeconds")
             check(backend.concurrency.map(Double.init), "$.backends[\(index)].concurrency", above: Double(RunLimits.maxConcurrency))
         }
         return problems

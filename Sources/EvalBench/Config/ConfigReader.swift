@@ -100,14 +100,16 @@ struct ConfigReader {
                                            "maxResponseBytes", "gradingTimeoutSeconds"])
         var defaults = RunDefaults()
         if let value = reader.integer("concurrency", atLeast: 1, atMost: RunLimits.maxConcurrency) { defaults.concurrency = value }
-        if let value = reader.number("timeoutSeconds", must: "a number greater than 0", atMost: RunLimits.maxTimeoutSeconds, where: { $0 > 0 }) {
+        let least = RunLimits.minTimeoutSeconds
+        if let value = reader.number("timeoutSeconds", must: "a number of at least \(least)", atMost: RunLimits.maxTimeoutSeconds,
+                                     where: { $0 >= least }) {
             defaults.timeoutSeconds = value
         }
         if let value = reader.integer("retries", atLeast: 0, atMost: RunLimits.maxRetries) { defaults.retries = value }
         if let value = reader.integer("failFastAfter", atLeast: 0, atMost: 1_000_000) { defaults.failFastAfter = value }
         defaults.maxResponseBytes = reader.integer("maxResponseBytes", atLeast: 1024, atMost: RunLimits.maxResponseBytes)
-        defaults.gradingTimeoutSeconds = reader.number("gradingTimeoutSeconds", must: "a number greater than 0",
-                                                       atMost: RunLimits.maxTimeoutSeconds, where: { $0 > 0 })
+        defaults.gradingTimeoutSeconds = reader.number("gradingTimeoutSeconds", must: "a number of at least \(least)",
+                                                       atMost: RunLimits.maxTimeoutSeconds, where: { $0 >= least })
         if let names = reader.strings("backends"), let elements = reader["backends"]?.arrayValue {
             for (index, name) in names.enumerated() where nameLocations[name] == nil {
                 let hint = suggestion(for: name, among: known).map { "; did you mean '\($0)'?" } ?? ""

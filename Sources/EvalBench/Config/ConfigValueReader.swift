@@ -16,6 +16,10 @@ struct ConfigValueReader {
         case .positiveInteger:
             return reader.integer(name, atLeast: 1, atMost: RunLimits.largestInteger(for: name)).map(ConfigValue.integer)
         case .positiveNumber:
+            if let least = RunLimits.smallestNumber(for: name) {
+                return reader.number(name, must: "a number of at least \(least)", atMost: RunLimits.largestNumber(for: name),
+                                     where: { $0 >= least }).map(ConfigValue.number)
+            }
             return reader.number(name, must: "a number greater than 0", atMost: RunLimits.largestNumber(for: name),
                                  where: { $0 > 0 }).map(ConfigValue.number)
         case .url: return url(name, reader).map(ConfigValue.string)

@@ -7,6 +7,9 @@ import Foundation
 package enum RunLimits {
     /// A request timeout: one day.
     package static let maxTimeoutSeconds = 86_400.0
+    /// The shortest timeout: a millisecond. Below it (`1e-300`, a typo) every request would
+    /// time out before it was sent.
+    package static let minTimeoutSeconds = 0.001
     /// Requests in flight, overall or on one backend.
     package static let maxConcurrency = 1_024
     /// Repeats of each case.
@@ -54,5 +57,11 @@ extension RunLimits {
     /// The bound of a backend's numeric key: a timeout, else no number beyond 1e15.
     static func largestNumber(for key: String) -> Double {
         key.hasSuffix("Seconds") ? maxTimeoutSeconds : 1e15
+    }
+
+    /// The smallest value of a positive number `key` (a time in seconds at least a millisecond);
+    /// nil when any value above 0 is taken.
+    static func smallestNumber(for key: String) -> Double? {
+        key.hasSuffix("Seconds") ? minTimeoutSeconds : nil
     }
 }
