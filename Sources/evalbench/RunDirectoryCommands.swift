@@ -54,11 +54,17 @@ func commandCompare(_ parsed: ParsedCommand) -> ExitStatus {
         printError(LoadError(problems).description)
         fail("\(problems.count) problem\(problems.count == 1 ? "" : "s") found; nothing was compared", status: .usage)
     }
-    let comparison = Comparison(baseline: runs[0], current: runs[1], thresholds: parsed.comparisonThresholds())
     // Two runs with no case run in common compare nothing, and would report no regression.
     guard Comparison.shareACaseRun(runs[0], runs[1]) else {
         printError(Diagnostic(file: currentPath, message: "the two runs share no case run (suite, case, variant, backend and level): there is nothing to compare",
                               fix: "compare runs of the same suites on the same backends and levels").description)
+        fail("1 problem found; nothing was compared", status: .usage)
+    }
+    let comparison = Comparison(baseline: runs[0], current: runs[1], thresholds: parsed.comparisonThresholds())
+    // Nor do runs whose shared case runs were all skipped in one of them.
+    guard comparison.pairedCaseRuns > 0 else {
+        printError(Diagnostic(file: currentPath, message: "every case run the two runs share was skipped in one of them (a backend unavailable there?): there is nothing to compare",
+                              fix: "compare runs in which the same backends ran").description)
         fail("1 problem found; nothing was compared", status: .usage)
     }
     let output = URL(fileURLWithPath: parsed.value(Options.compareOut) ?? currentPath)

@@ -258,6 +258,9 @@ struct ToolCallAccumulationTests {
         #expect(calls.toolCalls.map(\.id) == ["z1", "z2"])
         #expect(calls.toolCalls.map(\.name) == ["get_weather", "get_weather"])
         #expect(calls.toolCalls.map(\.argumentsText) == [#"{"city":"Paris"}"#, #"{"city":"Tokyo"}"#])
+        var oneChunk = OpenAIToolCallAccumulator()
+        oneChunk.add([piece(nil, nil, "a", "{}"), piece(nil, nil, "b", "{}")])
+        #expect(oneChunk.toolCalls.map(\.name) == ["a", "b"], "two pieces of one chunk are two calls")
     }
 
     @Test("a repeated id, or a made-up one that a server's id already has, is made unique")
@@ -312,5 +315,29 @@ extension ReadBackFigureTests {
         let results = try ResultStore.read(url) { warnings.append($0) }
         #expect(results.count == 2, "both turns once")
         #expect(warnings.count == 1 && warnings[0].location?.line == 3 && warnings[0].message.hasPrefix("a second result for"), "\(warnings)")
+    }
+}
+
+extension ReadBackFigureTests {
+    @Test("the read-only check finds exactly the results the clearing changes")
+    func unfitCheckAgrees() {
+        var samples: [RequestResult] = [fixtureResult(caseID: "a", status: .pass, latencyMs: 10, ttftMs: 2)]
+        for change in 0..<7 {
+            var result = fixtureResult(caseID: "a", status: .pass, latencyMs: 10, ttftMs: 2, costUSD: 0.1)
+            switch change {
+            case 0: result.timing?.endMs = -1
+            case 1: result.timing?.firstTokenMs = .infinity
+            case 2: result.timing?.firstAnswerTokenMs = 2e9
+            case 3: result.costUSD = .nan
+            case 4: result.score = -.infinity
+            case 5: result.assertions = [AssertionResult(type: "contains", name: "x", passed: true, weight: .infinity)]
+            default: result.timing?.endMs = 0
+            }
+            samples.append(result)
+        }
+        for (index, result) in samples.enumerated() {
+            #expect(result.hasUnfitFigures == (result.withFiniteFigures() != result), "sample \(index)")
+        }
+        #expect(samples.filter(\.hasUnfitFigures).count == 6)
     }
 }

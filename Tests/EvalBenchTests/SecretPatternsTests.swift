@@ -74,6 +74,11 @@ struct SecretPatternsTests {
         #expect(percent.redact("got p%25ss-0123456789%2541bc") == "got [redacted]")
         let backslash = redactor(#"a\b-0123456789"#)
         #expect(backslash.redact(#"got "a\\b-0123456789""#) == #"got "[redacted]""#)
+        // A run of backslashes, each readable raw or as an escape, costs its length, not 2^30.
+        let slashes = redactor(String(repeating: "\\", count: 30) + "key-0123456789")
+        let echoed = "x" + String(repeating: "\\", count: 60) + "kez"
+        #expect(slashes.redact(echoed) == echoed)
+        #expect(slashes.redact(String(repeating: "\\", count: 60) + "key-0123456789") == "[redacted]")
         let patterns = SecretPatterns(["sk-0123456789", "Bearer sk-0123456789"])
         #expect(patterns.redact("Authorization: Bearer sk-0123456789", mark: "[x]") == "Authorization: [x]")
     }

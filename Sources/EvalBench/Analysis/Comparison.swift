@@ -339,16 +339,21 @@ package struct Comparison: Sendable {
 }
 
 extension Comparison {
+    /// Whether two runs hold a result of the same key (skipped or not): when they hold none
+    /// (other suites, backends or levels), comparing them compares nothing. Keys are compared by
+    /// hash, 8 bytes a result, read from the tables' rows; a collision only lets such a pair through.
+    package static func shareACaseRun(_ baseline: ResultTable, _ current: ResultTable) -> Bool {
+        let keys = Set(baseline.indices.lazy.map { baseline.key(at: $0).hashValue })
+        return current.indices.contains { keys.contains(current.key(at: $0).hashValue) }
+    }
+
+    /// Case runs that both runs ran (in neither skipped), over every group: 0 when what they
+    /// share was skipped in one of them, as a backend unavailable on the CI machine leaves it.
+    package var pairedCaseRuns: Int { groups.reduce(0) { $0 + $1.pairedCaseRuns } }
+
     /// The results of the run in `directory`, for `role` ("baseline" or "current") in messages.
     /// Throws a `Diagnostic` naming the path (and the line of a malformed result) with how to fix it.
     /// Kept as a `ResultTable`, so comparing two million-result runs holds neither as copies.
-    /// Whether two runs hold a case run of the same key (skipped or not): when they hold none
-    /// (other suites, backends or levels), comparing them compares nothing. Keys are compared by
-    /// hash, 8 bytes a case run; a collision only lets such a pair through.
-    package static func shareACaseRun(_ baseline: ResultTable, _ current: ResultTable) -> Bool {
-        let keys = Set(baseline.lazy.map(\.key.hashValue))
-        return current.contains { keys.contains($0.key.hashValue) }
-    }
 
     package static func readResults(inRun directory: String, role: String) throws -> ResultTable {
         let run = RunDirectory(path: directory)

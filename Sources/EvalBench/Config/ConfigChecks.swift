@@ -42,6 +42,7 @@ enum ConfigChecks {
                                        fix: "use a value of at least \(RunLimits.minTimeoutSeconds) (seconds)"))
         }
         checkTimeout(config.defaults.timeoutSeconds, "$.defaults.timeoutSeconds")
+        checkTimeout(config.defaults.gradingTimeoutSeconds, "$.defaults.gradingTimeoutSeconds")
         check(Double(config.defaults.concurrency), "$.defaults.concurrency", above: Double(RunLimits.maxConcurrency))
         check(Double(config.defaults.retries), "$.defaults.retries", above: Double(RunLimits.maxRetries), orAtMost: -1)
         for (index, backend) in config.backends.enumerated() {

@@ -128,22 +128,38 @@ struct SecretPatterns: Sendable {
     }
 
     /// Where a match of `pattern` from its byte `index` on, beginning at `position`, ends, if
-    /// one does; where a byte may be read raw or as an escape (a `%` in a key sent as `%25`),
-    /// both readings are tried.
+    /// one does. Where a byte may be read raw or as an escape (a `%` in a key sent as `%25`,
+    /// a `\\` sent as `\\\\`), both readings are followed, as a set of positions, so that a run
+    /// of them costs its length, not two to its power.
     private static func match(_ pattern: [UInt8], _ index: Int, in text: UnsafeBufferPointer<UInt8>, from position: Int, limit: Int) -> Int? {
         var position = position
         var index = index
+        // One reading at a time, the usual case: no array is made.
         while index < pattern.count {
             let next = step(pattern[index], in: text, at: position, limit: limit)
             if let escaped = next.escaped, let raw = next.raw {
-                return match(pattern, index + 1, in: text, from: escaped, limit: limit)
-                    ?? match(pattern, index + 1, in: text, from: raw, limit: limit)
+                return matchEither(pattern, index + 1, in: text, from: [escaped, raw], limit: limit)
             }
             guard let only = next.escaped ?? next.raw else { return nil }
             position = only
             index += 1
         }
         return position
+    }
+
+    /// `match` from several positions at once; the furthest end when several match.
+    private static func matchEither(_ pattern: [UInt8], _ index: Int, in text: UnsafeBufferPointer<UInt8>, from start: [Int], limit: Int) -> Int? {
+        var positions = start, next: [Int] = []
+        for byte in pattern[index...] {
+            next.removeAll(keepingCapacity: true)
+            for position in positions {
+                let step = step(byte, in: text, at: position, limit: limit)
+                for end in [step.escaped, step.raw].compactMap({ $0 }) where !next.contains(end) { next.append(end) }
+            }
+            guard !next.isEmpty else { return nil }
+            swap(&positions, &next)
+        }
+        return positions.max()
     }
 
     /// Where `byte` ends if it is at `position` (before `limit`), read as an escape and read

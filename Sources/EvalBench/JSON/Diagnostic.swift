@@ -38,7 +38,6 @@ public struct Diagnostic: Sendable, Codable, Equatable, Error, CustomStringConve
         self.fix = fix
     }
 
-    /// `file:line:column: error: message (at $.path). fix`
     /// `file:line:column: error: message (at path)` and the fix on a line of its own; what
     /// came from a file (a case id, a key) is printed with its control characters escaped.
     public var description: String {

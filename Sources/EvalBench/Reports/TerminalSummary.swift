@@ -39,8 +39,8 @@ package struct TerminalSummary {
         }
         for flip in comparison.flips.prefix(Self.failureLimit) {
             let mark = flip.direction == .regressed ? paint("✗ ", .red) : paint("✓ ", .green)
-            lines.append("  " + mark + "\(flip.suite)/\(flip.caseID) repeat \(flip.repeatIndex) (\(flip.group.label)): "
-                + TerminalText.safe(flip.explanation.map { String($0.prefix(160)) } ?? flip.direction.rawValue))
+            lines.append("  " + mark + TerminalText.safe("\(flip.suite)/\(flip.caseID) repeat \(flip.repeatIndex) (\(flip.group.label)): "
+                + (flip.explanation.map { String($0.prefix(160)) } ?? flip.direction.rawValue)))
         }
         if comparison.flips.count > Self.failureLimit {
             lines.append("  … and \(comparison.flips.count - Self.failureLimit) more flips in compare.md")

@@ -5,9 +5,23 @@
 /// entry, a replayed recording or a results.jsonl edited by hand can hold. Results read back
 /// from a file pass the same check, so no report shows a latency of -10 ms.
 extension RequestResult {
-    /// Longer than any request evalbench waits for (the timeout is at most a day, with retries
-    /// a few): a time above it was not measured.
+    /// About 11.6 days: longer than any one request evalbench waits for (a timeout is at most a
+    /// day, and a request's times are those of its last attempt): a time above it was not measured.
     package static let plausibleMs = 1e9
+
+    /// Whether `withFiniteFigures` would change anything: read without copying the result, for
+    /// the million results a report reads, nearly all of them fit.
+    package var hasUnfitFigures: Bool {
+        func unfit(_ value: Double?) -> Bool { value.map { !$0.isFinite } ?? false }
+        func unfitTime(_ value: Double?) -> Bool { value.map { !($0 >= 0 && $0 <= Self.plausibleMs) } ?? false }
+        if unfit(costUSD) || unfit(score) || unfit(caseScore) || unfit(threshold) { return true }
+        if let timing, unfitTime(timing.firstTokenMs) || unfitTime(timing.firstAnswerTokenMs) || unfitTime(timing.endMs) { return true }
+        return assertions.contains { assertion in
+            !assertion.weight.isFinite || assertion.judge.map { judge in
+                unfitTime(judge.latencyMs) || unfitTime(judge.ttftMs) || unfit(judge.verdict?.score)
+            } ?? false
+        }
+    }
 
     /// This result with each non-finite figure emptied and named in `unknownFigures`.
     package func withFiniteFigures() -> RequestResult {

@@ -221,22 +221,18 @@ package final class ResultStore: @unchecked Sendable {
         var batch: [Line] = []
         batch.reserveCapacity(batchSize)
         // Each turn of a case run is recorded once; a second line for one (a line copied or a
-        // file appended twice) would count the request twice. Held as 64-bit hashes: 8 bytes a
-        // result, where the keys themselves would be tens.
-        var recorded: Set<Int> = []
+        // file appended twice) would count the request twice. The first is kept.
+        var recorded: Set<RecordedTurn> = []
         while true {
             batch.removeAll(keepingCapacity: true)
             while batch.count < batchSize, let line = try lines.next() { batch.append(line) }
             if batch.isEmpty { return }
             for (line, decoded) in zip(batch, decode(batch, workers: workers, url: url)) {
                 switch decoded {
-                case let .result(result):
-                    var hasher = Hasher()
-                    hasher.combine(result.key)
-                    hasher.combine(result.turn)
-                    guard recorded.insert(hasher.finalize()).inserted else {
+                case let .result(result, turn):
+                    guard recorded.insert(turn).inserted else {
                         skipped(Diagnostic(file: url.path, location: SourceLocation(line: line.number, column: 1),
-                                           message: "a second result for \(result.key) turn \(result.turn), skipped: each request is recorded once",
+                                           message: "a second result for \(result.key) turn \(result.turn), skipped (the first is kept): each request is recorded once",
                                            fix: "remove the repeated line (a line copied, or results appended twice)"))
                         continue
                     }
@@ -267,6 +263,24 @@ package final class ResultStore: @unchecked Sendable {
         }.flatMap { $0 }
     }
 
+    /// A key and turn as two 64-bit hashes of different seeds: 16 bytes a result where the key
+    /// would be tens, and two keys taken for one (so one result lost) about once in 2^128 pairs.
+    struct RecordedTurn: Hashable, Sendable {
+        var first: Int
+        var second: Int
+
+        init(_ result: RequestResult) {
+            var first = Hasher(), second = Hasher()
+            first.combine(result.key)
+            first.combine(result.turn)
+            second.combine(0x5EED_F00D)
+            second.combine(result.turn)
+            second.combine(result.key)
+            self.first = first.finalize()
+            self.second = second.finalize()
+        }
+    }
+
     /// One line of the file: its bytes (without the newline), its number from 1, and whether
     /// it is the last, which no newline ended.
     private struct Line: Sendable {
@@ -277,7 +291,8 @@ package final class ResultStore: @unchecked Sendable {
 
     /// What one line held.
     private enum Decoded: Sendable {
-        case result(RequestResult)
+        /// A result, and the identity of its key and turn (`RecordedTurn`), made where it was decoded.
+        case result(RequestResult, RecordedTurn)
         /// Not a result: the warning that says so.
         case skipped(Diagnostic)
         /// An empty line.
@@ -350,8 +365,11 @@ package final class ResultStore: @unchecked Sendable {
             guard !line.bytes.isEmpty else { return .empty }
             do {
                 // The fast decoder reads what it knows; JSONDecoder decides the rest and says what is wrong.
-                // Figures no clock or server could give (a file edited by hand) are read as unknown.
-                return .result(try (fast.decode(line.bytes) ?? decoder.decode(RequestResult.self, from: line.bytes)).withFiniteFigures())
+                let decoded = try fast.decode(line.bytes) ?? decoder.decode(RequestResult.self, from: line.bytes)
+                // Figures no clock or server could give (a file edited by hand) are read as unknown;
+                // a result without one is not copied to find that out.
+                let result = decoded.hasUnfitFigures ? decoded.withFiniteFigures() : decoded
+                return .result(result, RecordedTurn(result))
             } catch {
                 let torn = line.last ? "a torn last line" : "not a result line"
                 // Foundation on Linux calls any value of the wrong type "not valid JSON", with no path.

@@ -127,7 +127,8 @@ package struct Runner: Sendable {
         }
         onEvent(.recorded(result))
         if let reason = failFast[result.backend]?.note(result) {
-            FileHandle.standardError.write(Data("evalbench: \(reason)\n".utf8))
+            // The reason quotes the server's error message: printed with its control characters escaped.
+            FileHandle.standardError.write(Data("evalbench: \(TerminalText.safe(reason))\n".utf8))
         }
     }
 }

@@ -128,7 +128,7 @@ package struct RunWatch: Sendable {
             say("evalbench: fix the problems above; watching for changes")
             return watched
         } catch {
-            say("evalbench: \(TerminalText.safe("\(error)"))")
+            say("evalbench: \(Self.printable(error))")
             return watched
         }
         watched += loaded.suites.compactMap(\.datasetFile)
@@ -141,8 +141,18 @@ package struct RunWatch: Sendable {
             }
             previous = current
         } catch {
-            say("evalbench: watch iteration \(iteration) stopped: \(TerminalText.safe("\(error)"))")
+            say("evalbench: watch iteration \(iteration) stopped: \(Self.printable(error))")
         }
         return watched
+    }
+
+    /// An error as the watch loop prints it: diagnostics escape what came from a file already
+    /// (and keep their fix on its own line); anything else is escaped here.
+    static func printable(_ error: any Error) -> String {
+        switch error {
+        case let error as LoadError: error.description
+        case let diagnostic as Diagnostic: diagnostic.description
+        default: TerminalText.safe("\(error)")
+        }
     }
 }

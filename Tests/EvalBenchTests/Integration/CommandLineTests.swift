@@ -216,6 +216,14 @@ struct CommandLineTests {
         #expect(other.status == 0, "\(other.stderr)")
         let compare = try await runEvalbench(["compare", "one", "two"], in: directory)
         #expect(compare.status == 2 && compare.stderr.contains("the two runs share no case run"), "\(compare.stderr)")
+        // The same case runs, all skipped in one run: nothing to compare either.
+        let skippedRun = directory.appendingPathComponent("skipped")
+        try FileManager.default.copyItem(at: directory.appendingPathComponent("one"), to: skippedRun)
+        let results = RunDirectory(skippedRun).results
+        let skippedLines = try String(contentsOf: results, encoding: .utf8).replacingOccurrences(of: "\"status\":\"pass\"", with: "\"status\":\"skipped\"")
+        try Data(skippedLines.utf8).write(to: results)
+        let allSkipped = try await runEvalbench(["compare", "one", "skipped"], in: directory)
+        #expect(allSkipped.status == 2 && allSkipped.stderr.contains("every case run the two runs share was skipped"), "\(allSkipped.stderr)")
         let empty = try await runEvalbench(["run", "s.json", "--no-progress", "--out="], in: directory)
         #expect(empty.status == 2 && empty.stderr.contains("--out needs a value, got an empty one"), "\(empty.stderr)")
     }

@@ -177,9 +177,10 @@ enum OpenAIUsageNormaliser {
         let anything = input != nil || cached != nil || output != nil || reasoning != nil || usage?.unreadable.first != nil
         var normalised = Usage(inputTokens: input, cachedInputTokens: cached, outputTokens: output,
                                reasoningTokens: reasoning, source: anything ? .reported : nil)
-        // A figure the usage did not give is taken from the timings; an unreadable one in
-        // either is named (the usage's first).
-        normalised.suspect = (usage?.unreadable ?? UnreadableCounts()).merged(timings?.unreadable).first
+        // A figure the usage did not give is taken from the timings (cache_n alone); an
+        // unreadable count is named when it is one of the figures used.
+        let unreadableCacheN = usage?.promptTokensDetails?.cachedTokens == nil && timings?.unreadable.any("cache_n") == true
+        normalised.suspect = usage?.unreadable.first ?? (unreadableCacheN ? timings?.unreadable.first : nil)
         return normalised
     }
 }

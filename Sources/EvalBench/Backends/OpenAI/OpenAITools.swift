@@ -55,10 +55,11 @@ struct OpenAIToolCallAccumulator {
     }
 
     /// Where a piece without `index` goes (some servers send none, each chunk a whole call):
-    /// a new id opens a call after the others, a piece without one continues the last call
-    /// opened (or, with none yet, opens one at its position in the chunk).
+    /// a piece after the first of its chunk, or with a new id, opens a call after the others;
+    /// otherwise it continues the last call opened (with none yet, it opens the first).
     private func indexWithout(_ piece: OpenAIChunk.ToolCallDelta, at position: Int) -> Int {
         guard let last = order.last else { return position }
+        if position > 0 { return (order.max() ?? -1) + 1 }
         if let id = piece.id, !id.isEmpty, id != calls[last]?.id { return (order.max() ?? -1) + 1 }
         return last
     }

@@ -63,7 +63,7 @@ package struct ReplayBackend: Backend {
             where recordedBackend == nil || result.backend == recordedBackend {
                 let origin = RequestOrigin(suite: result.suite, caseID: result.caseID, variant: result.variant,
                                            reasoning: result.reasoning, repeatIndex: result.repeatIndex, turn: result.turn)
-                // With --resume a key can appear twice; the later line is the one that counts.
+                // Each key and turn is read once (a repeated line is skipped where it is read).
                 answers[origin] = result
             }
             self.answers = answers
@@ -123,7 +123,7 @@ package struct ReplayBackend: Backend {
 
         /// A turn recorded with a tool loop replays round by round: the calls of round `round`
         /// (as recorded, so the tool loop answers them again from the current suite's canned
-            /// results), then the recorded answer; each with its own round's usage and timing.
+        /// results), then the recorded answer; each with its own round's usage and timing.
         /// Returns what is wrong when the recording does not hold together (a round that lists
         /// calls none of the recorded calls belongs to, as a hand edit leaves it): replaying it
         /// would lose the calls and the answer without a word.
@@ -146,7 +146,10 @@ package struct ReplayBackend: Backend {
                 return nil
             }
             let calls = (recorded.toolCalls ?? []).filter { $0.round == index + 1 }.map(\.call)
-            guard calls.count == figures.toolCalls else {
+            // Rounds a backend ran itself shift the calls' round numbers against the responses'
+            // (`ToolLoop`): the counts are compared only where no round was the backend's.
+            let numberedAlike = !rounds.contains { $0.answeredByBackend == true }
+            guard !numberedAlike || calls.count == figures.toolCalls else {
                 return "does not hold together: its round \(index + 1) made \(figures.toolCalls) tool calls, but \(calls.count) are recorded for it"
             }
             response.text = ""
