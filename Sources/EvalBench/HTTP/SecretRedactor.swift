@@ -5,7 +5,7 @@ import Foundation
 /// other string of a response (the model's name, the stop reason, tool calls' names and ids),
 /// in the forms `SecretPatterns` finds. A server may echo what it was sent; a secret never
 /// reaches a result, report, log or the response cache.
-struct SecretRedactor: Sendable {
+package struct SecretRedactor: Sendable {
     /// What a secret is replaced with.
     static let mark = "[redacted]"
     /// Longest first, so that `Bearer KEY` goes before `KEY` would split it.
@@ -21,7 +21,7 @@ struct SecretRedactor: Sendable {
     /// The secrets of `request`: each credential header's value (`Authorization`, `x-api-key`,
     /// `x-goog-api-key`, any header named like a secret or whose value looks like one) and, for
     /// `Bearer KEY`, the key alone; the URL's user name, password and query values.
-    init(_ request: HTTPStreamRequest) {
+    package init(_ request: HTTPStreamRequest) {
         found = Self.ofRequests.value(for: Target(url: request.url, headers: request.headers)) {
             var secrets = Self.secrets(in: request.url)
             secrets.formUnion(Self.secrets(inHeaders: request.headers))
@@ -78,7 +78,7 @@ struct SecretRedactor: Sendable {
         return found
     }
 
-    func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         found.patterns.redact(text, mark: Self.mark)
     }
 
