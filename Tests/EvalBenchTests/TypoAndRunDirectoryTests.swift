@@ -166,3 +166,21 @@ extension TypoAndRunDirectoryTests {
         #expect(found.contains { $0.message.contains("below the shortest timeout evalbench accepts, 0.001") }, "\(found)")
     }
 }
+
+extension TypoAndRunDirectoryTests {
+    @Test("an empty tag, stop sequence or judge rubric is refused at its place in the suite")
+    func emptyStrings() throws {
+        let cases: [(String, String, String)] = [
+            (#""tags": ["geo", ""]"#, "'tags' holds an empty string", "$.cases[0].tags[1]"),
+            (#""options": {"stop": ""}"#, "'stop' holds an empty string", "$.cases[0].options.stop"),
+            (#""expect": [{"type": "judge", "backend": "f", "rubric": "  "}]"#, "'rubric' is empty", "$.cases[0].expect[0].rubric"),
+        ]
+        for (extra, message, path) in cases {
+            let fixture = try RunFixture("empty-strings", suite: #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "q", \#(extra)}]}"#,
+                                         config: #"{"backends": [{"name": "f", "kind": "openai", "baseURL": "http://127.0.0.1:8080/v1"}]}"#)
+            defer { fixture.remove() }
+            let problems = fixture.loadDiagnostics()
+            #expect(problems.contains { $0.message.hasPrefix(message) && $0.path == path && $0.location != nil }, "\(extra): \(problems)")
+        }
+    }
+}

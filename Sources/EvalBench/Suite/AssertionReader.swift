@@ -83,13 +83,7 @@ struct AssertionReader {
         switch type {
         case "contains", "notContains", "equals", "startsWith":
             guard let text = renderedString("value", reader, requiredFix: "add \"value\": the text to look for") else { return nil }
-            // Every answer contains and starts with "": such a check tells no answer from another.
-            if text.isEmpty && type != "equals" {
-                log.error("'value' of \(type) is empty: the check would give every answer the same verdict",
-                          at: reader["value"]?.location, path: reader.path.key("value"),
-                          fix: "write the text to look for; to require an empty answer, use equals with \"\"")
-                return nil
-            }
+            guard !refusedAsEmpty(text, of: type, reader) else { return nil }
             switch type {
             case "contains": return .contains(text, ignoreCase: ignoreCase)
             case "notContains": return .notContains(text, ignoreCase: ignoreCase)
@@ -126,7 +120,7 @@ struct AssertionReader {
             return .keywords(values, minRatio: minRatio, ignoreCase: ignoreCase)
         case "judge":
             let backend = reader.string("backend", requiredFix: "add \"backend\": the configured backend that grades, e.g. \"claude\"")
-            let rubric = renderedString("rubric", reader, requiredFix: "add \"rubric\": what a good answer does")
+            let rubric = self.rubric(reader)
             let minScore = reader.number("minScore", must: "a number from 0 to 1", where: { (0...1).contains($0) })
             guard let backend, let rubric else { return nil }
             return .judge(ModelGrader(backend: backend, location: reader["backend"]?.location, path: reader.path.key("backend").description), rubric: rubric, minScore: minScore)
@@ -208,6 +202,27 @@ struct AssertionReader {
     func renderedString(_ key: String, _ reader: ObjectReader, requiredFix: String) -> String? {
         guard let value = reader.string(key, requiredFix: requiredFix), let node = reader[key] else { return nil }
         return scope.render(value, at: node, path: reader.path.key(key))
+    }
+
+    /// Whether an empty `value` of a text check was refused (logged): every answer contains and
+    /// starts with "", so such a check tells no answer from another (`equals ""` asks for an
+    /// empty answer, and is kept).
+    private func refusedAsEmpty(_ text: String, of type: String, _ reader: ObjectReader) -> Bool {
+        guard text.isEmpty && type != "equals" else { return false }
+        log.error("'value' of \(type) is empty: the check would give every answer the same verdict",
+                  at: reader["value"]?.location, path: reader.path.key("value"),
+                  fix: "write the text to look for; to require an empty answer, use equals with \"\"")
+        return true
+    }
+
+    /// A judge's rubric, rendered; nil (logged) when missing or blank: the judge would have
+    /// nothing to grade by.
+    private func rubric(_ reader: ObjectReader) -> String? {
+        guard let rubric = renderedString("rubric", reader, requiredFix: "add \"rubric\": what a good answer does") else { return nil }
+        guard rubric.allSatisfy(\.isWhitespace) else { return rubric }
+        log.error("'rubric' is empty: the judge would have nothing to grade by", at: reader["rubric"]?.location,
+                  path: reader.path.key("rubric"), fix: "write what a good answer does")
+        return nil
     }
 
     /// A non-empty array of non-empty strings, each with templates rendered.

@@ -316,7 +316,7 @@ private struct SuiteReader {
         let output = reader["output"].flatMap { readOutput($0, path: path.key("output")) }
         let tools = reader["tools"].map { ToolSetReader(log: log).read($0, path: path.key("tools")) } ?? defaults.tools
         checkToolChoice(options.toolChoice, tools: tools, turns: turns, at: reader)
-        return EvalCase(id: id, tags: reader.strings("tags") ?? [], instructions: instructions,
+        return EvalCase(id: id, tags: nonEmptyStrings("tags", reader, why: "an empty tag selects nothing with --tag") ?? [], instructions: instructions,
                         options: options, turns: turns, description: reader.string("description"), output: output,
                         threshold: threshold, tools: tools)
     }
@@ -445,9 +445,21 @@ private struct SuiteReader {
             maxOutputTokens: reader.integer("maxOutputTokens", atLeast: 1, atMost: RunLimits.maxTokens),
             topP: reader.number("topP", must: "a number greater than 0 and at most 1", where: { $0 > 0 && $0 <= 1 }),
             seed: reader.integer("seed"),
-            stop: reader.strings("stop", orSingle: true),
+            stop: nonEmptyStrings("stop", reader, orSingle: true, why: "an empty stop sequence stops nothing, or everything"),
             toolChoice: toolChoice,
             maxToolRounds: reader.integer("maxToolRounds", atLeast: 1))
+    }
+
+    /// The strings of `key`, refused (logged at the empty one) when one is empty: a typo, since
+    /// `why`.
+    private func nonEmptyStrings(_ key: String, _ reader: ObjectReader, orSingle: Bool = false, why: String) -> [String]? {
+        guard let strings = reader.strings(key, orSingle: orSingle) else { return nil }
+        guard let empty = strings.firstIndex(where: \.isEmpty) else { return strings }
+        let element = reader[key]?.arrayValue.map { $0[empty] } ?? reader[key]
+        log.error("'\(key)' holds an empty string: \(why)", at: element?.location,
+                  path: reader[key]?.arrayValue == nil ? reader.path.key(key) : reader.path.key(key).index(empty),
+                  fix: "remove it, or write what it should be")
+        return nil
     }
 
     /// Variables as text: strings as they are, numbers as written, booleans as `true`/`false`.
