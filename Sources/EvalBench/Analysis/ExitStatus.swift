@@ -18,7 +18,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .success: "success, and every gate held"
-        case .gateFailed: "a gate failed (compare: a significant regression)"
+        case .gateFailed: "a gate failed, or a significant regression against the baseline"
         case .usage: "usage, suite or config error; nothing was sent"
         case .infrastructure: "infrastructure: a backend down, errors over budget, a file not written"
         case .interrupted: "interrupted; finished results and reports kept"
