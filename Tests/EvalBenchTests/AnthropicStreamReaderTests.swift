@@ -206,12 +206,19 @@ struct AnthropicStreamReaderTests {
         #expect(response.usage == Usage(inputTokens: 70, cachedInputTokens: 64, outputTokens: 2, source: .reported))
     }
 
-    @Test("stop reasons max_tokens, end_turn, stop_sequence, pause_turn and tool_use are successes with the reason kept",
-          arguments: ["max_tokens", "end_turn", "stop_sequence", "pause_turn", "tool_use"])
+    @Test("stop reasons max_tokens, end_turn, stop_sequence and pause_turn are successes with the reason kept",
+          arguments: ["max_tokens", "end_turn", "stop_sequence", "pause_turn"])
     func successfulStopReasons(reason: String) throws {
         let response = try answer(stopReason: reason).get()
         #expect(response.finishReason == reason)
         #expect(response.text == "Paris")
+    }
+
+    @Test("stop_reason tool_use with no tool_use block is a broken stream, not the text before it as the answer")
+    func toolUseWithoutABlock() throws {
+        let broken = try #require(failure(answer(stopReason: "tool_use")))
+        #expect(broken.kind == .decoding)
+        #expect(broken.message.contains("stop_reason is tool_use, but it held no tool_use block"), "\(broken.message)")
     }
 
     @Test("stop_reason refusal is a refusal; model_context_window_exceeded a context overflow")

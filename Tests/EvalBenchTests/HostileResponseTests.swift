@@ -341,3 +341,12 @@ extension ReadBackFigureTests {
         #expect(samples.filter(\.hasUnfitFigures).count == 6)
     }
 }
+
+extension ToolCallAccumulationTests {
+    @Test("every provider's calls get usable, distinct ids: an empty one is made up, a repeated one numbered")
+    func sharedUniqueIDs() {
+        let calls = [ToolCall(id: "", name: "a", argumentsText: "{}"), ToolCall(id: "toolu_X", name: "b", argumentsText: "{}"),
+                     ToolCall(id: "toolu_X", name: "c", argumentsText: "{}"), ToolCall(id: "toolu_1", name: "d", argumentsText: "{}")]
+        #expect(ToolCall.withUniqueIDs(calls) { "toolu_\($0 + 1)" }.map(\.id) == ["toolu_1", "toolu_X", "toolu_X_2", "toolu_1_2"])
+    }
+}

@@ -150,3 +150,25 @@ package protocol ToolTokenCounting: Sendable {
     /// The count for `tools`; nil when this backend cannot count here (not started, no counter).
     func countToolTokens(_ tools: [ToolDefinition]) async -> ToolTokenCount?
 }
+
+extension ToolCall {
+    /// `calls` with every id usable as a key: an empty one made up as `madeUp(position)` does
+    /// for a missing one, and an id met before given `_2`, `_3`… after it. Each result goes
+    /// back naming one call; two calls under one id (a server's slip) would leave the model
+    /// unable to tell their results apart.
+    static func withUniqueIDs(_ calls: [ToolCall], madeUp: (Int) -> String) -> [ToolCall] {
+        var used: Set<String> = []
+        return calls.enumerated().map { position, call in
+            var call = call
+            let base = call.id.isEmpty ? madeUp(position) : call.id
+            var id = base
+            var suffix = 1
+            while !used.insert(id).inserted {
+                suffix += 1
+                id = "\(base)_\(suffix)"
+            }
+            call.id = id
+            return call
+        }
+    }
+}

@@ -172,8 +172,12 @@ struct AnthropicStream: SSEProvider {
             let before = phase == .awaitingStart ? "before message_start" : "before a message_delta with a stop_reason"
             return .failure(stream.failure(.network, "the stream ended mid-stream (truncated), \(before)"))
         }
+        // The model said it called a tool, and no call came: a broken stream, not an answer.
+        if stopReason == "tool_use" && toolUses.isEmpty {
+            return .failure(stream.failure(.decoding, "the stream's stop_reason is tool_use, but it held no tool_use block"))
+        }
         var response = stream.response(usage: AnthropicUsageNormaliser.usage(usage), finishReason: stopReason, model: model)
-        response.toolCalls = toolUses.map(\.call)
+        response.toolCalls = ToolCall.withUniqueIDs(toolUses.map(\.call)) { "toolu_\($0 + 1)" }
         if !response.toolCalls.isEmpty, !thinkingBlocks.isEmpty {
             // Carried on the first call, as the opaque data the API wants back with it.
             response.toolCalls[0].signature = JSONWriter.string(thinkingBlocks.map(\.block))

@@ -125,7 +125,7 @@ struct GeminiStream: SSEProvider {
         }
         var response = stream.response(usage: GeminiUsageNormaliser.usage(usage), finishReason: finishReason,
                                        model: modelVersion)
-        response.toolCalls = toolCalls
+        response.toolCalls = ToolCall.withUniqueIDs(toolCalls) { "\(GeminiTools.madeUpIDPrefix)\($0 + 1)" }
         return .success(response)
     }
 }

@@ -67,19 +67,10 @@ struct OpenAIToolCallAccumulator {
     /// The calls in the order they were opened. A call with no id gets `call_<index>`, and an
     /// id met before gets `_2`, `_3`… after it: each result must name one call when it goes back.
     var toolCalls: [ToolCall] {
-        var used: Set<String> = []
-        return order.compactMap { index in
-            calls[index].map { call in
-                let base = call.id ?? "call_\(index)"
-                var id = base
-                var suffix = 1
-                while !used.insert(id).inserted {
-                    suffix += 1
-                    id = "\(base)_\(suffix)"
-                }
-                return ToolCall(id: id, name: call.name, argumentsText: call.arguments)
-            }
+        let calls = order.compactMap { index in
+            self.calls[index].map { ToolCall(id: $0.id ?? "call_\(index)", name: $0.name, argumentsText: $0.arguments) }
         }
+        return ToolCall.withUniqueIDs(calls) { "call_\(order[$0])" }
     }
 }
 
