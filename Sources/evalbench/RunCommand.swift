@@ -60,8 +60,7 @@ func commandWatch(_ parsed: ParsedCommand) async -> ExitStatus {
 /// `--out` naming the directory of an earlier run replaces its results, as a report
 /// directory is replaced: said on stderr first, with how to keep them instead.
 func warnIfReplacing(out: String?, resume: String?) {
-    let same = { (a: String, b: String) in URL(fileURLWithPath: a).standardizedFileURL == URL(fileURLWithPath: b).standardizedFileURL }
-    guard let out, !(resume.map { same(out, $0) } ?? false) else { return }
+    guard let out, !(resume.map { OutputDirectoryCheck.sameDirectory(out, $0) } ?? false) else { return }
     let results = RunDirectory(path: out).results
     guard let size = (try? FileManager.default.attributesOfItem(atPath: results.path))?[.size] as? Int, size > 0 else { return }
     printError("evalbench: \(out) holds an earlier run; its results.jsonl (\(ByteCount.text(Int64(size)))) and reports are replaced "

@@ -343,8 +343,12 @@ extension Comparison {
     /// (other suites, backends or levels), comparing them compares nothing. Keys are compared by
     /// hash, 8 bytes a result, read from the tables' rows; a collision only lets such a pair through.
     package static func shareACaseRun(_ baseline: ResultTable, _ current: ResultTable) -> Bool {
-        let keys = Set(baseline.indices.lazy.map { baseline.key(at: $0).hashValue })
-        return current.indices.contains { keys.contains(current.key(at: $0).hashValue) }
+        holdsAnyKey(current, of: Set(baseline.indices.lazy.map { baseline.key(at: $0).hashValue }))
+    }
+
+    /// Whether `table` holds a result whose key's hash is among `keys`.
+    package static func holdsAnyKey(_ table: ResultTable, of keys: Set<Int>) -> Bool {
+        table.indices.contains { keys.contains(table.key(at: $0).hashValue) }
     }
 
     /// Case runs that both runs ran (in neither skipped), over every group: 0 when what they

@@ -214,8 +214,7 @@ package enum EvalRun {
     /// a comparison of nothing, which would pass every regression gate: it is refused. (Keys
     /// are compared by hash, 8 bytes a planned case run; a collision only lets one through.)
     static func unrelatedBaseline(_ baseline: ResultTable, plan: RunPlan, path: String) -> Diagnostic? {
-        let planned = Set(plan.caseRuns.lazy.map(\.key.hashValue))
-        guard !baseline.contains(where: { planned.contains($0.key.hashValue) }) else { return nil }
+        guard !Comparison.holdsAnyKey(baseline, of: Set(plan.caseRuns.lazy.map(\.key.hashValue))) else { return nil }
         let suites = { (names: [String]) in Array(Set(names)).sorted().joined(separator: ", ") }
         return Diagnostic(file: RunDirectory(path: path).results.path,
                           message: "the baseline shares no case run with this run (its suites: \(suites(baseline.map(\.suite))); this run's: \(suites(plan.caseRuns.map(\.suite))))",

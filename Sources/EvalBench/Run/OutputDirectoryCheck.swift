@@ -50,6 +50,11 @@ package enum OutputDirectoryCheck {
                           fix: "write to another directory with \(option), and keep \(other.path) as it is")
     }
 
+    /// Whether two paths name one directory, once `.`, `..` and symbolic links are resolved.
+    package static func sameDirectory(_ first: String, _ second: String) -> Bool {
+        resolved(first) == resolved(second)
+    }
+
     /// `path` absolute, with `.`, `..` and symbolic links (of the parts that exist) resolved.
     private static func resolved(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
