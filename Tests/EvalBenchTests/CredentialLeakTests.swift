@@ -155,3 +155,58 @@ struct HeadersFromEnvironmentTests {
         #expect(found.first.map { !$0.description.contains("sk-abc-123") } == true)
     }
 }
+
+@Suite("What the config writes in plain sight is not a secret")
+struct PublicRequestPartsTests {
+    @Test("an answer quoting a literal header or a query value of the baseURL is kept; a headersFromEnv value is still redacted")
+    func literalPartsAreKept() async throws {
+        let gateway = "gw-0123456789"
+        let answer = "Released 2024-10-21 by evalbench-demo-app, key \(gateway)"
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content(answer)]) }
+        try server.start()
+        defer { server.stop() }
+        let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
+        let fixture = try RunFixture("public-parts", suite: suite, config: """
+        {"backends": [{"name": "g", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1?api-version=2024-10-21",
+                       "headers": {"X-Title": "evalbench-demo-app"},
+                       "headersFromEnv": {"X-Gateway-Key": "GATEWAY_KEY"}}], "defaults": {"retries": 0}}
+        """)
+        defer { fixture.remove() }
+        var request = fixture.request()
+        request.environment = ["GATEWAY_KEY": gateway]
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        #expect(server.requests.first?.http.headers["x-title"] == "evalbench-demo-app")
+        let text = try #require(outcome.results.first?.output)
+        #expect(text == "Released 2024-10-21 by evalbench-demo-app, key [redacted]", "\(text)")
+    }
+
+    @Test("a header the config sets and headersFromEnv sets again is a secret")
+    func environmentWins() async throws {
+        let gateway = "gw-0123456789"
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("key \(gateway)")]) }
+        try server.start()
+        defer { server.stop() }
+        let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
+        let fixture = try RunFixture("public-parts-overridden", suite: suite, config: """
+        {"backends": [{"name": "g", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1",
+                       "headers": {"x-gateway-key": "placeholder-value"},
+                       "headersFromEnv": {"X-Gateway-Key": "GATEWAY_KEY"}}], "defaults": {"retries": 0}}
+        """)
+        defer { fixture.remove() }
+        var request = fixture.request()
+        request.environment = ["GATEWAY_KEY": gateway]
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        #expect(server.requests.first?.http.headers["x-gateway-key"] == gateway)
+        #expect(outcome.results.first?.output == "key [redacted]")
+    }
+}
+
+@Test("a header in both headers and headersFromEnv, in any case, is sent once, with the environment's value, and is not public")
+func headerNamedTwiceIsSentOnce() throws {
+    let context = BackendContext(environment: ["GATEWAY_KEY": "gw-0123456789"], transport: URLSessionStreamTransport(),
+                                 logDirectory: FileManager.default.temporaryDirectory, defaultConcurrency: 1)
+    let sent = try context.headers(literal: ["x-gateway-key": "placeholder", "X-Title": "demo"],
+                                   fromEnvironment: ["X-Gateway-Key": "GATEWAY_KEY"], backend: "g")
+    #expect(sent.values == ["X-Gateway-Key": "gw-0123456789", "X-Title": "demo"])
+    #expect(sent.publicParts == PublicRequestParts(headerNames: ["x-title"], query: true))
+}

@@ -90,6 +90,17 @@ public struct BackendContext: Sendable {
         return headers
     }
 
+    /// A backend's headers, the config's literal `headers` and those `headersFromEnv` names,
+    /// one value for each name whatever the case it is written in (the environment's wins:
+    /// two lines of one header would send both), with what of the request is public.
+    package func headers(literal: [String: String]?, fromEnvironment variables: [String: String]?,
+                         backend: String) throws -> (values: [String: String], publicParts: PublicRequestParts) {
+        let fromEnvironment = try headers(fromEnvironment: variables, backend: backend)
+        let replaced = Set(fromEnvironment.keys.map { $0.lowercased() })
+        let values = (literal ?? [:]).filter { !replaced.contains($0.key.lowercased()) }.merging(fromEnvironment) { $1 }
+        return (values, .config(literal: literal, fromEnvironment: variables))
+    }
+
     /// The value of the environment variable `variable`, if it is set and not empty.
     public func apiKey(variable: String?) -> String? {
         guard let variable, let value = environment[variable], !value.isEmpty else { return nil }

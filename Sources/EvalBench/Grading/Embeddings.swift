@@ -15,6 +15,7 @@ struct OpenAIEmbeddings: Sendable {
     let model: String?
     let apiKey: String?
     let headers: [String: String]
+    var publicParts = PublicRequestParts.none
     let transport: any HTTPStreaming
 
     func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
@@ -24,7 +25,8 @@ struct OpenAIEmbeddings: Sendable {
         var body: [String: Any] = ["input": texts]
         if let model { body["model"] = model }
         let request = HTTPStreamRequest(url: baseURL.appendingPathComponent("embeddings"), method: "POST", headers: headers,
-                                        body: JSONWriter.data(body), timeoutSeconds: timeoutSeconds)
+                                        body: JSONWriter.data(body), timeoutSeconds: timeoutSeconds,
+                                        publicParts: publicParts)
         return SecretRedactor(request).redact(await send(request, count: texts.count))
     }
 
@@ -120,7 +122,7 @@ package func cosineSimilarity(_ a: [Double], _ b: [Double]) -> Double? {
 
 extension OpenAIBackend: EmbeddingBackend {
     package func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
-        await OpenAIEmbeddings(backend: name, baseURL: baseURL, model: model, apiKey: apiKey, headers: headers,
+        await OpenAIEmbeddings(backend: name, baseURL: baseURL, model: model, apiKey: apiKey, headers: headers, publicParts: publicParts,
                                transport: transport).embed(texts, timeoutSeconds: timeoutSeconds)
     }
 }

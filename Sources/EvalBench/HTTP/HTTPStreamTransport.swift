@@ -12,14 +12,44 @@ package struct HTTPStreamRequest: Sendable {
     package var body: Data?
     /// The limit for the whole exchange, from sending the request to the end of the body.
     package var timeoutSeconds: Double
+    /// What of `url` and `headers` was written in plain sight in a config (which refuses
+    /// secrets there), and so is left in what comes back (`SecretRedactor`).
+    package var publicParts: PublicRequestParts
 
     package init(url: URL, method: String = "POST", headers: [String: String] = [:], body: Data? = nil,
-                timeoutSeconds: Double = 120) {
+                timeoutSeconds: Double = 120, publicParts: PublicRequestParts = .none) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.timeoutSeconds = timeoutSeconds
+        self.publicParts = publicParts
+    }
+}
+
+/// The parts of a request a config wrote in plain sight: the names (lowercased) of the headers
+/// it gave literal values, and whether the URL's query is its `baseURL`'s. The config refuses a
+/// secret in either place (a key-like value or a secret's name), so these are not secrets, and
+/// the redactor leaves them in answers: an Azure `?api-version=2024-10-21` or an `X-Title`
+/// header would otherwise turn every answer that quotes the date or the title into
+/// `[redacted]`. A header `headersFromEnv` sends is never public, whatever the case of its name.
+package struct PublicRequestParts: Sendable, Hashable {
+    package var headerNames: Set<String>
+    package var query: Bool
+
+    package init(headerNames: some Sequence<String> = [String](), query: Bool = false) {
+        self.headerNames = Set(headerNames.map { $0.lowercased() })
+        self.query = query
+    }
+
+    /// Nothing is known to be public: every long header value and query value is a secret.
+    package static let none = PublicRequestParts()
+
+    /// A config's literal `headers` and its `baseURL`'s query, less any header that
+    /// `headersFromEnv` also names.
+    package static func config(literal: [String: String]?, fromEnvironment: [String: String]?) -> PublicRequestParts {
+        let secret = Set((fromEnvironment ?? [:]).keys.map { $0.lowercased() })
+        return PublicRequestParts(headerNames: (literal ?? [:]).keys.map { $0.lowercased() }.filter { !secret.contains($0) }, query: true)
     }
 }
 

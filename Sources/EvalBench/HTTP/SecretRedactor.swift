@@ -22,9 +22,10 @@ package struct SecretRedactor: Sendable {
     /// `x-goog-api-key`, any header named like a secret or whose value looks like one) and, for
     /// `Bearer KEY`, the key alone; the URL's user name, password and query values.
     package init(_ request: HTTPStreamRequest) {
-        found = Self.ofRequests.value(for: Target(url: request.url, headers: request.headers)) {
-            var secrets = Self.secrets(in: request.url)
-            secrets.formUnion(Self.secrets(inHeaders: request.headers))
+        let target = Target(url: request.url, headers: request.headers, publicParts: request.publicParts)
+        found = Self.ofRequests.value(for: target) {
+            var secrets = Self.secrets(in: request.url, publicQuery: request.publicParts.query)
+            secrets.formUnion(Self.secrets(inHeaders: request.headers, public: request.publicParts.headerNames))
             let sorted = secrets.sorted { $0.utf8.count > $1.utf8.count }
             return Found(secrets: sorted, patterns: SecretPatterns(sorted))
         }
@@ -34,6 +35,7 @@ package struct SecretRedactor: Sendable {
     private struct Target: Hashable {
         var url: URL
         var headers: [String: String]
+        var publicParts: PublicRequestParts
     }
 
     /// The secrets of requests seen before, longest first: a backend sends every request to
@@ -42,13 +44,15 @@ package struct SecretRedactor: Sendable {
     private static let ofRequests = MemoCache<Target, Found>()
 
     /// Any header may carry a secret (`headersFromEnv` sends one under any name): every value
-    /// long enough to be a credential is one, except those of the protocol's own headers.
-    private static func secrets(inHeaders headers: [String: String]) -> Set<String> {
+    /// long enough to be a credential is one, except those of the protocol's own headers and
+    /// those a config wrote literally (`publicNames`, lowercased), unless named or shaped like a
+    /// credential.
+    private static func secrets(inHeaders headers: [String: String], public publicNames: Set<String>) -> Set<String> {
         var secrets: Set<String> = []
         let plain: Set<String> = ["content-type", "accept", "user-agent", "connection", "anthropic-version", "anthropic-beta"]
         for (name, value) in headers
         where LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value)
-            || (!plain.contains(name.lowercased()) && value.count >= 8) {
+            || (!plain.contains(name.lowercased()) && !publicNames.contains(name.lowercased()) && value.count >= 8) {
             let value = value.trimmingWhitespace()
             guard !value.isEmpty else { continue }
             secrets.insert(value)
@@ -61,8 +65,9 @@ package struct SecretRedactor: Sendable {
     }
 
     /// A URL's credentials: `user:password@` and the value of every query parameter longer
-    /// than a few characters (`?key=…`), percent-encoded and not.
-    private static func secrets(in url: URL) -> Set<String> {
+    /// than a few characters (`?key=…`), percent-encoded and not; of a config's `baseURL`
+    /// (`publicQuery`), only those named or shaped like a credential, the rest being refused there.
+    private static func secrets(in url: URL, publicQuery: Bool) -> Set<String> {
         var found: Set<String> = []
         // Most URLs carry none; parsing their components was a few percent of a request's CPU.
         guard url.user != nil || url.password != nil || url.query != nil else { return found }
@@ -72,6 +77,7 @@ package struct SecretRedactor: Sendable {
         }
         for item in components?.queryItems ?? [] {
             guard let value = item.value, value.count >= 8 else { continue }
+            if publicQuery && !LiteralSecret.isSecretName(item.name) && !LiteralSecret.looksLikeSecret(value) { continue }
             found.insert(value)
             if let encoded = value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) { found.insert(encoded) }
         }

@@ -20,6 +20,8 @@ package struct AnthropicBackend: Backend {
     let baseURL: URL
     let apiKey: String?
     let headers: [String: String]
+    /// What of the URL and `headers` a config wrote in plain sight: left in answers by the redactor.
+    let publicParts: PublicRequestParts
     /// Whether `cache_control` breakpoints go on the instructions and the newest message.
     let promptCache: Bool
     let extraBody: [String: JSONValue]
@@ -29,7 +31,7 @@ package struct AnthropicBackend: Backend {
     let transport: any HTTPStreaming
 
     package init(name: String, model: String, baseURL: URL = AnthropicBackend.defaultBaseURL, apiKey: String?,
-                headers: [String: String] = [:], concurrency: Int, promptCache: Bool = true,
+                headers: [String: String] = [:], publicParts: PublicRequestParts = .none, concurrency: Int, promptCache: Bool = true,
                 extraBody: [String: JSONValue] = [:], reasoning: [String: ReasoningOverride] = [:],
                 structuredOutput: StructuredOutputMode = .native, transport: any HTTPStreaming) {
         self.name = name
@@ -37,6 +39,7 @@ package struct AnthropicBackend: Backend {
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.headers = headers
+        self.publicParts = publicParts
         self.concurrency = concurrency
         self.promptCache = promptCache
         self.extraBody = extraBody
@@ -137,7 +140,7 @@ package struct AnthropicBackend: Backend {
         if let apiKey { headers["x-api-key"] = apiKey }
         let data = JSONWriter.data(body(for: request))
         return HTTPStreamRequest(url: messagesURL, method: "POST", headers: headers, body: data,
-                                 timeoutSeconds: request.timeoutSeconds)
+                                 timeoutSeconds: request.timeoutSeconds, publicParts: publicParts)
     }
 }
 

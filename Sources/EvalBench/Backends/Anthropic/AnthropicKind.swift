@@ -68,8 +68,9 @@ public struct AnthropicKind: BackendKind {
             }
             url = parsed
         }
+        let sent = try context.headers(literal: headers, fromEnvironment: headersFromEnv, backend: config.name)
         return AnthropicBackend(name: config.name, model: model, baseURL: url, apiKey: context.apiKey(variable: apiKeyEnv),
-                                headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
+                                headers: sent.values, publicParts: sent.publicParts,
                                 concurrency: config.concurrency ?? context.defaultConcurrency,
                                 promptCache: promptCache != "off", extraBody: extraBody ?? [:],
                                 reasoning: config.reasoning ?? [:], structuredOutput: structuredOutput ?? .native,

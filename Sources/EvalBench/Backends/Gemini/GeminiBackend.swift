@@ -18,6 +18,8 @@ package struct GeminiBackend: Backend {
     /// The variable the key comes from, named in the message when it is missing.
     let apiKeyVariable: String
     let headers: [String: String]
+    /// What of the URL and `headers` a config wrote in plain sight: left in answers by the redactor.
+    let publicParts: PublicRequestParts
     /// This backend's `timeoutSeconds`, replacing the run's default when set.
     let timeoutSeconds: Double?
     /// Per-level overrides of the default `thinkingConfig` mapping, keyed by level name.
@@ -29,7 +31,7 @@ package struct GeminiBackend: Backend {
 
     package init(name: String, model: String, baseURL: URL = GeminiBackend.defaultBaseURL, apiKey: String?,
                 apiKeyVariable: String = GeminiBackend.defaultAPIKeyVariable, headers: [String: String] = [:],
-                concurrency: Int, timeoutSeconds: Double? = nil, reasoningOverrides: [String: ReasoningOverride] = [:],
+                publicParts: PublicRequestParts = .none, concurrency: Int, timeoutSeconds: Double? = nil, reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], structuredOutput: StructuredOutputMode = .native,
                 transport: any HTTPStreaming) {
         self.name = name
@@ -38,6 +40,7 @@ package struct GeminiBackend: Backend {
         self.apiKey = apiKey
         self.apiKeyVariable = apiKeyVariable
         self.headers = headers
+        self.publicParts = publicParts
         self.concurrency = concurrency
         self.timeoutSeconds = timeoutSeconds
         self.reasoningOverrides = reasoningOverrides
@@ -181,7 +184,7 @@ package struct GeminiBackend: Backend {
         if let apiKey { headers["x-goog-api-key"] = apiKey }
         let data = JSONWriter.data(body(for: request))
         return HTTPStreamRequest(url: streamURL, method: "POST", headers: headers, body: data,
-                                 timeoutSeconds: timeoutSeconds ?? request.timeoutSeconds)
+                                 timeoutSeconds: timeoutSeconds ?? request.timeoutSeconds, publicParts: publicParts)
     }
 }
 

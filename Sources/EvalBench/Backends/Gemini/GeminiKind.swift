@@ -58,9 +58,10 @@ public struct GeminiKind: BackendKind {
                              fix: "set \"model\", e.g. \"gemini-2.5-flash\"")
         }
         let variable = apiKeyEnv ?? GeminiBackend.defaultAPIKeyVariable
+        let sent = try context.headers(literal: headers, fromEnvironment: headersFromEnv, backend: config.name)
         return GeminiBackend(name: config.name, model: model, baseURL: url,
                              apiKey: context.apiKey(variable: variable), apiKeyVariable: variable,
-                             headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
+                             headers: sent.values, publicParts: sent.publicParts,
                              concurrency: config.concurrency ?? context.defaultConcurrency,
                              timeoutSeconds: config.timeoutSeconds, reasoningOverrides: config.reasoning ?? [:],
                              extraBody: extraBody ?? [:], structuredOutput: structuredOutput ?? .native,

@@ -10,6 +10,8 @@ package struct OpenAIBackend: Backend {
     let baseURL: URL
     let apiKey: String?
     let headers: [String: String]
+    /// What of the URL and `headers` a config wrote in plain sight: left in answers by the redactor.
+    let publicParts: PublicRequestParts
     /// Whether the model follows OpenAI's reasoning-model rules (see `body(for:)`).
     let reasoningModel: Bool
     /// Whether level `none` sends `reasoning_effort: "none"`; nil: when `reasoningModel`.
@@ -33,7 +35,7 @@ package struct OpenAIBackend: Backend {
     private let chatHeaders: [String: String]
 
     package init(name: String, kind: String = OpenAIKind.name, model: String?, baseURL: URL, apiKey: String?,
-                headers: [String: String] = [:], concurrency: Int, reasoningModel: Bool = false,
+                headers: [String: String] = [:], publicParts: PublicRequestParts = .none, concurrency: Int, reasoningModel: Bool = false,
                 sendReasoningNone: Bool? = nil, prefersConfiguredModelName: Bool = false,
                 reasoningOverrides: [String: ReasoningOverride] = [:],
                 extraBody: [String: JSONValue] = [:], maxTokensField: String? = nil,
@@ -46,6 +48,7 @@ package struct OpenAIBackend: Backend {
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.headers = headers
+        self.publicParts = publicParts
         self.concurrency = concurrency
         self.reasoningModel = reasoningModel
         self.sendReasoningNone = sendReasoningNone
@@ -187,7 +190,7 @@ package struct OpenAIBackend: Backend {
 
     func httpRequest(for request: ModelRequest) throws -> HTTPStreamRequest {
         HTTPStreamRequest(url: chatURL, method: "POST", headers: chatHeaders, body: JSONWriter.data(body(for: request)),
-                          timeoutSeconds: request.timeoutSeconds)
+                          timeoutSeconds: request.timeoutSeconds, publicParts: publicParts)
     }
 }
 

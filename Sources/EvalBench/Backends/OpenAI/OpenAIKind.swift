@@ -77,9 +77,10 @@ public struct OpenAIKind: BackendKind {
             throw Diagnostic(file: "evalbench.json", message: "backend '\(config.name)' has no valid baseURL",
                              fix: "set baseURL, e.g. \"http://127.0.0.1:8080/v1\"")
         }
+        let sent = try context.headers(literal: headers, fromEnvironment: headersFromEnv, backend: config.name)
         return OpenAIBackend(name: config.name, model: config.model, baseURL: url,
                              apiKey: context.apiKey(variable: apiKeyEnv),
-                             headers: (headers ?? [:]).merging(try context.headers(fromEnvironment: headersFromEnv, backend: config.name)) { $1 },
+                             headers: sent.values, publicParts: sent.publicParts,
                              concurrency: config.concurrency ?? context.defaultConcurrency,
                              reasoningModel: reasoningModel
                                  ?? OpenAIBackend.isOpenAIReasoningModel(baseURL: url, model: config.model),
