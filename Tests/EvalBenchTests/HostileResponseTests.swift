@@ -143,6 +143,13 @@ struct HostileResponseTests {
         let delta = AnthropicUsage(inputTokens: 5, outputTokens: 3, cacheReadInputTokens: 40)
         let finished = AnthropicUsageNormaliser.usage(start.updated(by: delta))
         #expect(finished.inputTokens == 45 && finished.cachedInputTokens == 40 && finished.suspect == nil, "\(finished)")
+        // The note names a count still unreadable, not one a later event gave.
+        let two = try JSONDecoder().decode(AnthropicUsage.self, from: Data(#"{"input_tokens": "5", "output_tokens": 1.5}"#.utf8))
+        #expect(AnthropicUsageNormaliser.usage(two).suspect?.hasPrefix("input_tokens is ") == true)
+        let cleared = AnthropicUsageNormaliser.usage(two.updated(by: AnthropicUsage(inputTokens: 5)))
+        #expect(cleared.inputTokens == 5 && cleared.suspect?.hasPrefix("output_tokens is 1.5") == true, "\(cleared)")
+        let timings = try JSONDecoder().decode(LlamaTimings.self, from: Data(#"{"prompt_n": -0.5, "cache_n": 1.5}"#.utf8))
+        #expect(timings.unreadable.note(for: "cache_n")?.hasPrefix("cache_n is 1.5") == true)
     }
 
     @Test("a llama.cpp chunk whose timings hold a fraction keeps its answer")

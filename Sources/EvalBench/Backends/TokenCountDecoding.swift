@@ -9,7 +9,6 @@ extension KeyedDecodingContainer {
     func tokenCount(_ key: Key, problem: inout UnreadableCounts) throws -> Int? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         if let value = try? decode(Int.self, forKey: key) { return value }
-        problem.keys.insert(key.stringValue)
         let shown = if let number = try? decode(Double.self, forKey: key) {
             "\(number)"
         } else if let text = try? decode(String.self, forKey: key) {
@@ -17,22 +16,47 @@ extension KeyedDecodingContainer {
         } else {
             "a value that is not a number"
         }
-        if problem.first == nil { problem.first = "\(key.stringValue) is \(shown), not a whole number of tokens within range; left unknown" }
+        problem.add(key.stringValue, note: "\(key.stringValue) is \(shown), not a whole number of tokens within range; left unknown")
         return nil
     }
 }
 
-/// The counts of one usage object that could not be read: which keys, and what the first one
-/// was (for `Usage.suspect`). A figure summed from one of them is unknown too.
+/// The counts of one usage object that could not be read: which keys, each with a note on
+/// what it was, in the order met (the first note is `Usage.suspect`). A figure summed from
+/// one of them is unknown too.
 struct UnreadableCounts: Sendable, Equatable {
-    var keys: Set<String> = []
-    var first: String?
+    private struct Entry: Sendable, Equatable {
+        var key: String
+        var note: String
+    }
+    private var entries: [Entry] = []
+
+    var keys: Set<String> { Set(entries.map(\.key)) }
+    /// The note on the first key met that is still unreadable.
+    var first: String? { entries.first?.note }
+
+    /// `key`'s note, if it could not be read.
+    func note(for key: String) -> String? { entries.first { $0.key == key }?.note }
+
+    /// Records `key` as unreadable; a key met again keeps its first note.
+    mutating func add(_ key: String, note: String) {
+        if !entries.contains(where: { $0.key == key }) { entries.append(Entry(key: key, note: note)) }
+    }
 
     /// Whether any of `keys` could not be read.
-    func any(_ names: String...) -> Bool { names.contains(where: keys.contains) }
+    func any(_ names: String...) -> Bool { names.contains { note(for: $0) != nil } }
 
-    /// These, and `other`'s, the first of these first.
+    /// These, and `other`'s, these first.
     func merged(_ other: UnreadableCounts?) -> UnreadableCounts {
-        UnreadableCounts(keys: keys.union(other?.keys ?? []), first: first ?? other?.first)
+        var merged = self
+        for entry in other?.entries ?? [] { merged.add(entry.key, note: entry.note) }
+        return merged
+    }
+
+    /// These less the keys `isReadableNow` says a later report gave readably.
+    func removing(where isReadableNow: (String) -> Bool) -> UnreadableCounts {
+        var kept = self
+        kept.entries.removeAll { isReadableNow($0.key) }
+        return kept
     }
 }

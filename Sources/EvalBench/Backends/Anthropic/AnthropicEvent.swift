@@ -123,8 +123,8 @@ struct AnthropicUsage: Decodable, Equatable {
         let given = ["input_tokens": later.inputTokens, "output_tokens": later.outputTokens,
                      "cache_creation_input_tokens": later.cacheCreationInputTokens,
                      "cache_read_input_tokens": later.cacheReadInputTokens, "thinking_tokens": later.thinkingTokens]
-        let still = unreadable.keys.filter { given[$0] ?? nil == nil }.union(later.unreadable.keys)
-        updated.unreadable = UnreadableCounts(keys: still, first: still.isEmpty ? nil : later.unreadable.first ?? unreadable.first)
+        // A later note on a key goes before the earlier one's; the rest keep their notes.
+        updated.unreadable = later.unreadable.merged(unreadable.removing { given[$0] ?? nil != nil })
         return updated
     }
 }

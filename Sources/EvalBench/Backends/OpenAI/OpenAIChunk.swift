@@ -180,7 +180,7 @@ enum OpenAIUsageNormaliser {
         // A figure the usage did not give is taken from the timings (cache_n alone); an
         // unreadable count is named when it is one of the figures used.
         let unreadableCacheN = usage?.promptTokensDetails?.cachedTokens == nil && timings?.unreadable.any("cache_n") == true
-        normalised.suspect = usage?.unreadable.first ?? (unreadableCacheN ? timings?.unreadable.first : nil)
+        normalised.suspect = usage?.unreadable.first ?? (unreadableCacheN ? timings?.unreadable.note(for: "cache_n") : nil)
         return normalised
     }
 }
