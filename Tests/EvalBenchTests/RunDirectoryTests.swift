@@ -23,6 +23,21 @@ struct RunDirectoryTests {
         #expect(kept.map(\.turn) == [1, 2])
     }
 
+    @Test("resuming sends again a case run with a turn that never reached the model, and keeps the model's own errors")
+    func infrastructureErrorsRunAgain() throws {
+        let directory = PackagePaths.temporaryDirectory("run-directory-errors")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = RunDirectory(directory)
+        try write([fixtureResult(caseID: "down", status: .error, errorKind: .network, errorMessage: "connection refused"),
+                   fixtureResult(caseID: "slow", turn: 1, turns: 2, status: .pass),
+                   fixtureResult(caseID: "slow", turn: 2, turns: 2, status: .error, errorKind: .timeout),
+                   fixtureResult(caseID: "limited", status: .error, errorKind: .rateLimited),
+                   fixtureResult(caseID: "refused", status: .error, errorKind: .refusal),
+                   fixtureResult(caseID: "garbled", status: .error, errorKind: .decoding),
+                   fixtureResult(caseID: "good", status: .pass)], to: run)
+        #expect(try run.finishedResults().map(\.caseID) == ["refused", "garbled", "good"])
+    }
+
     @Test("resuming finds each case run's turns apart from each other by plan index, keeps the file's order and the results asked for")
     func finishedResultsByPlanIndex() throws {
         let directory = PackagePaths.temporaryDirectory("run-directory-plan")

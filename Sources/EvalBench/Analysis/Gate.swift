@@ -106,7 +106,7 @@ public struct Gate: Sendable, Equatable {
     /// answered 5xx, a 400, 404 or redirect, or a page that is not the API). What the model did
     /// (a refusal, a guardrail, a prompt over its context, an answer that could not be decoded)
     /// is a result, and not one of these.
-    static let infrastructureKinds: Set<ErrorKind> = [
+    package static let infrastructureKinds: Set<ErrorKind> = [
         .network, .unavailable, .auth, .timeout, .rateLimited, .quotaExhausted, .overloaded, .server, .badRequest,
     ]
 

@@ -138,6 +138,14 @@ package struct ResultTable: RandomAccessCollection, Sendable {
         return (status, row.has(.timing) ? row.value(row.endMs, flag: .end) : nil)
     }
 
+    /// The error kind of the result at `position` (nil unless it is an error), without reading the rest of it.
+    package func errorKind(at position: Int) -> ErrorKind? {
+        let row = rows[position]
+        if let whole = whole(row, at: position) { return whole.errorKind }
+        let kind = outcomes[Int(row.outcome)].errorKind
+        return kind == 0 ? nil : ErrorKind.allCases[Int(kind - 1)]
+    }
+
     /// The suite of the result at `position`, without reading the rest of it.
     package func suite(at position: Int) -> String {
         let row = rows[position]

@@ -82,7 +82,10 @@ package struct RunDirectory: Sendable, Equatable {
     }
 
     /// The results of the case runs that finished every turn, for `--resume`: a case run cut
-    /// off mid-way runs again. Only results `isKept` accepts are kept. They come in the order
+    /// off mid-way runs again, and so does one with a turn that never reached the model (an
+    /// infrastructure error: a server down or still loading, a timeout, a rate limit that
+    /// outlasted the retries), which is why a run is resumed. What the model did (a refusal, a
+    /// guardrail, an answer that could not be decoded) is kept. Only results `isKept` accepts are kept. They come in the order
     /// results.jsonl has them, as a `ResultTable`, so a million are not held whole: each case
     /// run's turns are found as neighbours in plan order (by key where there is no plan
     /// index), not by a dictionary of every key.
@@ -99,7 +102,10 @@ package struct RunDirectory: Sendable, Equatable {
             while end < order.count, all.planIndex(at: Int(order[end].row)) == planIndex, all.key(at: Int(order[end].row)) == key {
                 end += 1
             }
-            if end - start == all.turns(at: firstRow) {
+            let reachedModel = (start..<end).allSatisfy { position in
+                all.errorKind(at: Int(order[position].row)).map(Gate.infrastructureKinds.contains) != true
+            }
+            if end - start == all.turns(at: firstRow), reachedModel {
                 for position in start..<end { finished[Int(order[position].row)] = true }
             }
             start = end
