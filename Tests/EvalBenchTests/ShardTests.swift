@@ -114,6 +114,16 @@ struct ShardTests {
         #expect(metadata.suitesSHA256 == InputDigest.suites(metadata.suites) && metadata.suitesSHA256?.count == 64)
         #expect(metadata.configSHA256 == InputDigest.config(loaded.config))
     }
+
+    @Test("the config digest is the config's, not the path it was read from")
+    func configDigestIgnoresPath() {
+        let backend = BackendConfig(name: "local", model: "m", options: OpenAIKind(baseURL: "http://127.0.0.1:8080/v1"))
+        let digests = ["evalbench.json", "./evalbench.json", "/home/runner/work/app/evalbench.json", nil].map {
+            InputDigest.config(Config(file: $0, backends: [backend]))
+        }
+        #expect(Set(digests).count == 1)
+        #expect(InputDigest.config(Config(file: nil, backends: [BackendConfig(name: "local", model: "other", options: OpenAIKind(baseURL: "http://127.0.0.1:8080/v1"))])) != digests[0])
+    }
 }
 
 /// A test double: a backend that answers every prompt with the prompt itself, at once.

@@ -138,10 +138,14 @@ package enum InputDigest {
         SHA256.hex(Data(files.map { "\($0.suite) \($0.sha256)\n" }.joined().utf8))
     }
 
-    /// The SHA-256 of the config as run.json records it (JSON, keys sorted).
+    /// The SHA-256 of the config as run.json records it (JSON, keys sorted), less the path it
+    /// was read from: `--config ./evalbench.json` and the default `evalbench.json`, or one
+    /// runner's checkout and another's, are the same config.
     package static func config(_ config: Config) -> String {
+        var content = config
+        content.file = nil
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(config)).map(SHA256.hex) ?? ""
+        return (try? encoder.encode(content)).map(SHA256.hex) ?? ""
     }
 }
