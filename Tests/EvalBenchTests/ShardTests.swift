@@ -115,6 +115,28 @@ struct ShardTests {
         #expect(metadata.configSHA256 == InputDigest.config(loaded.config))
     }
 
+    @Test("--max-requests limits a shard's own requests, not the whole matrix's")
+    func maxRequestsPerShard() throws {
+        var request = RunRequest(suitePaths: [], environment: [:])
+        request.sources = [.suite(suite(cases: 12))]
+        request.configValue = Config(file: nil, backends: [])
+        request.providedBackends = [FixedAnswerBackend(name: "fake")]
+        request.shard = .part(Shard(index: 1, count: 3), shardsGiven: nil)
+        let inShard = (0..<12).filter { Shard.of(suite: "geo", caseID: "case-\($0)", count: 3) == 1 }.count
+        #expect(inShard > 0 && inShard < 12)
+        request.maxRequests = inShard
+        let loaded = try EvalRun.load(request)
+        #expect(loaded.plan.requestCount == inShard)
+        request.maxRequests = inShard - 1
+        do {
+            _ = try EvalRun.load(request)
+            Issue.record("a shard over the limit loaded")
+        } catch let error as LoadError {
+            #expect(error.diagnostics.first?.message.hasPrefix("shard 1/3 of the matrix would send \(inShard) requests") == true,
+                    "\(error.diagnostics)")
+        }
+    }
+
     @Test("the config digest is the config's, not the path it was read from")
     func configDigestIgnoresPath() {
         let backend = BackendConfig(name: "local", model: "m", options: OpenAIKind(baseURL: "http://127.0.0.1:8080/v1"))

@@ -159,10 +159,12 @@ package enum EvalRun {
         let selection = PlanSelection(backends: names, reasoning: request.reasoning,
                                       defaultReasoning: config.defaults.reasoning ?? [.none], repeatCount: request.repeatCount,
                                       caseIDs: request.caseIDs, tags: request.tags, variants: request.variants)
-        let requests = Planner.requestCount(suites, selection)
+        // A shard sends its own cases' requests: the limit is each machine's.
+        let requests = Planner.requestCount(suites, selection, shard: shard)
         guard requests <= request.maxRequests else {
+            let what = shard.map { "shard \($0) of the matrix" } ?? "the matrix"
             throw LoadError([Diagnostic(file: request.suitePaths.first ?? "suite",
-                                        message: "the matrix would send \(requests == .max ? "more than \(Int.max)" : "\(requests)") requests (turns × variants × backends × levels × repeats), more than --max-requests \(request.maxRequests)",
+                                        message: "\(what) would send \(requests == .max ? "more than \(Int.max)" : "\(requests)") requests (turns × variants × backends × levels × repeats), more than --max-requests \(request.maxRequests)",
                                         fix: "lower repeat, the backends or the reasoning levels, select cases with --case or --tag, or raise --max-requests")])
         }
         var plan = Planner.plan(suites, selection)

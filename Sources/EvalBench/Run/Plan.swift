@@ -303,14 +303,16 @@ package enum Planner {
 
     /// How many requests `plan(suites, selection)` would send, counted without building it:
     /// a matrix too large to hold is refused before it fills the memory. Held at Int.max.
-    package static func requestCount(_ suites: [Suite], _ selection: PlanSelection) -> Int {
+    package static func requestCount(_ suites: [Suite], _ selection: PlanSelection, shard: Shard? = nil) -> Int {
         var total = 0
         for suite in suites {
             let repeats = max(1, selection.repeatCount ?? suite.repeatCount ?? 1)
             let levels = (selection.reasoning ?? suite.reasoning ?? selection.defaultReasoning).count
             let variants = suite.variants.isEmpty ? 1
                 : suite.variants.filter { selection.variants.isEmpty || selection.variants.contains($0.name) }.count
-            let turns = suite.cases.filter { selects($0, in: suite, selection) }.reduce(0) { $0 + $1.turns.count }
+            let turns = suite.cases.filter { evalCase in
+                selects(evalCase, in: suite, selection) && shard?.contains(suite: suite.name, caseID: evalCase.id) != false
+            }.reduce(0) { $0 + $1.turns.count }
             var count = turns
             for factor in [variants, selection.backends.count, levels, repeats] {
                 let (product, overflow) = count.multipliedReportingOverflow(by: factor)
