@@ -48,6 +48,38 @@ struct ResumeCheckTests {
         #expect(outcome.verdict.notes.contains { $0.contains("resumed with changes") })
     }
 
+    @Test("a resume that leaves out a backend of the run, or resumes another shard, is refused; --resume-changed drops that backend's results")
+    func droppedBackendAndOtherShard() async throws {
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok")]) }
+        try server.start()
+        defer { server.stop() }
+        let url = server.baseURL.absoluteString + "/v1"
+        let fixture = try RunFixture("resume-backends", suite: suite(#"{"id": "a", "prompt": "qa"}, {"id": "b", "prompt": "qb"}"#), config: """
+        {"backends": [{"name": "f", "kind": "openai", "baseURL": "\(url)"}, {"name": "g", "kind": "openai", "baseURL": "\(url)"}],
+         "defaults": {"retries": 0}}
+        """)
+        defer { fixture.remove() }
+        let first = fixture.request()
+        _ = try await EvalRun.execute(try EvalRun.load(first), first, transport: URLSessionStreamTransport())
+        var resumed = fixture.request(backends: ["f"])
+        resumed.resumeDirectory = resumed.outputDirectory
+        func refusal(_ request: RunRequest) -> Diagnostic? {
+            loadDiagnostics { () throws(LoadError) in
+                do { _ = try EvalRun.load(request) } catch let error as LoadError { throw error } catch {}
+            }.first
+        }
+        #expect(refusal(resumed)?.message.contains("backends not selected now: g") == true, "\(String(describing: refusal(resumed)))")
+        var sharded = fixture.request()
+        sharded.resumeDirectory = sharded.outputDirectory
+        sharded.shard = .part(Shard(index: 1, count: 2), shardsGiven: nil)
+        #expect(refusal(sharded)?.message == "the run being resumed is not sharded, and this run is shard 1/2")
+
+        resumed.resumeChanged = true
+        let outcome = try await EvalRun.execute(try EvalRun.load(resumed), resumed, transport: URLSessionStreamTransport())
+        #expect(outcome.results.map(\.backend) == ["f", "f"], "g's results are not kept in a run of f alone")
+        #expect(server.requests.count == 4, "f's finished case runs are kept, not sent again")
+    }
+
     @Test("a case's digest changes with its assertions and not with the order of its keys")
     func caseDigest() {
         let one = EvalCase(id: "a", turns: [Turn(prompt: "q", expect: [Assertion(.contains("x", ignoreCase: false))])])

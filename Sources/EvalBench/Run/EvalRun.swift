@@ -176,7 +176,7 @@ package enum EvalRun {
         if let baselineResults, let path = request.baselineDirectory, let problem = unrelatedBaseline(baselineResults, plan: plan, path: path) {
             throw LoadError([problem])
         }
-        let resumeCheck = try checkResume(request, suites: suites, config: config, backends: names)
+        let resumeCheck = try checkResume(request, suites: suites, config: config, backends: names, shard: shard)
         let sharded = shard.map { plan.sharded($0) }
         if let sharded { plan = sharded.plan }
         return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
@@ -226,7 +226,8 @@ package enum EvalRun {
     /// With `--resume`, what changed since that run; a change is refused, listing the cases,
     /// unless `--resume-changed` accepts it. Nil without `--resume`; a run.json that cannot be
     /// read is refused.
-    static func checkResume(_ request: RunRequest, suites: [Suite], config: Config, backends: [String]) throws(LoadError) -> ResumeCheck? {
+    static func checkResume(_ request: RunRequest, suites: [Suite], config: Config, backends: [String],
+                            shard: Shard? = nil) throws(LoadError) -> ResumeCheck? {
         guard let path = request.resumeDirectory else { return nil }
         // A run.json that cannot be read is refused: without it, nothing says which kept results are stale.
         let metadata: RunMetadata
@@ -237,11 +238,21 @@ package enum EvalRun {
         } catch {
             throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path, message: ResultStore.describe(error))])
         }
+        // Another shard's directory holds other cases: resumed, its results would be kept
+        // beside this shard's, and merge would find them twice.
+        let then = metadata.shard.map { Shard(index: $0.index, count: $0.count) }
+        guard then == shard else {
+            let name = { (shard: Shard?) in shard.map { "shard \($0)" } ?? "not sharded" }
+            throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path,
+                                        message: "the run being resumed is \(name(then)), and this run is \(name(shard))",
+                                        fix: "resume each shard's own directory with the same --shard, or start a new run with --out")])
+        }
         let check = ResumeCheck(metadata, suites: suites, config: config, backends: backends)
         guard !check.isUnchanged, !request.resumeChanged else { return check }
         throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path,
                                     message: "the suites or config differ from those of the run being resumed (\(check.summary)): its results for them are stale",
-                                    fix: "pass --resume-changed to run the changed and added cases again and drop the deleted ones, or start a new run with --out")])
+                                    fix: (check.droppedBackends.isEmpty ? "" : "select the backends it ran with --backend, or ")
+                                        + "pass --resume-changed to run the changed and added cases again and drop the deleted ones, or start a new run with --out")])
     }
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says

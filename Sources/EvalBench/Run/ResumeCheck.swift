@@ -13,11 +13,14 @@ package struct ResumeCheck: Sendable, Equatable {
     package var added: [String] = []
     /// Backends whose config differs from the old run's.
     package var changedBackends: [String] = []
+    /// Backends of the old run that this run does not select: their results would otherwise
+    /// be kept beside the new run's, in a run whose run.json no longer names them.
+    package var droppedBackends: [String] = []
     /// Suites of the old run that are not loaded now: every result of theirs is stale.
     private var deletedSuites: Set<String> = []
 
     /// Nothing changed that would make a kept result stale.
-    package var isUnchanged: Bool { changed.isEmpty && deleted.isEmpty && changedBackends.isEmpty }
+    package var isUnchanged: Bool { changed.isEmpty && deleted.isEmpty && changedBackends.isEmpty && droppedBackends.isEmpty }
 
     /// The digest of one case as run.json records it.
     package static func digest(_ evalCase: EvalCase) -> String {
@@ -59,6 +62,7 @@ package struct ResumeCheck: Sendable, Equatable {
             deletedSuites.insert(old.suite)
             deleted += old.cases.map { $0.keys.sorted().map { "\(old.suite)/\($0)" } } ?? ["\(old.suite)/*"]
         }
+        droppedBackends = metadata.backends.map(\.name).filter { !backends.contains($0) }
         for name in backends {
             if let now = config.backend(named: name), let then = metadata.config.backend(named: name), now != then {
                 changedBackends.append(name)
@@ -71,7 +75,7 @@ package struct ResumeCheck: Sendable, Equatable {
     package func isStale(_ result: RequestResult) -> Bool {
         let id = "\(result.suite)/\(result.caseID)"
         return deletedSuites.contains(result.suite) || changed.contains(id) || deleted.contains(id)
-            || changedBackends.contains(result.backend)
+            || changedBackends.contains(result.backend) || droppedBackends.contains(result.backend)
     }
 
     /// `changed: a, b; deleted: c; added: d; backend config changed: x`.
@@ -84,6 +88,7 @@ package struct ResumeCheck: Sendable, Equatable {
         if !deleted.isEmpty { parts.append("deleted: \(list(deleted))") }
         if !added.isEmpty { parts.append("added: \(list(added))") }
         if !changedBackends.isEmpty { parts.append("backend config changed: \(list(changedBackends))") }
+        if !droppedBackends.isEmpty { parts.append("backends not selected now: \(list(droppedBackends))") }
         return parts.joined(separator: "; ")
     }
 }
