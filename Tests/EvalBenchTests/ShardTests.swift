@@ -137,6 +137,21 @@ struct ShardTests {
         }
     }
 
+    @Test("runs started in the same second without --out get directories of their own, named by their shard")
+    func defaultDirectories() throws {
+        let reports = PackagePaths.temporaryDirectory("default-out")
+        defer { try? FileManager.default.removeItem(at: reports) }
+        var request = RunRequest(suitePaths: [], environment: [:])
+        request.sources = [.suite(suite(cases: 12))]
+        request.configValue = Config(file: nil, backends: [])
+        request.providedBackends = [FixedAnswerBackend(name: "fake")]
+        request.shard = .part(Shard(index: 2, count: 3), shardsGiven: nil)
+        let loaded = try EvalRun.load(request)
+        let started = Date(timeIntervalSince1970: 1_800_000_000)
+        let names = try (0..<3).map { _ in try EvalRun.outputDirectory(for: loaded, request, started: started, under: reports).lastPathComponent }
+        #expect(names == ["geo-20270115-080000-shard-2-of-3", "geo-20270115-080000-shard-2-of-3-2", "geo-20270115-080000-shard-2-of-3-3"])
+    }
+
     @Test("the config digest is the config's, not the path it was read from")
     func configDigestIgnoresPath() {
         let backend = BackendConfig(name: "local", model: "m", options: OpenAIKind(baseURL: "http://127.0.0.1:8080/v1"))

@@ -271,7 +271,7 @@ package enum EvalRun {
                                onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in },
                                onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in }) async throws -> RunOutcome {
         let started = Date()
-        let directory = RunDirectory(outputDirectory(for: loaded, request, started: started))
+        let directory = RunDirectory(try outputDirectory(for: loaded, request, started: started))
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let check = loaded.resumeCheck
         let store = try directory.startResults(keeping: try request.resumeDirectory.map { path in
@@ -516,15 +516,28 @@ package enum EvalRun {
         return table
     }
 
-    static func outputDirectory(for loaded: LoadedRun, _ request: RunRequest, started: Date) -> URL {
+    /// `--out`, else the resumed directory, else a new `reports/<suites>-<time>[-shard-K-of-N]`,
+    /// made here and this run's alone: runs started in the same second (the shards of a run
+    /// tried on one machine) get `-2`, `-3`, … rather than writing into one directory.
+    static func outputDirectory(for loaded: LoadedRun, _ request: RunRequest, started: Date,
+                                under reports: URL = URL(fileURLWithPath: "reports")) throws -> URL {
         if let path = request.outputDirectory { return URL(fileURLWithPath: path) }
         if let resume = request.resumeDirectory { return URL(fileURLWithPath: resume) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
-        let name = loaded.suites.map(\.name).joined(separator: "+")
-        return URL(fileURLWithPath: "reports").appendingPathComponent("\(name)-\(formatter.string(from: started))")
+        let shard = loaded.shard.map { "-shard-\($0.index)-of-\($0.count)" } ?? ""
+        let name = loaded.suites.map(\.name).joined(separator: "+") + "-" + formatter.string(from: started) + shard
+        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+        for attempt in 1...1_000 {
+            let candidate = reports.appendingPathComponent(attempt == 1 ? name : "\(name)-\(attempt)")
+            // mkdir(2) fails with EEXIST when another run made it first: the claim is atomic.
+            if mkdir(candidate.path, 0o777) == 0 { return candidate }
+            guard errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        throw Diagnostic(file: reports.path, message: "1,000 runs started this second already have a directory named \(name)",
+                         fix: "pass --out DIR")
     }
 }
 
