@@ -63,6 +63,26 @@ struct InfrastructureExitTests {
         #expect(outcome.verdict.notes.contains { $0.hasPrefix("fail fast:") })
     }
 
+    @Test("a backend stopped by fail fast cannot pass a pass-rate gate on the case runs it sent before")
+    func failFastFailsTheGate() {
+        let reason = "fail fast: 2 consecutive identical failures on backend 'local' (bad_request: 400); its remaining case runs were not sent (config defaults.failFastAfter)"
+        func skipped(_ id: String) -> RequestResult {
+            var result = fixtureResult(caseID: id, status: .skipped)
+            result.skipReason = reason
+            return result
+        }
+        let passes = (1...4).map { fixtureResult(caseID: "p\($0)", status: .pass) }
+        let errors = (1...2).map { fixtureResult(caseID: "e\($0)", status: .error, errorKind: .badRequest, errorMessage: "400") }
+        let results = passes + errors + ["s1", "s2", "s3"].map(skipped)
+        let verdict = Gate(minPassRate: 0.6).evaluate(results, unavailableBackends: [])
+        #expect(verdict.exitStatus == .infrastructure, "4 of 9 planned passed, not 4 of 6: \(verdict)")
+        #expect(verdict.reasons == ["backend 'local' was stopped by fail fast: 3 of its case runs were not sent, so its pass rate would cover only the part of the plan sent before (see the note)"])
+        #expect(verdict.notes == [reason])
+        let refusals = (1...2).map { fixtureResult(caseID: "r\($0)", status: .error, errorKind: .refusal, errorMessage: "no") }
+        #expect(Gate(minPassRate: 0.6).evaluate(passes + refusals + ["s1"].map(skipped), unavailableBackends: []).exitStatus == .gateFailed,
+                "stopped on the model's own failures: a failed gate, not infrastructure")
+    }
+
     @Test("failFastAfter: 0 never stops; different failures and any success reset the streak")
     func failFastStreak() async {
         let never = FailFast(limit: 0)

@@ -69,6 +69,10 @@ public struct Gate: Sendable, Equatable {
         if !errorBudget.isEmpty {
             return Verdict(exitStatus: .infrastructure, reasons: errorBudget, notes: notes)
         }
+        let stopped = failFastReasons(results)
+        if !stopped.reasons.isEmpty {
+            return Verdict(exitStatus: stopped.infrastructure ? .infrastructure : .gateFailed, reasons: stopped.reasons, notes: notes)
+        }
         var reasons: [String] = []
         let suitePassRates = suiteGates.compactMapValues(\.minPassRate)
         if minPassRate != nil || suitePassRates.isEmpty {
@@ -109,6 +113,29 @@ public struct Gate: Sendable, Equatable {
     package static let infrastructureKinds: Set<ErrorKind> = [
         .network, .unavailable, .auth, .timeout, .rateLimited, .quotaExhausted, .overloaded, .server, .badRequest,
     ]
+
+    /// One reason per backend that fail fast stopped: its case runs not sent are not in its
+    /// pass rate, which then covers only the part of the plan sent before the failures (4 of
+    /// 9 passing read as 4 of 6), so the gate cannot pass on it. Infrastructure (exit 3) when
+    /// every backend stopped on an infrastructure error (a 400, a 401), else a failed gate (the
+    /// model's own identical failures).
+    private func failFastReasons(_ results: some Collection<RequestResult>) -> (reasons: [String], infrastructure: Bool) {
+        var order: [String] = []
+        var notSent: [String: Int] = [:]
+        var lastError: [String: ErrorKind] = [:]
+        for result in results {
+            if result.status == .error, let kind = result.errorKind { lastError[result.backend] = kind }
+            guard result.status == .skipped, result.skipReason?.hasPrefix("fail fast:") == true else { continue }
+            if notSent[result.backend] == nil { order.append(result.backend) }
+            notSent[result.backend, default: 0] += 1
+        }
+        let reasons = order.map { backend in
+            "backend '\(backend)' was stopped by fail fast: \(notSent[backend] ?? 0) of its case runs were not sent, "
+                + "so its pass rate would cover only the part of the plan sent before (see the note)"
+        }
+        let infrastructure = order.allSatisfy { lastError[$0].map(Self.infrastructureKinds.contains) == true }
+        return (reasons, infrastructure)
+    }
 
     /// One reason per backend whose every request that ran failed with an infrastructure kind
     /// (a closed port, a wrong key): its pass rate says nothing about the model, so the run
