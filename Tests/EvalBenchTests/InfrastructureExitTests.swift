@@ -11,11 +11,17 @@ struct InfrastructureExitTests {
         EvalCase(id: "c\($0)", prompt: "Capital number \($0)?", expect: [Assertion(.contains("Paris", ignoreCase: false))])
     })
 
+    /// The run's outcome, and its summary.md as written.
     private func outcome(_ config: Config) async throws -> RunOutcome {
+        try await run(config).outcome
+    }
+
+    private func run(_ config: Config) async throws -> (outcome: RunOutcome, summary: String) {
         var request = Evaluation(suites: [.suite(suite)], config: .config(config)).runRequest()
         request.environment = [:]
         defer { try? FileManager.default.removeItem(atPath: request.outputDirectory!) }
-        return try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        return (outcome, try String(contentsOf: outcome.outputDirectory.appendingPathComponent("summary.md"), encoding: .utf8))
     }
 
     @Test("a backend whose every request failed to connect: exit 3, naming the backend and its first error, not a 0% pass rate")
@@ -54,13 +60,15 @@ struct InfrastructureExitTests {
         let config = Config(backends: [BackendConfig(name: "srv", model: "m", concurrency: 1,
                                                      options: OpenAIKind(baseURL: server.baseURL.absoluteString + "/v1"))],
                             defaults: RunDefaults(concurrency: 1, retries: 0))
-        let outcome = try await outcome(config)
+        let (outcome, summary) = try await run(config)
         #expect(server.requests.count == 5, "no request after the fifth identical failure")
         #expect(outcome.results.filter { $0.status == .error }.count == 5)
         let skipped = outcome.results.filter { $0.status == .skipped }
         #expect(skipped.count == 7)
         #expect(skipped.allSatisfy { $0.skipReason?.hasPrefix("fail fast: 5 consecutive identical failures on backend 'srv' (bad_request") == true })
         #expect(outcome.verdict.notes.contains { $0.hasPrefix("fail fast:") })
+        #expect(summary.contains("7 case runs skipped by fail fast: 5 consecutive identical failures on backend 'srv'"), "\(summary)")
+        #expect(summary.contains("| 0/5 | 5 | 7 |"), "Passed counts the case runs its rate is over, as the terminal does")
     }
 
     @Test("a backend stopped by fail fast cannot pass a pass-rate gate on the case runs it sent before")

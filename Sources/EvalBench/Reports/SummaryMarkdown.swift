@@ -103,7 +103,7 @@ package enum SummaryMarkdown {
                 summary.group.reasoning.rawValue,
                 summary.group.variant,
                 ReportFormat.passRate(summary),
-                "\(summary.passed)/\(summary.cases)",
+                "\(summary.passed)/\(summary.cases - summary.skipped)",
                 String(summary.errors),
                 String(summary.skipped),
                 pair(summary.latencyP50Ms, summary.latencyP95Ms),
@@ -315,7 +315,7 @@ package enum SummaryMarkdown {
             let inputPerRequest = requests > 0 ? Double(summary.usage.reportedTotal(.input)) / Double(requests) : nil
             table.appendRow([
                 "\(summary.group.backend) · \(summary.group.reasoning.rawValue)", summary.group.variant, ReportFormat.passRate(summary),
-                "\(summary.passed)/\(summary.cases)",
+                "\(summary.passed)/\(summary.cases - summary.skipped)",
                 ReportFormat.oneDecimal(instructions),
                 ReportFormat.oneDecimal(inputPerRequest),
                 ReportFormat.milliseconds(summary.latencyP50Ms), ReportFormat.milliseconds(summary.ttftP50Ms),

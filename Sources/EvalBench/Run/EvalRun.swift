@@ -480,7 +480,14 @@ package enum EvalRun {
                                      baseline: ResultTable? = nil, to directory: URL) throws {
         var notes: [String: String] = [:]
         var levelsRun: [String: Set<ReasoningLevel>] = [:]
-        for result in results { levelsRun[result.backend, default: []].insert(result.reasoning) }
+        // What stopped a backend early, and how many of its case runs it left unsent.
+        var stopped: [String: (reason: String, count: Int)] = [:]
+        for result in results {
+            levelsRun[result.backend, default: []].insert(result.reasoning)
+            if result.status == .skipped, let reason = result.skipReason, reason.hasPrefix("fail fast:") {
+                stopped[result.backend] = (stopped[result.backend]?.reason ?? reason, (stopped[result.backend]?.count ?? 0) + 1)
+            }
+        }
         for backend in metadata.backends {
             var parts: [String] = ["kind \(backend.kind)"]
             if backend.availability != "available" { parts.append(backend.availability) }
@@ -488,6 +495,7 @@ package enum EvalRun {
                 .compactMap { level in backend.reasoning[level.rawValue].map { "\(level.rawValue) → \($0)" } }
             if !levels.isEmpty { parts.append("reasoning: " + levels.joined(separator: "; ")) }
             if let structured = backend.structuredOutput { parts.append("structured output: \(structured)") }
+            if let stop = stopped[backend.name] { parts.append("\(stop.count) case runs skipped by \(stop.reason)") }
             notes[backend.name] = parts.joined(separator: "; ")
         }
         var input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),
