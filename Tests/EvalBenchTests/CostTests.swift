@@ -34,6 +34,13 @@ struct CostTests {
     @Test("an unreported figure or no price at all leaves the cost empty, never 0")
     func unknown() {
         #expect(pricing.costUSD(for: Usage(inputTokens: 10)) == nil)
+        // Cached input priced apart and not reported: which part of the input was cached is unknown.
+        let unsplit = Usage(inputTokens: 1000, outputTokens: 10)
+        #expect(pricing.pricedCost(for: unsplit) == (nil, "cost unknown: cached input tokens are priced apart from input and were not reported"))
+        #expect(Pricing(inputPerMTok: 3, cachedInputPerMTok: 3, outputPerMTok: 15).costUSD(for: unsplit) != nil, "priced alike, the split does not matter")
+        #expect(Pricing(inputPerMTok: 3, outputPerMTok: 15).costUSD(for: unsplit) != nil)
+        let writesUnknown = Usage(inputTokens: 1000, cachedInputTokens: 600, outputTokens: 50)
+        #expect(Pricing(inputPerMTok: 3, cachedInputPerMTok: 0.3, cacheWritePerMTok: 3.75, outputPerMTok: 15).costUSD(for: writesUnknown) == nil)
         #expect(pricing.costUSD(for: Usage(outputTokens: 10)) == nil)
         #expect(Pricing().costUSD(for: Usage(inputTokens: 10, outputTokens: 10)) == nil)
     }

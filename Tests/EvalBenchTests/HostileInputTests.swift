@@ -59,7 +59,7 @@ struct HostileFigureTests {
         #expect(pricing.costUSD(for: Usage(inputTokens: -5, outputTokens: 1)) == nil)
         #expect(pricing.costUSD(for: Usage(inputTokens: Int.max, cachedInputTokens: -1, outputTokens: Int.max)) == nil)
         #expect(pricing.pricedCost(for: Usage(inputTokens: 10, outputTokens: -7)).unknownBecause?.contains("output_tokens -7 is negative") == true)
-        #expect(pricing.costUSD(for: Usage(inputTokens: 1_000_000, outputTokens: 0)) == 3, "plausible figures are still priced")
+        #expect(pricing.costUSD(for: Usage(inputTokens: 1_000_000, cachedInputTokens: 0, outputTokens: 0)) == 3, "plausible figures are still priced")
     }
 
     @Test("the Anthropic and Gemini normalisers saturate sums of 2^63−1 instead of trapping, and flag them")

@@ -6,7 +6,9 @@ extension Pricing {
     ///
     /// Uncached input is input − cached − cache writes; cached input is charged at
     /// `cachedInputPerMTok` and cache writes at `cacheWritePerMTok` (each the input price when
-    /// absent); output at `outputPerMTok`; plus `perRequest`. Figures that cannot all be true,
+    /// absent); output at `outputPerMTok`; plus `perRequest`. When cached input or cache writes
+    /// are priced apart from input and the server did not report them, the split of the input
+    /// is unknown, and so is the cost (billing them all at the input price would be a guess). Figures that cannot all be true,
     /// and a cost too large to be a number, are unknown too (see `pricedCost(for:)` for why).
     public func costUSD(for usage: Usage) -> Double? {
         pricedCost(for: usage).usd
@@ -23,6 +25,12 @@ extension Pricing {
         // In Double: token counts are bounded by the check above, and no product can trap.
         if let inputPerMTok {
             guard let input = usage.inputTokens else { return (nil, nil) }
+            if usage.cachedInputTokens == nil, let price = cachedInputPerMTok, price != inputPerMTok {
+                return (nil, "cost unknown: cached input tokens are priced apart from input and were not reported")
+            }
+            if usage.cacheWriteInputTokens == nil, let price = cacheWritePerMTok, price != inputPerMTok {
+                return (nil, "cost unknown: cache writes are priced apart from input and were not reported")
+            }
             let cached = Double(usage.cachedInputTokens ?? 0)
             let written = Double(usage.cacheWriteInputTokens ?? 0)
             total += max(0, Double(input) - cached - written) * inputPerMTok / 1_000_000
