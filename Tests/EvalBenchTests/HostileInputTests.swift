@@ -416,3 +416,30 @@ struct LoaderFuzzTests {
         #expect(counts.withoutLocation.isEmpty, "\(counts.withoutLocation.prefix(5))")
     }
 }
+
+@Suite("Control characters from a server stay out of the text reports")
+struct ReportControlCharacterTests {
+    @Test("escape sequences, NUL and bidirectional overrides in answers, model names and errors are escaped in .md and .csv files")
+    func escapedInTextReports() throws {
+        let hostile = "\u{1B}[31mRED\u{1B}[0m \u{1B}]0;title\u{07} \u{0}x \u{202E}evil\u{202C} \u{9B}2J"
+        var failed = fixtureResult(caseID: "a", model: "m\u{1B}[2J", status: .fail, failedAssertion: "contains")
+        failed.output = "got " + hostile
+        let errored = fixtureResult(caseID: "b", model: "m\u{1B}[2J", status: .error, errorKind: .server, errorMessage: "boom " + hostile)
+        let directory = PackagePaths.temporaryDirectory("control-characters")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try ReportWriter.write(ReportInput(results: [failed, errored], suiteNames: ["geo"], startedAt: Date(), endedAt: Date()), to: directory)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".md") || $0.hasSuffix(".csv") }
+        #expect(files.contains("summary.md") && files.contains("results.csv"))
+        for file in files {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            let raw = text.unicodeScalars.filter { scalar in
+                (scalar.value < 0x20 && !"\n\r\t".unicodeScalars.contains(scalar)) || (0x7F...0x9F).contains(scalar.value)
+                    || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+            }
+            #expect(raw.isEmpty, "\(file) holds \(raw.map { String($0.value, radix: 16) })")
+        }
+        let summary = try String(contentsOf: directory.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.contains("boom \\u{1B}[31mRED"), "escaped visibly, as the terminal shows it")
+        #expect(TerminalText.safeDocument("line one\nline\ttwo\r\n") == "line one\nline\ttwo\r\n")
+    }
+}

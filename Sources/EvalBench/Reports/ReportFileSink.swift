@@ -22,7 +22,7 @@ package final class ReportFileSink {
     /// Appends `text`.
     package func write(_ text: String) throws {
         do {
-            try handle.write(contentsOf: Data(text.utf8))
+            try handle.write(contentsOf: Data(TerminalText.forReport(text, file: file).utf8))
         } catch {
             abandon()
             throw ReportWriteFailure(path: file.path, reason: error.localizedDescription)

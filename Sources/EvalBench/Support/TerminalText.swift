@@ -18,8 +18,49 @@ package enum TerminalText {
         return String(out)
     }
 
-    /// C0 controls but the tab, DEL and C1 controls.
+    /// C0 controls but the tab, DEL, C1 controls, and the bidirectional embeddings, overrides
+    /// and isolates, which can make text read in another order than it is (U+202A–U+202E,
+    /// U+2066–U+2069).
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value) || isBidiControl(scalar.value)
+    }
+
+    private static func isBidiControl(_ value: UInt32) -> Bool {
+        (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    }
+
+    /// `text` made safe to `cat` or to render as a Markdown or CSV file: `safe`'s escapes, but
+    /// line breaks and tabs, which these files are made of, stay. Report text comes from
+    /// servers (answers, model names, error messages), and summary.md is also what GitHub's
+    /// job page shows.
+    package static func safeDocument(_ text: String) -> String {
+        guard mayHoldControl(text) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar), scalar != "\n", scalar != "\r" {
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// `text` as a report file named `file` holds it: `safeDocument` for Markdown and CSV,
+    /// as it is for the rest (HTML, XML and SVG replace control characters as they are written).
+    package static func forReport(_ text: String, file: URL) -> String {
+        ["md", "csv"].contains(file.pathExtension.lowercased()) ? safeDocument(text) : text
+    }
+
+    /// Whether `text`'s UTF-8 holds a byte that may begin an escaped character: a C0 control
+    /// other than tab and line breaks, DEL, a C1 control's lead byte (0xC2) or a bidirectional
+    /// control's (0xE2). A byte scan, so that a large report is not walked scalar by scalar.
+    private static func mayHoldControl(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.contains { byte in
+                (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F || byte == 0xC2 || byte == 0xE2
+            }
+        }
     }
 }
