@@ -8,7 +8,8 @@ func commandMerge(_ parsed: ParsedCommand) -> ExitStatus {
     var request = MergeRequest(partDirectories: parsed.arguments, outputDirectory: parsed.value(Options.mergeOut) ?? "merged")
     request.allowPartial = parsed.has(Options.allowPartial)
     request.gate = Gate(minPassRate: parsed.value(Options.minPassRate).flatMap(Values.fraction),
-                        maxErrorRate: parsed.value(Options.maxErrorRate).flatMap(Values.fraction))
+                        maxErrorRate: parsed.value(Options.maxErrorRate).flatMap(Values.fraction),
+                        allowsEmptyRun: parsed.has(Options.allowEmpty))
     request.target = parsed.target()
     request.baselineDirectory = parsed.value(Options.baseline)
     request.comparisonThresholds = parsed.comparisonThresholds()
