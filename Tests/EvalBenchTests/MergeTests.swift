@@ -222,6 +222,30 @@ struct MergeTests {
         #expect(FileManager.default.fileExists(atPath: compared.outputDirectory.appendingPathComponent("compare.md").path))
     }
 
+    @Test("merge --baseline shows the baseline and its flips in report.html and names it in run.json, as run --baseline does")
+    func baselineInReports() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-baseline")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        // A baseline in which backend b answered every case: its odd cases flip to fail now.
+        let baseline = work.appendingPathComponent("baseline")
+        var earlier = request(baseline)
+        earlier.providedBackends = [FixedAnswerBackend(name: "a"), FixedAnswerBackend(name: "b")]
+        try await run(earlier)
+        var compared = request(work.appendingPathComponent("compared"))
+        compared.baselineDirectory = baseline.path
+        let single = try await run(compared)
+        let merged = try merge(shards, into: work.appendingPathComponent("merged")) { $0.baselineDirectory = baseline.path }
+        let marks = { (directory: URL) throws -> [Int] in
+            let html = try self.text(directory, RunDirectory.FileName.html)
+            return ["data-baseline-status=", "data-flipped=\"true\"", "<span class=\"flip\">"].map { html.components(separatedBy: $0).count - 1 }
+        }
+        let expected = try marks(single.outputDirectory)
+        #expect(expected[1] == 6 && expected.allSatisfy { $0 > 0 }, "the 6 odd cases flip on b: \(expected)")
+        #expect(try marks(merged.outputDirectory) == expected)
+        #expect(try RunDirectory(merged.outputDirectory).readMetadata().baseline == baseline.path)
+    }
+
     /// A result of case `caseID`, turn `turn` of 2, at plan index `plan` (none when nil).
     private func result(_ caseID: String, turn: Int, plan: Int?) -> RequestResult {
         var result = RequestResult(key: "s/\(caseID)/default/p/none/1", suite: "s", caseID: caseID, turn: turn, turns: 2,

@@ -71,17 +71,13 @@ package enum RunMerge {
         var metadata = mergedMetadata(parts, request)
         if let target = request.target { metadata.target = target }
         try metadata.write(to: directory.metadata)
-        try EvalRun.writeReports(results, metadata: metadata, to: directory.url)
+        // As `run --baseline` does: report.html shows the baseline's answers and flips, and
+        // run.json names the baseline so that `evalbench report` shows them again.
+        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, to: directory.url)
         try EvalRun.appendStepSummary(from: directory.url, environment: request.environment)
-
-        var comparison: Comparison?
-        if let baseline, let name = request.baselineDirectory {
-            let compared = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
-            try compared.write(to: directory.url, baselineName: name, currentName: directory.url.path)
-            try EvalRun.appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown,
-                                          environment: request.environment)
-            comparison = compared
-        }
+        let comparison = try EvalRun.compare(results, with: baseline, named: request.baselineDirectory,
+                                             thresholds: request.comparisonThresholds, in: directory,
+                                             environment: request.environment)
         var gate = request.gate
         if comparison != nil { gate.everyCaseMustPassByDefault = false }
         let (unavailable, unavailableHere) = availability(metadata.backends)
@@ -152,6 +148,7 @@ package enum RunMerge {
         metadata.shard = nil
         metadata.mergedFrom = parts.map(\.path)
         metadata.arguments = request.arguments
+        metadata.baseline = request.baselineDirectory
         metadata.startedAt = parts.map(\.metadata.startedAt).min() ?? metadata.startedAt
         let ends = parts.compactMap(\.metadata.endedAt)
         metadata.endedAt = ends.count == parts.count ? ends.max() : nil
