@@ -25,6 +25,8 @@ func commandMerge(_ parsed: ParsedCommand) -> ExitStatus {
         fail("the merge stopped: \(error)", status: .infrastructure)
     }
     for missing in outcome.missing { printError("evalbench: --allow-partial: \(missing)") }
+    // As run does, even with --quiet: the figures cover only part of the plan.
+    if let interruption = outcome.interruption { print("evalbench: \(interruption.headline)") }
     if !parsed.has(Options.quiet) {
         printSummary(outcome.results, verdict: outcome.verdict, directory: outcome.outputDirectory,
                      comparison: outcome.comparison, baseline: request.baselineDirectory)

@@ -173,6 +173,44 @@ struct MergeTests {
         #expect(refused.first?.contains("--resume \(shards[0].path)") == true, "\(refused)")
     }
 
+    /// Marks each shard interrupted with its last `dropped[i]` results gone, as Ctrl-C leaves a part.
+    private func interrupt(_ shards: [URL], dropping dropped: [Int]) throws -> (unfinished: Int, planned: Int) {
+        var planned = 0
+        for (shard, count) in zip(shards, dropped) {
+            let part = RunDirectory(shard)
+            let results = try part.readResults()
+            try part.writeResults(Array(results.dropLast(count)))
+            var metadata = try part.readMetadata()
+            let requests = try #require(metadata.shard?.requests)
+            metadata.interruption = RunMetadata.Interruption(unfinishedRequests: count, plannedRequests: requests)
+            try metadata.write(to: part.metadata)
+            planned += requests
+        }
+        return (dropped.reduce(0, +), planned)
+    }
+
+    @Test("interrupted parts make an interrupted merge: every part's unfinished requests counted, the parts named, gates not applied")
+    func interruptedParts() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-interrupted")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        let (unfinished, planned) = try interrupt(shards, dropping: [3, 1, 2])
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 3 && refused.allSatisfy { $0.contains("is incomplete") }, "\(refused)")
+
+        let merged = try merge(shards, into: work.appendingPathComponent("p")) { $0.allowPartial = true; $0.gate = Gate(minPassRate: 1) }
+        let expected = RunMetadata.Interruption(unfinishedRequests: unfinished, plannedRequests: planned, parts: shards.map(\.path))
+        #expect(merged.interruption == expected)
+        #expect(try RunDirectory(merged.outputDirectory).readMetadata().interruption == expected)
+        #expect(merged.verdict.exitStatus == .interrupted, "\(merged.verdict)")
+        #expect(merged.verdict.reasons == ["\(unfinished) of \(planned) planned requests did not run; the gates were not applied (finish "
+                                           + shards.map(\.path).joined(separator: ", ") + " with `evalbench run ... --resume DIR` and merge again)"])
+        let headline = "Interrupted: \(unfinished) of \(planned) planned requests did not run"
+        #expect(try text(merged.outputDirectory, RunDirectory.FileName.summaryMarkdown).hasPrefix("> **\(headline)"))
+        #expect(try text(merged.outputDirectory, RunDirectory.FileName.junit).contains("<error type=\"interrupted\" message=\"\(headline)"))
+        #expect(!expected.headline.contains("(finish it with --resume)") && expected.headline.contains("and merge again"))
+    }
+
     @Test("parts of different suites, configs, matrices or splits, a part given twice and an unsharded run are refused, each named")
     func mismatchedParts() async throws {
         let work = PackagePaths.temporaryDirectory("merge-mismatch")

@@ -316,11 +316,7 @@ package enum EvalRun {
             verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases ran again, deleted ones were dropped")
         }
         // The gates judge a whole plan: a partial run neither passes nor fails them.
-        if let interruption = metadata.interruption {
-            verdict = Gate.Verdict(exitStatus: .interrupted,
-                                   reasons: ["\(interruption.unfinishedRequests) of \(interruption.plannedRequests) planned requests did not run; the gates were not applied (--resume finishes the run)"],
-                                   notes: verdict.notes)
-        }
+        if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
         return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison,
                           interruption: metadata.interruption)
     }

@@ -29,6 +29,8 @@ package struct MergeOutcome: Sendable {
     package var comparison: Comparison?
     /// What `--allow-partial` let through: missing shards and cases, each said in full.
     package var missing: [String]
+    /// When parts were interrupted, how much of them did not run (as run.json records it).
+    package var interruption: RunMetadata.Interruption?
 }
 
 /// `evalbench merge`: combines the shards of a run (`run --shard K/N`) into one run directory
@@ -86,8 +88,10 @@ package enum RunMerge {
         verdict.failOnRegression(comparison, baseline: request.baselineDirectory)
         let missing = coverage.gaps.map(\.message)
         verdict.notes += missing.map { "partial merge: \($0)" }
+        // Interrupted parts make an interrupted run, which the gates do not judge.
+        if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
         return MergeOutcome(outputDirectory: directory.url, results: results, verdict: verdict,
-                            comparison: comparison, missing: missing)
+                            comparison: comparison, missing: missing, interruption: metadata.interruption)
     }
 
     /// Each part's run.json and results; every unreadable part named in one `LoadError`.
@@ -142,10 +146,12 @@ package enum RunMerge {
     }
 
     /// The first part's run.json as one run's: no shard, the earliest start and latest end,
-    /// each backend as the worst part saw it (unavailable anywhere is unavailable).
+    /// each backend as the worst part saw it (unavailable anywhere is unavailable), and the
+    /// interruptions of all parts as one.
     static func mergedMetadata(_ parts: [Part], _ request: MergeRequest) -> RunMetadata {
         var metadata = parts[0].metadata
         metadata.shard = nil
+        metadata.interruption = interruption(of: parts)
         metadata.mergedFrom = parts.map(\.path)
         metadata.arguments = request.arguments
         metadata.baseline = request.baselineDirectory
@@ -162,6 +168,17 @@ package enum RunMerge {
             }
         }
         return metadata
+    }
+
+    /// The interrupted parts' unfinished requests of every part's planned ones, naming the
+    /// interrupted parts (what `--resume` finishes); nil when no part was interrupted.
+    static func interruption(of parts: [Part]) -> RunMetadata.Interruption? {
+        let interrupted = parts.filter { $0.metadata.interruption != nil }
+        guard !interrupted.isEmpty else { return nil }
+        return RunMetadata.Interruption(
+            unfinishedRequests: interrupted.reduce(0) { $0 + ($1.metadata.interruption?.unfinishedRequests ?? 0) },
+            plannedRequests: parts.reduce(0) { $0 + ($1.metadata.shard?.requests ?? $1.metadata.interruption?.plannedRequests ?? 0) },
+            parts: interrupted.map(\.path))
     }
 
     /// The backends run.json says were unavailable, and those that cannot run on that platform.

@@ -23,10 +23,33 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package struct Interruption: Sendable, Codable, Equatable {
         package var unfinishedRequests: Int
         package var plannedRequests: Int
+        /// For a merge (`evalbench merge`), the directories of the interrupted parts, which are
+        /// what `--resume` finishes; nil for a run.
+        package var parts: [String]?
+
+        package init(unfinishedRequests: Int, plannedRequests: Int, parts: [String]? = nil) {
+            self.unfinishedRequests = unfinishedRequests
+            self.plannedRequests = plannedRequests
+            self.parts = parts
+        }
 
         /// The line every report opens with.
         package var headline: String {
-            "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (finish it with --resume)"
+            "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (\(howToFinish))"
+        }
+
+        /// The verdict on an interrupted run, whatever the gates said: they judge a whole plan,
+        /// and a partial run neither passes nor fails them. `notes` are kept.
+        package func verdict(notes: [String]) -> Gate.Verdict {
+            Gate.Verdict(exitStatus: .interrupted,
+                         reasons: ["\(unfinishedRequests) of \(plannedRequests) planned requests did not run; the gates were not applied (\(howToFinish))"],
+                         notes: notes)
+        }
+
+        /// A run is finished by resuming it; a merge, by resuming its interrupted parts and merging again.
+        private var howToFinish: String {
+            guard let parts, !parts.isEmpty else { return "finish it with --resume" }
+            return "finish \(parts.joined(separator: ", ")) with `evalbench run ... --resume DIR` and merge again"
         }
     }
     /// `InputDigest.suites` and `InputDigest.config`: equal in the parts `merge` accepts.
