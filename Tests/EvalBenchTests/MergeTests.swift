@@ -142,6 +142,37 @@ struct MergeTests {
         #expect(Set(partial.results.map(\.caseID)).isDisjoint(with: missing))
     }
 
+    @Test("a partial merge says so in summary.md, the step summary, junit.xml, report.html and run.json, and recommends nothing")
+    func partialMergeReports() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-partial-reports")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (whole, shards) = try await runs(in: work)
+        let stepSummary = work.appendingPathComponent("step-summary.md")
+        let partial = try merge([shards[0], shards[2]], into: work.appendingPathComponent("p")) {
+            $0.allowPartial = true
+            $0.environment = ["GITHUB_STEP_SUMMARY": stepSummary.path]
+        }
+        let metadata = try RunDirectory(partial.outputDirectory).readMetadata()
+        #expect(metadata.partialMerge == partial.missing && partial.missing.count == 1)
+        let headline = "Partial merge: \(partial.missing[0]); these figures cover only the results merged"
+        #expect(metadata.partialMergeHeadline?.hasPrefix(headline) == true)
+        let summary = try text(partial.outputDirectory, RunDirectory.FileName.summaryMarkdown)
+        #expect(summary.hasPrefix("> **\(MarkdownTable.escape(headline))"), "\(summary.prefix(300))")
+        #expect(summary.contains("## Recommendation\n\nNo recommendation: the merge is partial"))
+        #expect(try String(contentsOf: stepSummary, encoding: .utf8).contains("Partial merge: shard 2/3 is missing"))
+        #expect(try text(partial.outputDirectory, RunDirectory.FileName.junit)
+                    .contains("<testcase classname=\"evalbench\" name=\"merge complete\" time=\"0\">\n      <error type=\"partial_merge\" message=\"Partial merge: shard 2/3 is missing"))
+        let html = try text(partial.outputDirectory, RunDirectory.FileName.html)
+        #expect(html.contains("<strong>Partial merge: shard 2/3 is missing") && html.contains("No recommendation: the merge is partial"))
+        let rows = try text(partial.outputDirectory, RunDirectory.FileName.recommendationCSV).split(whereSeparator: \.isNewline).dropFirst()
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix(",false") }, "no candidate of a partial merge is marked recommended")
+
+        let complete = try merge(shards, into: work.appendingPathComponent("m"))
+        #expect(try RunDirectory(complete.outputDirectory).readMetadata().partialMerge == nil)
+        #expect(try !text(complete.outputDirectory, RunDirectory.FileName.summaryMarkdown).contains("Partial merge"))
+        #expect(try text(complete.outputDirectory, RunDirectory.FileName.junit) == (try text(whole, RunDirectory.FileName.junit)))
+    }
+
     @Test("an --out that is a file is refused with the other problems, before anything is written")
     func outputIsAFile() async throws {
         let work = PackagePaths.temporaryDirectory("merge-out-file")

@@ -485,6 +485,7 @@ package enum EvalRun {
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
         input.interruption = metadata.interruption?.headline
+        input.partialMerge = metadata.partialMergeHeadline
         input.baselineResults = baseline
         input.recommendation = RecommendationSettings(
             target: metadata.target,

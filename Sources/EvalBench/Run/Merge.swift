@@ -72,6 +72,7 @@ package enum RunMerge {
         let results = try directory.writeResults(streaming: planOrder(tables).lazy.map { tables[Int($0.part)][Int($0.row)] })
         var metadata = mergedMetadata(parts, request)
         if let target = request.target { metadata.target = target }
+        metadata.partialMerge = coverage.gaps.isEmpty ? nil : coverage.gaps.map(\.message)
         try metadata.write(to: directory.metadata)
         // As `run --baseline` does: report.html shows the baseline's answers and flips, and
         // run.json names the baseline so that `evalbench report` shows them again.

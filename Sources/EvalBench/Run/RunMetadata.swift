@@ -59,6 +59,9 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package var shard: ShardRecord?
     /// The part directories `evalbench merge` combined into this run; nil for a run.
     package var mergedFrom: [String]?
+    /// For a merge of only some of a run's shards (`merge --allow-partial`): each missing or
+    /// unfinished shard, said with the cases and case runs it leaves out; nil for a whole run.
+    package var partialMerge: [String]?
     /// `--baseline`: the earlier run's directory as given, so that `evalbench report` shows its
     /// answers beside this run's again; nil without one.
     package var baseline: String?
@@ -120,6 +123,13 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.backends = backends
+    }
+
+    /// For a partial merge, the line every report opens with; nil for a whole run.
+    package var partialMergeHeadline: String? {
+        guard let partialMerge, !partialMerge.isEmpty else { return nil }
+        return "Partial merge: " + partialMerge.joined(separator: "; ")
+            + "; these figures cover only the results merged (run or finish the shards named and merge again)"
     }
 
     package func write(to url: URL) throws {
