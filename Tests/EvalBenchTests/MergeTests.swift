@@ -204,6 +204,29 @@ struct MergeTests {
         #expect(refused.first?.contains("--resume \(shards[0].path)") == true, "\(refused)")
     }
 
+    @Test("an unfinished shard with results for every case names its unfinished case runs, short turns and unstarted ones")
+    func unfinishedCaseRunsNamed() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-unfinished-runs")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        // A shard with a 2-turn case and another case.
+        let readBack = try shards.map { try RunDirectory($0).readResults() }
+        let chosen = try #require(readBack.indices.first { Set(readBack[$0].map(\.caseID)).count > 1 && readBack[$0].contains { $0.turn == 2 } })
+        let part = RunDirectory(shards[chosen])
+        let results = try part.readResults()
+        let record = try #require(try part.readMetadata().shard)
+        // The second turn of one case run, and the whole of another case run whose case has other results.
+        let shortened = try #require(results.first { $0.turn == 2 })
+        let unstarted = try #require(results.first { $0.caseID != shortened.caseID && $0.repeatIndex == 2 })
+        try part.writeResults(results.filter { !($0.key == shortened.key && $0.turn == 2) && $0.key != unstarted.key })
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?.contains("; 2 of \(record.caseRuns) case runs unfinished: "
+                                        + [shortened.key + " (1 of 2 turns)", unstarted.key + " (no turn)"].sorted().joined(separator: ", ")
+                                        + " (") == true, "\(refused)")
+        #expect(refused.first?.contains("no results for") == false, "every case has results: \(refused)")
+    }
+
     /// Marks each shard interrupted with its last `dropped[i]` results gone, as Ctrl-C leaves a part.
     private func interrupt(_ shards: [URL], dropping dropped: [Int]) throws -> (unfinished: Int, planned: Int) {
         var planned = 0
