@@ -107,7 +107,7 @@ enum Commands {
         name: "merge", abstract: "Merge a run's shards (run --shard) into one report.",
         discussion: "Refuses shards of different suites, configs, matrices, splits or evalbench versions, and shards that overlap or leave cases out (naming them). Writes the reports and applies the gates (and --baseline) as one run of the same work would, with the same exit codes.",
         arguments: [ArgumentSpec("DIR", help: "A shard's directory (its --out).", repeating: true)],
-        options: [Options.mergeOut, Options.allowPartial, Options.minPassRate, Options.maxErrorRate, Options.target, Options.baseline,
+        options: [Options.mergeOut, Options.allowPartial, Options.minPassRate, Options.maxErrorRate, Options.target, Options.allowEmpty, Options.baseline,
                   Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),
                   Options.alpha.requiring(Options.baseline), Options.quiet])
     static let validate = CommandSpec(

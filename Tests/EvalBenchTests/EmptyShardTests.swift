@@ -75,6 +75,21 @@ struct EmptyShardTests {
         #expect(Set(merged.results.map(\.caseID)) == Set(suite.cases.map(\.id)))
     }
 
+    @Test("evalbench merge of parts in which no case ran fails saying --allow-empty, and passes with it")
+    func mergeAllowsEmpty() async throws {
+        let work = PackagePaths.temporaryDirectory("empty-merge")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let split = emptySplit
+        let out = work.appendingPathComponent("empty")
+        let request = request(out, shard: Shard(index: split.empty, count: split.count), prepared: PrepareCount())
+        _ = try await EvalRun.execute(try EvalRun.load(request), request, transport: DefaultStreamTransport())
+        let merge = ["merge", out.path, "--allow-partial", "--out"]
+        let refused = try await runEvalbench(merge + [work.appendingPathComponent("refused").path])
+        #expect(refused.status == 1 && (refused.stdout + refused.stderr).contains("pass --allow-empty if that is expected"), "\(refused.stdout)\(refused.stderr)")
+        let allowed = try await runEvalbench(merge + [work.appendingPathComponent("allowed").path, "--allow-empty"])
+        #expect(allowed.status == 0, "\(allowed.stdout)\(allowed.stderr)")
+    }
+
     @Test("a run that is not an empty shard and records nothing still fails the gate without --allow-empty")
     func emptyRunElsewhereFails() async throws {
         let work = PackagePaths.temporaryDirectory("empty-run")

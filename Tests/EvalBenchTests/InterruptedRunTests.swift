@@ -66,7 +66,7 @@ struct InterruptedRunTests {
         }
         let recommendations = Recommendation.compute(results, settings: RecommendationSettings())
         let complete = RecommendationMarkdown.render(recommendations) ?? ""
-        let interrupted = RecommendationMarkdown.render(recommendations, interrupted: true) ?? ""
+        let interrupted = RecommendationMarkdown.render(recommendations, withheld: RecommendationMarkdown.withheld) ?? ""
         #expect(complete.contains("| Tag |"), "the complete run's section has the table")
         #expect(!interrupted.contains("| Tag |"))
         #expect(interrupted.hasPrefix("## Recommendation\n\nNo recommendation: the run was interrupted"))

@@ -142,6 +142,37 @@ struct MergeTests {
         #expect(Set(partial.results.map(\.caseID)).isDisjoint(with: missing))
     }
 
+    @Test("a partial merge says so in summary.md, the step summary, junit.xml, report.html and run.json, and recommends nothing")
+    func partialMergeReports() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-partial-reports")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (whole, shards) = try await runs(in: work)
+        let stepSummary = work.appendingPathComponent("step-summary.md")
+        let partial = try merge([shards[0], shards[2]], into: work.appendingPathComponent("p")) {
+            $0.allowPartial = true
+            $0.environment = ["GITHUB_STEP_SUMMARY": stepSummary.path]
+        }
+        let metadata = try RunDirectory(partial.outputDirectory).readMetadata()
+        #expect(metadata.partialMerge == partial.missing && partial.missing.count == 1)
+        let headline = "Partial merge: \(partial.missing[0]); these figures cover only the results merged"
+        #expect(metadata.partialMergeHeadline?.hasPrefix(headline) == true)
+        let summary = try text(partial.outputDirectory, RunDirectory.FileName.summaryMarkdown)
+        #expect(summary.hasPrefix("> **\(MarkdownTable.escape(headline))"), "\(summary.prefix(300))")
+        #expect(summary.contains("## Recommendation\n\nNo recommendation: the merge is partial"))
+        #expect(try String(contentsOf: stepSummary, encoding: .utf8).contains("Partial merge: shard 2/3 is missing"))
+        #expect(try text(partial.outputDirectory, RunDirectory.FileName.junit)
+                    .contains("<testcase classname=\"evalbench\" name=\"merge complete\" time=\"0\">\n      <error type=\"partial_merge\" message=\"Partial merge: shard 2/3 is missing"))
+        let html = try text(partial.outputDirectory, RunDirectory.FileName.html)
+        #expect(html.contains("<strong>Partial merge: shard 2/3 is missing") && html.contains("No recommendation: the merge is partial"))
+        let rows = try text(partial.outputDirectory, RunDirectory.FileName.recommendationCSV).split(whereSeparator: \.isNewline).dropFirst()
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix(",false") }, "no candidate of a partial merge is marked recommended")
+
+        let complete = try merge(shards, into: work.appendingPathComponent("m"))
+        #expect(try RunDirectory(complete.outputDirectory).readMetadata().partialMerge == nil)
+        #expect(try !text(complete.outputDirectory, RunDirectory.FileName.summaryMarkdown).contains("Partial merge"))
+        #expect(try text(complete.outputDirectory, RunDirectory.FileName.junit) == (try text(whole, RunDirectory.FileName.junit)))
+    }
+
     @Test("an --out that is a file is refused with the other problems, before anything is written")
     func outputIsAFile() async throws {
         let work = PackagePaths.temporaryDirectory("merge-out-file")
@@ -171,6 +202,67 @@ struct MergeTests {
         #expect(refused.count == 1 && refused[0].contains("shard 1/3 (\(shards[0].path)) is incomplete: "), "\(refused)")
         #expect(refused.first?.contains("no results for 1 case: geo/\(dropped)") == true, "\(refused)")
         #expect(refused.first?.contains("--resume \(shards[0].path)") == true, "\(refused)")
+    }
+
+    @Test("an unfinished shard with results for every case names its unfinished case runs, short turns and unstarted ones")
+    func unfinishedCaseRunsNamed() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-unfinished-runs")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        // A shard with a 2-turn case and another case.
+        let readBack = try shards.map { try RunDirectory($0).readResults() }
+        let chosen = try #require(readBack.indices.first { Set(readBack[$0].map(\.caseID)).count > 1 && readBack[$0].contains { $0.turn == 2 } })
+        let part = RunDirectory(shards[chosen])
+        let results = try part.readResults()
+        let record = try #require(try part.readMetadata().shard)
+        // The second turn of one case run, and the whole of another case run whose case has other results.
+        let shortened = try #require(results.first { $0.turn == 2 })
+        let unstarted = try #require(results.first { $0.caseID != shortened.caseID && $0.repeatIndex == 2 })
+        try part.writeResults(results.filter { !($0.key == shortened.key && $0.turn == 2) && $0.key != unstarted.key })
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?.contains("; 2 of \(record.caseRuns) case runs unfinished: "
+                                        + [shortened.key + " (1 of 2 turns)", unstarted.key + " (no turn)"].sorted().joined(separator: ", ")
+                                        + " (") == true, "\(refused)")
+        #expect(refused.first?.contains("no results for") == false, "every case has results: \(refused)")
+    }
+
+    /// Marks each shard interrupted with its last `dropped[i]` results gone, as Ctrl-C leaves a part.
+    private func interrupt(_ shards: [URL], dropping dropped: [Int]) throws -> (unfinished: Int, planned: Int) {
+        var planned = 0
+        for (shard, count) in zip(shards, dropped) {
+            let part = RunDirectory(shard)
+            let results = try part.readResults()
+            try part.writeResults(Array(results.dropLast(count)))
+            var metadata = try part.readMetadata()
+            let requests = try #require(metadata.shard?.requests)
+            metadata.interruption = RunMetadata.Interruption(unfinishedRequests: count, plannedRequests: requests)
+            try metadata.write(to: part.metadata)
+            planned += requests
+        }
+        return (dropped.reduce(0, +), planned)
+    }
+
+    @Test("interrupted parts make an interrupted merge: every part's unfinished requests counted, the parts named, gates not applied")
+    func interruptedParts() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-interrupted")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        let (unfinished, planned) = try interrupt(shards, dropping: [3, 1, 2])
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 3 && refused.allSatisfy { $0.contains("is incomplete") }, "\(refused)")
+
+        let merged = try merge(shards, into: work.appendingPathComponent("p")) { $0.allowPartial = true; $0.gate = Gate(minPassRate: 1) }
+        let expected = RunMetadata.Interruption(unfinishedRequests: unfinished, plannedRequests: planned, parts: shards.map(\.path))
+        #expect(merged.interruption == expected)
+        #expect(try RunDirectory(merged.outputDirectory).readMetadata().interruption == expected)
+        #expect(merged.verdict.exitStatus == .interrupted, "\(merged.verdict)")
+        #expect(merged.verdict.reasons == ["\(unfinished) of \(planned) planned requests did not run; the gates were not applied (finish "
+                                           + shards.map(\.path).joined(separator: ", ") + " with `evalbench run ... --resume DIR` and merge again)"])
+        let headline = "Interrupted: \(unfinished) of \(planned) planned requests did not run"
+        #expect(try text(merged.outputDirectory, RunDirectory.FileName.summaryMarkdown).hasPrefix("> **\(headline)"))
+        #expect(try text(merged.outputDirectory, RunDirectory.FileName.junit).contains("<error type=\"interrupted\" message=\"\(headline)"))
+        #expect(!expected.headline.contains("(finish it with --resume)") && expected.headline.contains("and merge again"))
     }
 
     @Test("parts of different suites, configs, matrices or splits, a part given twice and an unsharded run are refused, each named")
@@ -220,6 +312,30 @@ struct MergeTests {
         let compared = try merge(shards, into: work.appendingPathComponent("compared")) { $0.baselineDirectory = whole.path }
         #expect(compared.comparison?.isRegression == false && compared.verdict.exitStatus == .success)
         #expect(FileManager.default.fileExists(atPath: compared.outputDirectory.appendingPathComponent("compare.md").path))
+    }
+
+    @Test("merge --baseline shows the baseline and its flips in report.html and names it in run.json, as run --baseline does")
+    func baselineInReports() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-baseline")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        // A baseline in which backend b answered every case: its odd cases flip to fail now.
+        let baseline = work.appendingPathComponent("baseline")
+        var earlier = request(baseline)
+        earlier.providedBackends = [FixedAnswerBackend(name: "a"), FixedAnswerBackend(name: "b")]
+        try await run(earlier)
+        var compared = request(work.appendingPathComponent("compared"))
+        compared.baselineDirectory = baseline.path
+        let single = try await run(compared)
+        let merged = try merge(shards, into: work.appendingPathComponent("merged")) { $0.baselineDirectory = baseline.path }
+        let marks = { (directory: URL) throws -> [Int] in
+            let html = try self.text(directory, RunDirectory.FileName.html)
+            return ["data-baseline-status=", "data-flipped=\"true\"", "<span class=\"flip\">"].map { html.components(separatedBy: $0).count - 1 }
+        }
+        let expected = try marks(single.outputDirectory)
+        #expect(expected[1] == 6 && expected.allSatisfy { $0 > 0 }, "the 6 odd cases flip on b: \(expected)")
+        #expect(try marks(merged.outputDirectory) == expected)
+        #expect(try RunDirectory(merged.outputDirectory).readMetadata().baseline == baseline.path)
     }
 
     /// A result of case `caseID`, turn `turn` of 2, at plan index `plan` (none when nil).

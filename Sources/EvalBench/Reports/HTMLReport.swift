@@ -27,6 +27,9 @@ package enum HTMLReport {
         if let interruption = input.interruption {
             html += "<p class=\"interrupted\"><strong>" + escape(interruption) + "</strong></p>\n"
         }
+        if let partialMerge = input.partialMerge {
+            html += "<p class=\"interrupted partial-merge\"><strong>" + escape(partialMerge) + "</strong></p>\n"
+        }
         html += "<p class=\"run-time\">" + escape(runTime(input, aggregate: aggregate)) + "</p>\n"
         html += headline(aggregate)
         for section in extraSections { html += render(section) }

@@ -5,19 +5,21 @@ import Foundation
 /// repeat failed, errors when any errored, and is skipped when every repeat was.
 package enum JUnitXML {
     /// The whole document for the case runs of `aggregate`, suites in first-seen order. An
-    /// `interruption` is one more testcase, in error, so CI never reads the run as complete.
-    package static func render(_ aggregate: RunAggregate, interruption: String? = nil) -> String {
+    /// `interruption` or a `partialMerge` is one more testcase, in error, so CI never reads the
+    /// run as complete.
+    package static func render(_ aggregate: RunAggregate, interruption: String? = nil, partialMerge: String? = nil) -> String {
         var document = ""
-        emit(aggregate, interruption: interruption) { document += $0 }
+        emit(aggregate, interruption: interruption, partialMerge: partialMerge) { document += $0 }
         return document
     }
 
     /// Writes the same text as `render` to `file` (replacing it atomically) a mebibyte at a
     /// time, so a run of a million case runs never holds the document whole.
-    package static func write(_ aggregate: RunAggregate, interruption: String? = nil, to file: URL) throws {
+    package static func write(_ aggregate: RunAggregate, interruption: String? = nil, partialMerge: String? = nil,
+                              to file: URL) throws {
         let sink = try ReportFileSink(file)
         var pending = ""
-        try emit(aggregate, interruption: interruption) { text in
+        try emit(aggregate, interruption: interruption, partialMerge: partialMerge) { text in
             pending += text
             if pending.utf8.count >= 1 << 20 {
                 try sink.write(pending)
@@ -31,7 +33,8 @@ package enum JUnitXML {
     /// The document in pieces, in order. The counts every `<testsuite>` opens with are summed
     /// first, from each testcase's outcome and time; its XML is made when it is written. The
     /// testcases hold indices into the aggregate's case runs, not copies of them.
-    private static func emit(_ aggregate: RunAggregate, interruption: String?, _ output: (String) throws -> Void) rethrows {
+    private static func emit(_ aggregate: RunAggregate, interruption: String?, partialMerge: String?,
+                             _ output: (String) throws -> Void) rethrows {
         let plan = Layout(aggregate)
         var totals = Counts()
         var suiteCounts = Array(repeating: Counts(), count: plan.suites.count)
@@ -43,15 +46,16 @@ package enum JUnitXML {
             }
             totals.merge(suiteCounts[suite])
         }
-        if interruption != nil {
-            totals.tests += 1
-            totals.errors += 1
-        }
+        let incomplete = [("run complete", "interrupted", interruption), ("merge complete", "partial_merge", partialMerge)]
+            .compactMap { name, type, message in message.map { (name: name, type: type, message: $0) } }
+        totals.tests += incomplete.count
+        totals.errors += incomplete.count
         try output("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"evalbench\" \(totals.attributes)>\n")
-        if let interruption {
-            try output("  <testsuite name=\"evalbench\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
-                + "    <testcase classname=\"evalbench\" name=\"run complete\" time=\"0\">\n"
-                + "      <error type=\"interrupted\" message=\"\(escape(interruption))\"/>\n    </testcase>\n  </testsuite>\n")
+        if !incomplete.isEmpty {
+            try output("  <testsuite name=\"evalbench\" tests=\"\(incomplete.count)\" failures=\"0\" errors=\"\(incomplete.count)\" skipped=\"0\" time=\"0\">\n"
+                + incomplete.map { "    <testcase classname=\"evalbench\" name=\"\($0.name)\" time=\"0\">\n"
+                    + "      <error type=\"\($0.type)\" message=\"\(escape($0.message))\"/>\n    </testcase>\n" }.joined()
+                + "  </testsuite>\n")
         }
         for (suite, testcases) in plan.testcasesOfSuite.enumerated() {
             try output("  <testsuite name=\"\(escape(plan.suites[suite]))\" \(suiteCounts[suite].attributes)>\n")

@@ -92,10 +92,16 @@ package enum RecommendationMarkdown {
         + "`evalbench run … --resume DIR` (or `evalbench run` again) for a recommendation; recommendation.csv has each "
         + "candidate's figures so far, none marked recommended."
 
-    /// The section; for an `interrupted` run, only the sentence why no recommendation is made.
-    package static func render(_ recommendations: [TagRecommendation], interrupted: Bool = false) -> String? {
+    /// Why a partial merge makes no recommendation: its figures leave out whole shards' cases.
+    static let withheldFromPartialMerge = "No recommendation: the merge is partial (`--allow-partial`), so the figures leave out "
+        + "the cases of the missing or unfinished shards and a pick could turn on which shards were there. Run or finish those "
+        + "shards and merge again for a recommendation; recommendation.csv has each candidate's figures so far, none marked recommended."
+
+    /// The section; when `withheld` (an interrupted run or a partial merge), only that sentence
+    /// saying why no recommendation is made.
+    package static func render(_ recommendations: [TagRecommendation], withheld: String? = nil) -> String? {
         guard !recommendations.isEmpty else { return nil }
-        if interrupted { return "## Recommendation\n\n" + withheld + "\n" }
+        if let withheld { return "## Recommendation\n\n" + withheld + "\n" }
         let tooFew = tooFewCases(recommendations).map { "\n" + $0 + "\n" } ?? ""
         if let single = singleCandidate(recommendations) { return "## Recommendation\n\n" + single + "\n" + tooFew }
         var table = MarkdownTable(header.enumerated().map { index, heading in
@@ -194,10 +200,10 @@ package enum RecommendationMarkdown {
 
 /// The recommendation as a section of report.html: the same table and sentences as summary.md.
 package enum RecommendationHTML {
-    package static func section(_ recommendations: [TagRecommendation], interrupted: Bool = false) -> HTMLSection? {
+    package static func section(_ recommendations: [TagRecommendation], withheld: String? = nil) -> HTMLSection? {
         guard !recommendations.isEmpty else { return nil }
         func plain(_ text: String) -> String { text.replacingOccurrences(of: "`", with: "") }
-        if interrupted { return HTMLSection(title: "Recommendation", paragraphs: [plain(RecommendationMarkdown.withheld)]) }
+        if let withheld { return HTMLSection(title: "Recommendation", paragraphs: [plain(withheld)]) }
         if let single = RecommendationMarkdown.singleCandidate(recommendations) {
             return HTMLSection(title: "Recommendation",
                                paragraphs: [single, RecommendationMarkdown.tooFewCases(recommendations)].compactMap { $0 }.map(plain))

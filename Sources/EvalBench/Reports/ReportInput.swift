@@ -19,9 +19,19 @@ package struct ReportInput: Sendable {
     package var recommendation = RecommendationSettings()
     /// For an interrupted run, the sentence every report opens with; nil when it went to the end.
     package var interruption: String?
+    /// For a merge of only some of a run's shards, the sentence every report opens with; nil
+    /// for a whole run.
+    package var partialMerge: String?
     /// The `--baseline` run's results, for the baseline answers and flips in report.html's case
     /// grid; nil without a baseline.
     package var baselineResults: ResultTable?
+
+    /// Why no recommendation is made: the run was interrupted, or merged from only some of its
+    /// shards, so its figures cover part of the plan; nil when one is made.
+    package var recommendationWithheld: String? {
+        if interruption != nil { return RecommendationMarkdown.withheld }
+        return partialMerge == nil ? nil : RecommendationMarkdown.withheldFromPartialMerge
+    }
 
     /// With no `suiteNames`, the suites of `results` in first-seen order.
     package init<Results: Sequence<RequestResult>>(

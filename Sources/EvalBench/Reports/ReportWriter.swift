@@ -27,15 +27,15 @@ package enum ReportWriter {
         let written = try inParallel([
             {
                 var recommendations = Recommendation.compute(input.results, aggregate: aggregate, settings: input.recommendation)
-                // An interrupted run recommends nothing (see RecommendationMarkdown.withheld).
-                if input.interruption != nil {
+                // An interrupted run or a partial merge recommends nothing (see RecommendationMarkdown.withheld).
+                if input.recommendationWithheld != nil {
                     for index in recommendations.indices { recommendations[index].recommendedIndex = nil }
                 }
                 let charts = ChartSet(aggregate)
                 try write(RecommendationCSV.render(recommendations), to: run.file(RunDirectory.FileName.recommendationCSV))
                 try write(SummaryMarkdown.render(input, aggregate: aggregate, recommendations: recommendations, charts: charts),
                           to: run.file(RunDirectory.FileName.summaryMarkdown))
-                let recommendation = RecommendationHTML.section(recommendations, interrupted: input.interruption != nil)
+                let recommendation = RecommendationHTML.section(recommendations, withheld: input.recommendationWithheld)
                 try write(HTMLReport.render(input, aggregate: aggregate, charts: charts, extraSections: [recommendation].compactMap { $0 },
                                             grid: CaseGridCollector.grid(aggregate, baseline: input.baselineResults)),
                           to: run.file(RunDirectory.FileName.html))
@@ -44,7 +44,7 @@ package enum ReportWriter {
             {
                 // junit.xml first: its layout of the case runs is gone before the recommendations,
                 // beside it, hold their tallies at their largest.
-                try JUnitXML.write(aggregate, interruption: input.interruption, to: run.file(RunDirectory.FileName.junit))
+                try JUnitXML.write(aggregate, interruption: input.interruption, partialMerge: input.partialMerge, to: run.file(RunDirectory.FileName.junit))
                 // Streamed row by row, in the same order as before (case runs in aggregate order,
                 // then their requests), without building the whole file or a flat copy of the requests.
                 try ResultsCSV.write(figures: aggregate.caseRuns.requestFigures, to: run.file(RunDirectory.FileName.resultsCSV))

@@ -18,10 +18,11 @@ package enum SummaryMarkdown {
                               recommendations: [TagRecommendation]? = nil, charts chartSet: ChartSet? = nil) -> String {
         [
             input.interruption.map { "> **\(MarkdownTable.escape($0))**\n" },
+            input.partialMerge.map { "> **\(MarkdownTable.escape($0))**\n" },
             title(input, aggregate: aggregate),
             headline(aggregate),
             RecommendationMarkdown.render(recommendations ?? Recommendation.compute(input.results, settings: input.recommendation),
-                                          interrupted: input.interruption != nil),
+                                          withheld: input.recommendationWithheld),
             latencyPercentiles(aggregate),
             repeats(aggregate),
             flakyCases(aggregate),

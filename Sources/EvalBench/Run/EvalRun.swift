@@ -329,11 +329,7 @@ package enum EvalRun {
             verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases ran again, deleted ones were dropped")
         }
         // The gates judge a whole plan: a partial run neither passes nor fails them.
-        if let interruption = metadata.interruption {
-            verdict = Gate.Verdict(exitStatus: .interrupted,
-                                   reasons: ["\(interruption.unfinishedRequests) of \(interruption.plannedRequests) planned requests did not run; the gates were not applied (--resume finishes the run)"],
-                                   notes: verdict.notes)
-        }
+        if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
         return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison,
                           interruption: metadata.interruption)
     }
@@ -415,10 +411,20 @@ package enum EvalRun {
     /// With `--baseline`, compares `results` with the baseline's and writes compare.md and compare.csv.
     static func compare(_ results: ResultTable, with loaded: LoadedRun, _ request: RunRequest,
                         in directory: RunDirectory) throws -> Comparison? {
-        guard let baseline = loaded.baselineResults, let baselineDirectory = request.baselineDirectory else { return nil }
-        let comparison = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
+        try compare(results, with: loaded.baselineResults, named: request.baselineDirectory,
+                    thresholds: request.comparisonThresholds, in: directory, environment: request.environment)
+    }
+
+    /// With a baseline (its results, and its directory as given), compares `results` with it,
+    /// writes compare.md and compare.csv into `directory` and appends compare.md to the step
+    /// summary; nil without one. `run --baseline` and `merge --baseline` both come here.
+    package static func compare(_ results: ResultTable, with baseline: ResultTable?, named baselineDirectory: String?,
+                                thresholds: ComparisonThresholds, in directory: RunDirectory,
+                                environment: [String: String]) throws -> Comparison? {
+        guard let baseline, let baselineDirectory else { return nil }
+        let comparison = Comparison(baseline: baseline, current: results, thresholds: thresholds)
         try comparison.write(to: directory.url, baselineName: baselineDirectory, currentName: directory.url.path)
-        try appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown, environment: request.environment)
+        try appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown, environment: environment)
         return comparison
     }
 
@@ -441,10 +447,7 @@ package enum EvalRun {
         if emptyShard != nil { gate.allowsEmptyRun = true }
         var verdict = gate.evaluate(results, unavailableBackends: unavailable, unavailableHere: unavailableHere,
                                     suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates })
-        if let comparison, comparison.isRegression {
-            verdict.reasons.append("regression against the baseline \(request.baselineDirectory ?? ""): see \(RunDirectory.FileName.compareMarkdown)")
-            if verdict.exitStatus == .success { verdict.exitStatus = .gateFailed }
-        }
+        verdict.failOnRegression(comparison, baseline: request.baselineDirectory)
         if let emptyShard {
             verdict.notes.append("shard \(emptyShard) holds no cases: nothing ran and no backend was started; `evalbench merge` takes this part as it is")
         }
@@ -503,6 +506,7 @@ package enum EvalRun {
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
         input.interruption = metadata.interruption?.headline
+        input.partialMerge = metadata.partialMergeHeadline
         input.baselineResults = baseline
         input.recommendation = RecommendationSettings(
             target: metadata.target,

@@ -29,6 +29,8 @@ package struct MergeOutcome: Sendable {
     package var comparison: Comparison?
     /// What `--allow-partial` let through: missing shards and cases, each said in full.
     package var missing: [String]
+    /// When parts were interrupted, how much of them did not run (as run.json records it).
+    package var interruption: RunMetadata.Interruption?
 }
 
 /// `evalbench merge`: combines the shards of a run (`run --shard K/N`) into one run directory
@@ -70,18 +72,15 @@ package enum RunMerge {
         let results = try directory.writeResults(streaming: planOrder(tables).lazy.map { tables[Int($0.part)][Int($0.row)] })
         var metadata = mergedMetadata(parts, request)
         if let target = request.target { metadata.target = target }
+        metadata.partialMerge = coverage.gaps.isEmpty ? nil : coverage.gaps.map(\.message)
         try metadata.write(to: directory.metadata)
-        try EvalRun.writeReports(results, metadata: metadata, to: directory.url)
+        // As `run --baseline` does: report.html shows the baseline's answers and flips, and
+        // run.json names the baseline so that `evalbench report` shows them again.
+        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, to: directory.url)
         try EvalRun.appendStepSummary(from: directory.url, environment: request.environment)
-
-        var comparison: Comparison?
-        if let baseline, let name = request.baselineDirectory {
-            let compared = Comparison(baseline: baseline, current: results, thresholds: request.comparisonThresholds)
-            try compared.write(to: directory.url, baselineName: name, currentName: directory.url.path)
-            try EvalRun.appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown,
-                                          environment: request.environment)
-            comparison = compared
-        }
+        let comparison = try EvalRun.compare(results, with: baseline, named: request.baselineDirectory,
+                                             thresholds: request.comparisonThresholds, in: directory,
+                                             environment: request.environment)
         var gate = request.gate
         if comparison != nil { gate.everyCaseMustPassByDefault = false }
         let (unavailable, unavailableHere) = availability(metadata.backends)
@@ -90,8 +89,10 @@ package enum RunMerge {
         verdict.failOnRegression(comparison, baseline: request.baselineDirectory)
         let missing = coverage.gaps.map(\.message)
         verdict.notes += missing.map { "partial merge: \($0)" }
+        // Interrupted parts make an interrupted run, which the gates do not judge.
+        if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
         return MergeOutcome(outputDirectory: directory.url, results: results, verdict: verdict,
-                            comparison: comparison, missing: missing)
+                            comparison: comparison, missing: missing, interruption: metadata.interruption)
     }
 
     /// Each part's run.json and results; every unreadable part named in one `LoadError`.
@@ -146,12 +147,15 @@ package enum RunMerge {
     }
 
     /// The first part's run.json as one run's: no shard, the earliest start and latest end,
-    /// each backend as the worst part saw it (unavailable anywhere is unavailable).
+    /// each backend as the worst part saw it (unavailable anywhere is unavailable), and the
+    /// interruptions of all parts as one.
     static func mergedMetadata(_ parts: [Part], _ request: MergeRequest) -> RunMetadata {
         var metadata = parts[0].metadata
         metadata.shard = nil
+        metadata.interruption = interruption(of: parts)
         metadata.mergedFrom = parts.map(\.path)
         metadata.arguments = request.arguments
+        metadata.baseline = request.baselineDirectory
         metadata.startedAt = parts.map(\.metadata.startedAt).min() ?? metadata.startedAt
         let ends = parts.compactMap(\.metadata.endedAt)
         metadata.endedAt = ends.count == parts.count ? ends.max() : nil
@@ -165,6 +169,17 @@ package enum RunMerge {
             }
         }
         return metadata
+    }
+
+    /// The interrupted parts' unfinished requests of every part's planned ones, naming the
+    /// interrupted parts (what `--resume` finishes); nil when no part was interrupted.
+    static func interruption(of parts: [Part]) -> RunMetadata.Interruption? {
+        let interrupted = parts.filter { $0.metadata.interruption != nil }
+        guard !interrupted.isEmpty else { return nil }
+        return RunMetadata.Interruption(
+            unfinishedRequests: interrupted.reduce(0) { $0 + ($1.metadata.interruption?.unfinishedRequests ?? 0) },
+            plannedRequests: parts.reduce(0) { $0 + ($1.metadata.shard?.requests ?? $1.metadata.interruption?.plannedRequests ?? 0) },
+            parts: interrupted.map(\.path))
     }
 
     /// The backends run.json says were unavailable, and those that cannot run on that platform.

@@ -105,12 +105,15 @@ package struct MergeCheck: Sendable {
             return
         }
         let present = Dictionary(parts.compactMap { part in part.metadata.shard.map { ($0.index, part) } }) { first, _ in first }
+        var caseRunsOfSuite: [String: Set<String>]?
         for index in 1...reference.count {
             let cases = reference.cases.filter { Self.shard(of: $0, count: reference.count) == index && partsOfCase[$0] == nil }
             let shard = Shard(index: index, count: reference.count)
             if let part = present[index] {
                 if let record = part.metadata.shard, part.results.count < record.requests || !cases.isEmpty {
+                    if caseRunsOfSuite == nil { caseRunsOfSuite = Self.caseRunsOfSuite(parts) }
                     gaps.append(Gap(path: part.path, message: "shard \(shard) (\(part.path)) is incomplete: \(part.results.count) of \(record.requests) requests recorded"
+                                        + Self.unfinishedCaseRuns(part, planned: record.caseRuns, caseRunsOfSuite: caseRunsOfSuite ?? [:])
                                         + (cases.isEmpty ? "" : "; no results for \(Self.names(cases))"),
                                     fix: "finish it with `evalbench run ... --shard \(shard) --resume \(part.path)`"))
                 }
@@ -119,6 +122,55 @@ package struct MergeCheck: Sendable {
                                 fix: "run `evalbench run ... --shard \(shard)` and pass its directory too, or pass --allow-partial"))
             }
         }
+    }
+
+    /// A case run's key without its `suite/case/` prefix: `variant/backend/reasoning/repeat`.
+    private static func caseRun(of key: String, suite: String, caseID: String) -> String? {
+        let prefix = "\(suite)/\(caseID)/"
+        return key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : nil
+    }
+
+    /// Each suite's case runs (`variant/backend/reasoning/repeat`) as any part recorded them
+    /// for any of its cases: the plan gives every case of a suite the same ones.
+    static func caseRunsOfSuite(_ parts: [RunMerge.Part]) -> [String: Set<String>] {
+        var runs: [String: Set<String>] = [:]
+        for part in parts {
+            for row in part.results.indices {
+                let suite = part.results.suite(at: row)
+                if let run = caseRun(of: part.results.key(at: row), suite: suite, caseID: part.results.caseID(at: row)) {
+                    runs[suite, default: []].insert(run)
+                }
+            }
+        }
+        return runs
+    }
+
+    /// `; U of P case runs unfinished: …` for a part that finished fewer than its `planned` case
+    /// runs, naming those its results show: a case run with turns missing, and one that other
+    /// cases of its suite ran and this case did not (the first `namesShown`, then how many more).
+    static func unfinishedCaseRuns(_ part: RunMerge.Part, planned: Int, caseRunsOfSuite: [String: Set<String>]) -> String {
+        struct CaseName: Hashable {
+            var suite: String
+            var caseID: String
+        }
+        var turnsOfKey: [String: (recorded: Set<Int>, turns: Int)] = [:]
+        var runsOfCase: [CaseName: Set<String>] = [:]
+        for row in part.results.indices {
+            let key = part.results.key(at: row), name = CaseName(suite: part.results.suite(at: row), caseID: part.results.caseID(at: row))
+            turnsOfKey[key, default: ([], part.results.turns(at: row))].recorded.insert(part.results.turn(at: row))
+            if let run = caseRun(of: key, suite: name.suite, caseID: name.caseID) { runsOfCase[name, default: []].insert(run) }
+        }
+        let unfinished = planned - turnsOfKey.values.filter { $0.recorded.count >= $0.turns }.count
+        guard unfinished > 0 else { return "" }
+        var named = turnsOfKey.filter { $0.value.recorded.count < $0.value.turns }
+            .map { "\($0.key) (\($0.value.recorded.count) of \($0.value.turns) turns)" }
+        for (name, runs) in runsOfCase {
+            named += caseRunsOfSuite[name.suite, default: []].subtracting(runs).map { "\(name.suite)/\(name.caseID)/\($0) (no turn)" }
+        }
+        let shown = named.sorted().prefix(namesShown)
+        let more = unfinished - shown.count
+        return "; \(unfinished) of \(planned) case runs unfinished" + (shown.isEmpty ? "" : ": " + shown.joined(separator: ", "))
+            + (more > 0 ? " and \(more) more" : "")
     }
 
     private mutating func mismatch(_ part: RunMerge.Part, _ message: String, fix: String) {

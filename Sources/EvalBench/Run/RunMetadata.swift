@@ -23,10 +23,33 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package struct Interruption: Sendable, Codable, Equatable {
         package var unfinishedRequests: Int
         package var plannedRequests: Int
+        /// For a merge (`evalbench merge`), the directories of the interrupted parts, which are
+        /// what `--resume` finishes; nil for a run.
+        package var parts: [String]?
+
+        package init(unfinishedRequests: Int, plannedRequests: Int, parts: [String]? = nil) {
+            self.unfinishedRequests = unfinishedRequests
+            self.plannedRequests = plannedRequests
+            self.parts = parts
+        }
 
         /// The line every report opens with.
         package var headline: String {
-            "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (finish it with --resume)"
+            "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (\(howToFinish))"
+        }
+
+        /// The verdict on an interrupted run, whatever the gates said: they judge a whole plan,
+        /// and a partial run neither passes nor fails them. `notes` are kept.
+        package func verdict(notes: [String]) -> Gate.Verdict {
+            Gate.Verdict(exitStatus: .interrupted,
+                         reasons: ["\(unfinishedRequests) of \(plannedRequests) planned requests did not run; the gates were not applied (\(howToFinish))"],
+                         notes: notes)
+        }
+
+        /// A run is finished by resuming it; a merge, by resuming its interrupted parts and merging again.
+        private var howToFinish: String {
+            guard let parts, !parts.isEmpty else { return "finish it with --resume" }
+            return "finish \(parts.joined(separator: ", ")) with `evalbench run ... --resume DIR` and merge again"
         }
     }
     /// `InputDigest.suites` and `InputDigest.config`: equal in the parts `merge` accepts.
@@ -36,6 +59,9 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package var shard: ShardRecord?
     /// The part directories `evalbench merge` combined into this run; nil for a run.
     package var mergedFrom: [String]?
+    /// For a merge of only some of a run's shards (`merge --allow-partial`): each missing or
+    /// unfinished shard, said with the cases and case runs it leaves out; nil for a whole run.
+    package var partialMerge: [String]?
     /// `--baseline`: the earlier run's directory as given, so that `evalbench report` shows its
     /// answers beside this run's again; nil without one.
     package var baseline: String?
@@ -97,6 +123,13 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.backends = backends
+    }
+
+    /// For a partial merge, the line every report opens with; nil for a whole run.
+    package var partialMergeHeadline: String? {
+        guard let partialMerge, !partialMerge.isEmpty else { return nil }
+        return "Partial merge: " + partialMerge.joined(separator: "; ")
+            + "; these figures cover only the results merged (run or finish the shards named and merge again)"
     }
 
     package func write(to url: URL) throws {
