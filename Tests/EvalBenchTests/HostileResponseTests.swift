@@ -152,6 +152,24 @@ struct HostileResponseTests {
         #expect(timings.unreadable.note(for: "cache_n")?.hasPrefix("cache_n is 1.5") == true)
     }
 
+    @Test("a stream cut short is timed to when it broke, not to its last bytes, on both clients", arguments: [0, 1])
+    func brokenStreamTimedToTheBreak(_ client: Int) async throws {
+        let server = FakeHTTPServer { _ in
+            .stream(headers: ["Content-Type": "text/event-stream"],
+                    pieces: [.init(#"data: {"choices":[{"index":0,"delta":{"content":"Par"}}]}"# + "\n\n"), .init(afterMs: 300, Data())])
+        }
+        try server.start()
+        defer { server.stop() }
+        guard case let .failure(failure) = await ask(server, transport: both[client]) else {
+            Issue.record("a stream with no end was taken")
+            return
+        }
+        #expect(failure.kind == .network, "\(failure)")
+        let timing = try #require(failure.timing)
+        let first = try #require(timing.firstTokenMs), end = try #require(timing.endMs)
+        #expect(end >= 295 && end > first, "first token \(first) ms, end \(end) ms: the latency is to the break")
+    }
+
     @Test("a llama.cpp chunk whose timings hold a fraction keeps its answer")
     func unreadableTimings() async throws {
         let server = FakeHTTPServer { _ in

@@ -48,6 +48,9 @@ struct StreamProgress {
     var firstTokenMs: Double?
     var firstAnswerTokenMs: Double?
     var lastByteMs: Double?
+    /// When the client saw the stream end without its proper end (the connection closed, the
+    /// transport failed): a failure's end, later than its last bytes.
+    var brokenAtMs: Double?
 
     mutating func appendAnswer(_ piece: String, at ms: Double) {
         guard !piece.isEmpty else { return }
@@ -72,8 +75,12 @@ struct StreamProgress {
                       firstAnswerTokenMs: firstAnswerTokenMs, endMs: lastByteMs ?? stopwatch.ms())
     }
 
+    /// A failure, timed to when the stream broke if it did (a stream cut short at 400 ms whose
+    /// last bytes came at 100 ms took 400 ms), else to its last bytes (an error event, a refusal).
     func failure(_ kind: ErrorKind, _ message: String) -> BackendFailure {
-        BackendFailure(kind: kind, message: "\(backend): \(message)", httpStatus: status, timing: timing())
+        var timing = timing()
+        if let brokenAtMs, kind == .network || kind == .timeout { timing.endMs = max(timing.endMs ?? brokenAtMs, brokenAtMs) }
+        return BackendFailure(kind: kind, message: "\(backend): \(message)", httpStatus: status, timing: timing)
     }
 
     /// The successful response, with the provider's usage and finish reason.
@@ -135,7 +142,11 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
 
     func failing(_ failure: BackendFailure) -> BackendFailure {
         var failure = withUsage(failure)
-        if failure.timing == nil, progress.status != nil { failure.timing = progress.timing() }
+        if failure.timing == nil, progress.status != nil {
+            var broken = progress
+            broken.brokenAtMs = progress.stopwatch.ms()
+            failure.timing = broken.failure(failure.kind, "").timing
+        }
         if failure.kind == .network, progress.status != nil, !provider.sawEnd {
             failure.message += " (the connection ended mid-stream)"
         }
@@ -143,6 +154,8 @@ struct SSEStreamReader<Provider: SSEProvider>: StreamReading {
     }
 
     mutating func finish() -> Result<ModelResponse, BackendFailure> {
+        // Failures from here on are the stream ending as it should not have: timed to now.
+        progress.brokenAtMs = progress.stopwatch.ms()
         guard let status = progress.status else {
             return .failure(progress.failure(.network, "the server closed the connection without a response"))
         }
