@@ -36,6 +36,17 @@ struct InfrastructureExitTests {
         #expect(reason.hasPrefix("backend 'down' could not be used: all 12 of its requests failed (first: network"), "\(reason)")
     }
 
+    @Test("the first error an unreachable backend's reason quotes is the first in plan order, whatever order they finished in")
+    func firstErrorInPlanOrder() {
+        let results = [(2, "refused 2"), (0, "refused 0"), (1, "refused 1")].map { index, message in
+            var result = fixtureResult(caseID: "c\(index)", status: .error, errorKind: .network, errorMessage: message)
+            result.planIndex = index
+            return result
+        }
+        let reason = Gate().evaluate(results, unavailableBackends: []).reasons.first
+        #expect(reason == "backend 'local' could not be used: all 3 of its requests failed (first: network: refused 0)", "\(String(describing: reason))")
+    }
+
     @Test("a backend that answered once is judged by its answers: the gate, not infrastructure")
     func oneAnswerIsNotInfrastructure() {
         var results = (1...5).map { fixtureResult(caseID: "c\($0)", status: .error, errorKind: .network, errorMessage: "refused") }

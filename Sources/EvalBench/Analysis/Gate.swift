@@ -148,7 +148,9 @@ public struct Gate: Sendable, Equatable {
         for result in results where result.status != .skipped {
             let infrastructure = result.status == .error && result.errorKind.map(Self.infrastructureKinds.contains) == true
             if let seen = byBackend[result.backend] {
-                byBackend[result.backend] = (seen.first, seen.count + 1, seen.allInfrastructure && infrastructure)
+                // The first in plan order, not in the order the requests finished: the same run says the same.
+                let first = Self.planOrder(result, before: seen.first) ? result : seen.first
+                byBackend[result.backend] = (first, seen.count + 1, seen.allInfrastructure && infrastructure)
             } else {
                 order.append(result.backend)
                 byBackend[result.backend] = (result, 1, infrastructure)
@@ -160,6 +162,13 @@ public struct Gate: Sendable, Equatable {
             return "backend '\(backend)' could not be used: all \(ran.count) of its requests failed (first: \(kind)"
                 + (ran.first.errorMessage.map { ": \($0)" } ?? "") + ")"
         }
+    }
+
+    /// Whether `result` comes before `other` in plan order (by plan index, then turn; results
+    /// without a plan index, from files before it, keep the order they came in).
+    private static func planOrder(_ result: RequestResult, before other: RequestResult) -> Bool {
+        guard let index = result.planIndex, let otherIndex = other.planIndex else { return false }
+        return (index, result.turn) < (otherIndex, other.turn)
     }
 
     /// Errored requests / requests that ran (skipped ones left out), over the run for
