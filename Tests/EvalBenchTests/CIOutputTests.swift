@@ -244,7 +244,7 @@ struct CIOutputTests {
         #expect(group.ttftP99Ms == 400)
         let csv = SummaryCSV.render([group])
         let header = csv.split(separator: "\r\n").first.map(String.init) ?? csv.split(separator: "\n").first.map(String.init) ?? ""
-        #expect(header.hasSuffix("cost_usd,latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source,tool_calls,tool_rounds"))
+        #expect(header.hasSuffix("cost_usd,latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source,tool_calls,tool_rounds,distinct_models,model_requests"))
         #expect(csv.contains(",2500.00,2500.00,400.00,400.00,0.4000"))
         let markdown = SummaryMarkdown.render(ReportInput(results: results, startedAt: Date(), endedAt: Date()),
                                               aggregate: RunAggregate(results))

@@ -73,6 +73,32 @@ struct CaseGridTests {
         #expect(grid.rows[1].cells.keys.sorted() == [0] && grid.rows[2].cells.keys.sorted() == [2])
     }
 
+    @Test("each row's tags are a JSON array that the tag filter matches exactly: 'geo' does not match 'geo fr'")
+    func tagsMatchExactly() throws {
+        let tagged: [(String, [String])] = [("a", ["geo fr"]), ("b", ["geo", "x"]), ("c", ["bell\u{7}", "tab\tbed"])]
+        let results = tagged.map { caseID, tags in
+            var result = fixtureResult(caseID: caseID, status: .pass, latencyMs: 1)
+            result.tags = tags
+            return result
+        }
+        let page = try ParsedXML(CaseGridHTML.render(CaseGridCollector.grid(RunAggregate(results), baseline: nil)))
+        let options = page.all("option").filter { $0.parent.map { page.elements[$0].attributes["id"] } == "filter-tag" }
+            .compactMap { $0.attributes["value"] }
+        #expect(options == ["", "geo fr", "geo", "x", "bell\u{FFFD}", "tab\tbed"])
+        var rowTags: [String: [String]] = [:]
+        for row in page.all("tr", class: "case") {
+            let attribute = try #require(row.attributes["data-tags"])
+            rowTags[row.attributes["data-case"] ?? ""] = try JSONSerialization.jsonObject(with: Data(attribute.utf8)) as? [String]
+        }
+        #expect(rowTags == ["geo/a": ["geo fr"], "geo/b": ["geo", "x"], "geo/c": ["bell\u{FFFD}", "tab\tbed"]],
+                "each tag as its filter option reads it back, control characters as the page writes them")
+        // What the script tests for a row: its tags hold the option's value.
+        #expect(rowTags.filter { $0.value.contains("geo") }.keys.sorted() == ["geo/b"])
+        #expect(options.dropFirst().allSatisfy { option in rowTags.values.contains { $0.contains(option) } })
+        #expect(ViewerAssets.script.contains("JSON.parse(row.dataset.tags).indexOf(t) < 0"))
+        #expect(!ViewerAssets.script.contains("' ' + t + ' '"))
+    }
+
     @Test("hostile answers are escaped in the grid")
     func escaping() {
         var result = fixtureResult(caseID: "x", status: .pass, latencyMs: 1)

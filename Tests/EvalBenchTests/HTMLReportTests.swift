@@ -81,6 +81,16 @@ struct HTMLReportTests {
         #expect(rows[1]["model"] == "" && rows[1]["cost_usd"] == "")
     }
 
+    @Test("a group answered by several models shows each with its requests; the cell keeps summary.csv's model")
+    func severalModels() throws {
+        let page = try ParsedXML(report(fallbackRouterResults()).html)
+        let tableIndex = try #require(page.elements.firstIndex { $0.name == "table" && $0.attributes["class"] == "headline" })
+        let cells = page.descendants(of: tableIndex).filter { $0.name == "td" }
+        let model = try #require(cells.dropFirst().first)
+        #expect(model.text == "small-fallback-v1 (4), big-model-v2 (1)")
+        #expect(model.attributes["data-value"] == "small-fallback-v1")
+    }
+
     @Test("names with markup characters are escaped in the page and read back unchanged")
     func escaping() throws {
         let (html, _) = report(markupRun(), extraSections: [

@@ -117,6 +117,6 @@ func namedMetricColumns() throws {
     second.assertions = [AssertionResult(type: "json", name: "valid-json", passed: false, metric: "valid-json")]
     let csv = SummaryCSV.render(RunAggregate([first, second]).groups)
     let lines = csv.split(whereSeparator: \.isNewline)
-    #expect(lines.first?.hasSuffix(",cost_usd,latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source,tool_calls,tool_rounds,metric:valid-json,metric:judged") == true, "\(csv)")
+    #expect(lines.first?.hasSuffix(",cost_usd,latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source,tool_calls,tool_rounds,distinct_models,model_requests,metric:valid-json,metric:judged") == true, "\(csv)")
     #expect(lines.last?.hasSuffix(",0.5000,0.0000") == true, "valid-json 1/2, judged 0/1: \(csv)")
 }

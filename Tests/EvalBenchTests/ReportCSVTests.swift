@@ -9,11 +9,11 @@ func resultsCSVHeader() {
              + ",tool_calls,tool_rounds")
 }
 
-@Test("summary.csv starts with exactly the header of DESIGN.md, then the percentile, goodput and tool columns")
+@Test("summary.csv starts with exactly the header of DESIGN.md, then the percentile, goodput, tool and model-count columns")
 func summaryCSVHeader() {
     let firstLine = SummaryCSV.render([]).components(separatedBy: "\r\n")[0]
     #expect(firstLine == "backend,model,reasoning,variant,cases,passed,failed,errors,skipped,pass_rate,pass_rate_low,pass_rate_high,latency_p50_ms,latency_p95_ms,ttft_p50_ms,ttft_p95_ms,input_tokens,cached_input_tokens,output_tokens,reasoning_tokens,cache_hit_ratio,cost_usd"
-             + ",latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source,tool_calls,tool_rounds")
+             + ",latency_p90_ms,latency_p99_ms,ttft_p90_ms,ttft_p99_ms,goodput,requests_sent,requests_reporting_input,requests_reporting_cached,requests_reporting_output,requests_reporting_reasoning,requests_with_cost,token_source,tool_calls,tool_rounds,distinct_models,model_requests")
 }
 
 @Test("A results.csv row formats times, ratios, cost and failed assertions, and leaves unreported cells empty")
@@ -39,5 +39,44 @@ func summaryCSVRow() {
         fixtureResult(caseID: "b", status: .error, errorKind: .timeout),
     ]
     let lines = SummaryCSV.render(RunAggregate(results).groups).components(separatedBy: "\r\n")
-    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,,,,,,,100.00,100.00,10.00,10.00,,2,1,0,0,0,0,,,", "the timed-out request reported no input tokens, so their sum is unknown; 1 of 2 did")
+    #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,,,,,,,100.00,100.00,10.00,10.00,,2,1,0,0,0,0,,,,1,1", "the timed-out request reported no input tokens, so their sum is unknown; 1 of 2 did")
+}
+
+/// A router's group: one answer from its big model, four from its fallback, and an error,
+/// which carries the configured name, not one a server reported.
+func fallbackRouterResults() -> [RequestResult] {
+    (1...5).map {
+        fixtureResult(caseID: "c\($0)", backend: "router", model: $0 == 1 ? "big-model-v2" : "small-fallback-v1",
+                      status: .pass, latencyMs: 100)
+    } + [fixtureResult(caseID: "c6", backend: "router", model: "router", status: .error, errorKind: .timeout)]
+}
+
+@Test("summary.csv names a group's most frequent model, and how many models answered and how many answers it gave")
+func summaryCSVModelOfAGroupWithSeveralModels() throws {
+    let lines = SummaryCSV.render(RunAggregate(fallbackRouterResults()).groups).components(separatedBy: "\r\n")
+    let header = lines[0].components(separatedBy: ","), cells = lines[1].components(separatedBy: ",")
+    let row = Dictionary(uniqueKeysWithValues: zip(header, cells))
+    #expect(row["model"] == "small-fallback-v1", "not the first model reported, big-model-v2")
+    #expect(row["distinct_models"] == "2" && row["model_requests"] == "4")
+    let agreeing = SummaryCSV.render(RunAggregate(Array(fallbackRouterResults().dropFirst())).groups)
+    #expect(agreeing.components(separatedBy: "\r\n")[1].hasPrefix("router,small-fallback-v1,"))
+    #expect(agreeing.components(separatedBy: "\r\n")[1].hasSuffix(",1,4"))
+}
+
+@Test("A group's model names are counted in a bounded tally: eight one by one, the rest as other models")
+func modelTallyIsBounded() {
+    var tally = ModelTally()
+    for index in 0..<10 {
+        for _ in 0..<(index == 9 ? 3 : 1) { tally.add("m\(index)") }
+    }
+    tally.add("m3")
+    #expect(tally.names.count == ModelTally.capacity && tally.otherRequests == 4)
+    #expect(tally.distinctNames == nil, "more than eight names: not counted")
+    #expect(tally.ranked.first?.name == "m3" && tally.ranked.first?.requests == 2)
+    #expect(tally.text == "m3 (2), m0 (1), m1 (1), m2 (1), m4 (1), m5 (1), m6 (1), m7 (1), other models (4)")
+    var one = ModelTally()
+    one.add("gemma")
+    one.add("gemma")
+    #expect(one.text == "gemma" && one.distinctNames == 1)
+    #expect(ModelTally().text == nil && ModelTally().distinctNames == 0)
 }

@@ -213,3 +213,9 @@ func caseBootstrapEqualsValueBootstrapForSingletons() throws {
     #expect(paired[0].low <= paired[0].high)
     #expect(caseBootstrapPercentileIntervals([50], of: [1, 2], cases: [0]) == nil, "a case for every value")
 }
+
+@Test("A group answered by several models shows each with its requests, most first")
+func markdownSeveralModels() {
+    let text = markdown(fallbackRouterResults())
+    #expect(text.contains("| router | small-fallback-v1 (4), big-model-v2 (1) | none | default |"), "\(text)")
+}

@@ -119,7 +119,7 @@ extension LoopbackNetworkTests {
         #expect(lines.dropFirst().first?.hasSuffix(",1,1") == true, "\(lines)")
         let summary = try String(contentsOf: out.appendingPathComponent("summary.csv"), encoding: .utf8)
         let header = summary.split(whereSeparator: \.isNewline).first.map { $0.split(separator: ",").map(String.init) } ?? []
-        #expect(Array(header.suffix(3)) == ["token_source", "tool_calls", "tool_rounds"])
+        #expect(Array(header.suffix(5)) == ["token_source", "tool_calls", "tool_rounds", "distinct_models", "model_requests"])
         let tokens = try #require(result.toolDefinitionTokens)
         #expect(tokens > 40 && tokens < 120, "two small tools: \(tokens)")
         let markdown = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)

@@ -362,6 +362,8 @@ private struct GroupAccumulator {
     /// Counts `result`; `case`, when given, names its case for the bootstrap intervals.
     mutating func add(_ result: RequestResult, case caseNumber: UInt32? = nil) {
         if summary.model == nil { summary.model = result.model }
+        // An error or a skip carries the configured name, not one a server reported.
+        if result.status == .pass || result.status == .fail, let model = result.model { summary.models.add(model) }
         if result.status != .skipped {
             // Skipped requests were not sent: they have no usage and cost nothing.
             summary.usage.add(result.usage)
@@ -426,6 +428,7 @@ private struct GroupAccumulator {
     /// The group's summary, its samples sorted in place (so the summary shares them).
     mutating func finish() -> GroupSummary {
         var summary = summary
+        if let mostFrequent = summary.models.ranked.first { summary.model = mostFrequent.name }
         // A sum with an unknown part is unknown: one sent request without a cost leaves the group's unknown.
         summary.costUSD = summary.requestsSent > 0 && summary.requestsWithCost == summary.requestsSent && knownCostUSD.isFinite
             ? knownCostUSD : nil

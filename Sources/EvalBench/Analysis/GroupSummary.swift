@@ -3,8 +3,11 @@
 public struct GroupSummary: Sendable, Equatable {
     /// The backend × reasoning × variant it summarises.
     public var group: SummaryGroupKey
-    /// The first model any of its requests reported.
+    /// The model most of its answered (pass or fail) requests reported, the first to come
+    /// among equals; with no answered request, the first model any request was recorded with.
     public var model: String?
+    /// The model names its answered requests reported, counted (see `modelText`).
+    package var models = ModelTally()
     /// Case runs (one case × repeat).
     public var cases = 0
     /// Case runs in which every turn passed.
@@ -82,6 +85,12 @@ public struct GroupSummary: Sendable, Equatable {
     public var metrics: [NamedMetric] = []
     /// The tool calls of its requests that had tools; nil when none had any.
     public var tools: ToolSummary?
+
+    /// The model as summary.md and report.html show it: `model` when every answered request
+    /// reported it, else each name with its requests (`small-fallback-v1 (4), big-model-v2 (1)`).
+    package var modelText: String? {
+        models.text ?? model
+    }
 
     /// goodRequests / sloRequests: errors count against it; nil without an slo or without requests.
     public var goodput: Double? {

@@ -49,7 +49,7 @@ package enum CompareMarkdown {
         let after = group.current
         var table = MarkdownTable([("Figure", .left), ("Baseline", .right), ("Current", .right), ("Change", .right),
                                    ("Test", .left)])
-        table.appendRow(["Model", before?.model ?? "n/a", after?.model ?? "n/a", "", ""])
+        table.appendRow(["Model", before?.modelText ?? "n/a", after?.modelText ?? "n/a", "", ""])
         let mcNemar = group.passRateTest.map { test in
             "\(ComparisonText.testName(test)) \(ComparisonText.pIs(test.pValue)): \(group.passToFail) pass → fail, "
                 + "\(group.failToPass) fail → pass of \(group.pairedCaseRuns) pairs"

@@ -50,7 +50,7 @@ package enum HTMLReport {
             + "\(aggregate.groups.count) backend × reasoning × variant."
     }
 
-    /// summary.csv's columns, with an empty cell shown as n/a.
+    /// summary.csv's columns, with an empty cell shown as n/a and every model of a group that had several.
     private static func headline(_ aggregate: RunAggregate) -> String {
         var html = "<section id=\"results\">\n<h2>Results</h2>\n"
         guard !aggregate.groups.isEmpty else { return html + "<p>No results in this run.</p>\n</section>\n" }
@@ -64,7 +64,10 @@ package enum HTMLReport {
             html += "<tr>"
             for (index, cell) in SummaryCSV.cells(summary).prefix(SummaryCSV.columns.count).enumerated() {
                 let numeric = index >= 4
-                if percentColumns.contains(SummaryCSV.columns[index]), let text = cell.plainText, let ratio = Double(text) {
+                if SummaryCSV.columns[index] == "model", let text = summary.modelText, text != cell.plainText {
+                    // Several models answered: each with its requests; the cell keeps summary.csv's most frequent.
+                    html += "<td data-value=\"\(escape(cell.plainText ?? ""))\">" + escape(text) + "</td>"
+                } else if percentColumns.contains(SummaryCSV.columns[index]), let text = cell.plainText, let ratio = Double(text) {
                     html += "<td class=\"number\" data-value=\"\(escape(text))\">" + escape(ReportFormat.percent(ratio)) + "</td>"
                 } else if let text = cell.plainText {
                     html += numeric ? "<td class=\"number\">" + escape(text) + "</td>" : "<td>" + escape(text) + "</td>"

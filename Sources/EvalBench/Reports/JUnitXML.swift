@@ -130,14 +130,23 @@ package enum JUnitXML {
             case "\n": escaped += "&#10;"
             case "\r": escaped += "&#13;"
             default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    escaped.unicodeScalars.append("\u{FFFD}")
-                } else {
-                    escaped.unicodeScalars.append(scalar)
-                }
+                escaped.unicodeScalars.append(isReplaced(scalar) ? "\u{FFFD}" : scalar)
             }
         }
         return escaped
+    }
+
+    /// `text` as a reader of its `escape`d form gets it back: the characters XML 1.0 forbids
+    /// replaced by U+FFFD, tab, newline and carriage return kept.
+    package static func readBack(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isReplaced) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isReplaced($0) ? "\u{FFFD}" : $0 }))
+    }
+
+    /// The characters XML 1.0 forbids: C0 controls but tab, newline and carriage return (which
+    /// `escape` writes as character references), U+FFFE and U+FFFF.
+    private static func isReplaced(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || scalar.value == 0xFFFE || scalar.value == 0xFFFF
     }
 
     /// An ASCII byte `escape` writes unchanged: printable (or DEL, which XML 1.0 allows) and

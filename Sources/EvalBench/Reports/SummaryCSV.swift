@@ -11,10 +11,13 @@ package enum SummaryCSV {
     /// The `requests_*` counts say how many sent requests reported each figure: a token or
     /// cost cell is empty unless all of them did. `token_source` is `reported`, `counted`,
     /// `estimated` or `mixed: …`. `tool_calls` and `tool_rounds` are empty for a group without tools.
+    /// `distinct_models` counts the model names its answered requests reported (empty above
+    /// `ModelTally.capacity`, which are not counted one by one) and `model_requests` those that
+    /// reported `model`, the most frequent: a router's fallbacks show there.
     package static let extraColumns = ["latency_p90_ms", "latency_p99_ms", "ttft_p90_ms", "ttft_p99_ms", "goodput",
                                        "requests_sent", "requests_reporting_input", "requests_reporting_cached",
                                        "requests_reporting_output", "requests_reporting_reasoning", "requests_with_cost",
-                                       "token_source", "tool_calls", "tool_rounds"]
+                                       "token_source", "tool_calls", "tool_rounds", "distinct_models", "model_requests"]
 
     /// The whole file: rates and ratios with 4 decimals, times in ms with 2, cost with up to
     /// 6, tokens as integers, and an empty cell for anything not reported. After the fixed
@@ -75,6 +78,8 @@ package enum SummaryCSV {
             .text(summary.usage.sourceSummary),
             .integer(summary.tools?.calls),
             .integer(summary.tools?.rounds),
+            .integer(summary.models.distinctNames),
+            .integer(summary.models.ranked.first?.requests ?? 0),
         ]
     }
 }

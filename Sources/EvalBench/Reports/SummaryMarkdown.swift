@@ -100,7 +100,7 @@ package enum SummaryMarkdown {
         for summary in aggregate.groups {
             table.appendRow([
                 summary.group.backend,
-                summary.model ?? "n/a",
+                summary.modelText ?? "n/a",
                 summary.group.reasoning.rawValue,
                 summary.group.variant,
                 ReportFormat.passRate(summary),

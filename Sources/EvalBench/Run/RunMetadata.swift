@@ -135,14 +135,41 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     package func write(to url: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Self.timestamp(date))
+        }
         try encoder.encode(self).write(to: url, options: .atomic)
     }
 
     package static func read(from url: URL) throws -> RunMetadata {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = date(fromTimestamp: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an ISO 8601 time")
+            }
+            return date
+        }
         return try decoder.decode(RunMetadata.self, from: Data(contentsOf: url))
+    }
+
+    /// A time as run.json writes it: ISO 8601 to the millisecond (`2026-01-01T00:00:03.800Z`).
+    /// Whole seconds made `evalbench report` give a 0.2 s run as 0.0 s and a 3.8 s one as 4.0 s.
+    package static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// A time of run.json: with milliseconds, or in the whole seconds of files written before them.
+    package static func date(fromTimestamp text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 
     /// The commit of the git work tree around `directory`, if there is one; nil where this

@@ -40,10 +40,16 @@ enum CaseGridHTML {
         return html
     }
 
+    /// A row's tags as a JSON array, which the tag filter matches a tag against exactly: a tag
+    /// may hold spaces or any other separator. Each is as the filter's option reads it back.
+    static func tagsJSON(_ tags: [String]) -> String {
+        JSONWriter.string(tags.map(JUnitXML.readBack))
+    }
+
     private static func row(_ row: CaseGrid.Row, columns: Int) -> String {
         let name = row.suite + "/" + row.caseID
         var html = "<tr class=\"case\" data-case=\"\(escape(name))\" data-status=\"\(row.status.rawValue)\""
-            + " data-tags=\"\(escape(row.tags.joined(separator: " ")))\" data-flipped=\"\(row.flipped)\">"
+            + " data-tags=\"\(escape(tagsJSON(row.tags)))\" data-flipped=\"\(row.flipped)\">"
         html += "<th scope=\"row\" class=\"case-col\"><span class=\"case-id\">" + escape(name) + "</span>"
         if !row.tags.isEmpty {
             html += "<span class=\"tags\">" + row.tags.map { "<span class=\"tag\">" + escape($0) + "</span>" }.joined() + "</span>"

@@ -73,7 +73,7 @@ enum ViewerAssets {
             } else if (s !== '') {
               if (!cells(row, c).some(function (cell) { return cell.dataset.status === s; })) return false;
             }
-            if (t !== '' && (' ' + row.dataset.tags + ' ').indexOf(' ' + t + ' ') < 0) return false;
+            if (t !== '' && JSON.parse(row.dataset.tags).indexOf(t) < 0) return false;
             return q === '' || row.textContent.toLowerCase().indexOf(q) >= 0;
           }
           function apply() {
