@@ -152,6 +152,23 @@ struct ShardTests {
         #expect(names == ["geo-20270115-080000-shard-2-of-3", "geo-20270115-080000-shard-2-of-3-2", "geo-20270115-080000-shard-2-of-3-3"])
     }
 
+    @Test("a shard's summary.md and report.html say it is one shard of a run")
+    func shardReportsSayWhatTheyCover() async throws {
+        let out = PackagePaths.temporaryDirectory("shard-reports")
+        defer { try? FileManager.default.removeItem(at: out) }
+        var request = RunRequest(suitePaths: [], environment: [:])
+        request.sources = [.suite(suite(cases: 12))]
+        request.configValue = Config(file: nil, backends: [])
+        request.providedBackends = [FixedAnswerBackend(name: "fake")]
+        request.shard = .part(Shard(index: 2, count: 3), shardsGiven: nil)
+        request.outputDirectory = out.path
+        _ = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+        let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
+        #expect(summary.hasPrefix("# evalbench: geo (shard 2/3)\n\nThis is shard 2/3 of a sharded run"), "\(summary.prefix(200))")
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        #expect(html.contains("Shard 2/3 of a sharded run"))
+    }
+
     @Test("the config digest is the config's, not the path it was read from")
     func configDigestIgnoresPath() {
         let backend = BackendConfig(name: "local", model: "m", options: OpenAIKind(baseURL: "http://127.0.0.1:8080/v1"))

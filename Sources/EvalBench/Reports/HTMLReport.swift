@@ -44,7 +44,8 @@ package enum HTMLReport {
 
     private static func runTime(_ input: ReportInput, aggregate: RunAggregate) -> String {
         let dates = ISO8601DateFormatter()
-        return "Run from \(dates.string(from: input.startedAt)) to \(dates.string(from: input.endedAt)) "
+        return (input.shard.map { "Shard \($0) of a sharded run: these figures cover its cases only; evalbench merge gives the whole run's. " } ?? "")
+            + "Run from \(dates.string(from: input.startedAt)) to \(dates.string(from: input.endedAt)) "
             + "(\(SummaryMarkdown.duration(input.endedAt.timeIntervalSince(input.startedAt)))): "
             + "\(input.results.count) requests, \(aggregate.caseRuns.count) case runs, "
             + "\(aggregate.groups.count) backend × reasoning × variant."

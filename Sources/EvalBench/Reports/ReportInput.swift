@@ -19,6 +19,9 @@ package struct ReportInput: Sendable {
     package var recommendation = RecommendationSettings()
     /// For an interrupted run, the sentence every report opens with; nil when it went to the end.
     package var interruption: String?
+    /// For one shard of a run (`run --shard K/N`), `K/N`: its reports cover that shard's cases
+    /// only, and say so; nil for a whole run or a merge.
+    package var shard: String?
     /// For a merge of only some of a run's shards, the sentence every report opens with; nil
     /// for a whole run.
     package var partialMerge: String?

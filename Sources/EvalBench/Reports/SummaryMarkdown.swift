@@ -47,8 +47,8 @@ package enum SummaryMarkdown {
         let dates = ISO8601DateFormatter()
         let suites = input.suiteNames.isEmpty ? "no suites" : input.suiteNames.joined(separator: ", ")
         return """
-            # evalbench: \(suites)
-
+            # evalbench: \(suites)\(input.shard.map { " (shard \($0))" } ?? "")
+            \(input.shard.map { "\nThis is shard \($0) of a sharded run: these figures cover its cases only; `evalbench merge` gives the whole run's.\n" } ?? "")
             Run from \(dates.string(from: input.startedAt)) to \(dates.string(from: input.endedAt)) \
             (\(duration(input.endedAt.timeIntervalSince(input.startedAt)))): \(input.results.count) requests, \
             \(aggregate.caseRuns.count) case runs, \(aggregate.groups.count) backend × reasoning × variant.

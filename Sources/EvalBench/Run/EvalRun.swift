@@ -506,6 +506,7 @@ package enum EvalRun {
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
         input.interruption = metadata.interruption?.headline
+        input.shard = metadata.mergedFrom == nil ? metadata.shard.map { "\($0.index)/\($0.count)" } : nil
         input.partialMerge = metadata.partialMergeHeadline
         input.baselineResults = baseline
         input.recommendation = RecommendationSettings(
