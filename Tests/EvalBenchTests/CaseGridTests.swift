@@ -99,6 +99,14 @@ struct CaseGridTests {
         #expect(!ViewerAssets.script.contains("' ' + t + ' '"))
     }
 
+    @Test("a turn without a timing reads n/a, not 'n/a ms'")
+    func untimedTurn() {
+        let timed = CaseGridHTML.render(CaseGridCollector.grid(RunAggregate([fixtureResult(caseID: "x", status: .pass, latencyMs: 12.34, ttftMs: 5)]), baseline: nil))
+        #expect(timed.contains("<span title=\"latency\">12.3 ms</span><span title=\"time to first token\">TTFT 5.0 ms</span>"))
+        let untimed = CaseGridHTML.render(CaseGridCollector.grid(RunAggregate([fixtureResult(caseID: "x", status: .error, errorKind: .network)]), baseline: nil))
+        #expect(untimed.contains("<span title=\"latency\">n/a</span><span title=\"time to first token\">TTFT n/a</span>"), "\(untimed)")
+    }
+
     @Test("hostile answers are escaped in the grid")
     func escaping() {
         var result = fixtureResult(caseID: "x", status: .pass, latencyMs: 1)

@@ -157,7 +157,7 @@ package enum RecommendationMarkdown {
             text += "use \(summary.group.label): pass rate \(ReportFormat.passRate(summary)) meets the \(target) target"
             if recommendation.slo != nil { text += " within the latency targets" }
             text += ", at " + (summary.costPerThousandCasesUSD.flatMap { DecimalText.trimmed($0, maxPlaces: 6) }.map { "$\($0)" } ?? "an unknown cost")
-            text += " per 1,000 cases, p50 latency \(ReportFormat.milliseconds(summary.latencyP50Ms)) ms"
+            text += " per 1,000 cases, p50 latency \(ReportFormat.millisecondsWithUnit(summary.latencyP50Ms))"
             if let goodput = summary.goodput { text += ", goodput \(ReportFormat.percent(goodput))" }
             text += "."
         } else if let closest = recommendation.closest {

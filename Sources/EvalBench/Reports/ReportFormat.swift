@@ -22,6 +22,9 @@ enum ReportFormat {
     /// `12.3` milliseconds.
     static func milliseconds(_ value: Double?) -> String { oneDecimal(value) }
 
+    /// `412.3 ms`, or `n/a` with no unit when there is no figure.
+    static func millisecondsWithUnit(_ value: Double?) -> String { value == nil ? "n/a" : milliseconds(value) + " ms" }
+
     /// `83.3% [55.2–95.3]`: a group's pass rate with its 95% interval.
     static func passRate(_ summary: GroupSummary) -> String {
         guard let rate = summary.passRate, let low = summary.passRateLow, let high = summary.passRateHigh else { return "n/a" }

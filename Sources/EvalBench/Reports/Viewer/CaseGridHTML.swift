@@ -125,8 +125,8 @@ enum CaseGridHTML {
         func tokens(_ value: Int?) -> String { value.map(String.init) ?? "n/a" }
         let cached = turn.cachedInputTokens.map { " (\($0) cached)" } ?? ""
         return "<div class=\"figures\">"
-            + "<span title=\"latency\">\(ReportFormat.milliseconds(turn.latencyMs)) ms</span>"
-            + "<span title=\"time to first token\">TTFT \(ReportFormat.milliseconds(turn.ttftMs)) ms</span>"
+            + "<span title=\"latency\">\(ReportFormat.millisecondsWithUnit(turn.latencyMs))</span>"
+            + "<span title=\"time to first token\">TTFT \(ReportFormat.millisecondsWithUnit(turn.ttftMs))</span>"
             + "<span title=\"input and output tokens\">\(tokens(turn.inputTokens)) in\(cached) · \(tokens(turn.outputTokens)) out</span>"
             + "<span title=\"cache hit\">cache \(ReportFormat.percent(turn.cacheHitRatio))</span></div>"
     }
