@@ -34,8 +34,11 @@ struct RunDirectoryTests {
                    fixtureResult(caseID: "limited", status: .error, errorKind: .rateLimited),
                    fixtureResult(caseID: "refused", status: .error, errorKind: .refusal),
                    fixtureResult(caseID: "garbled", status: .error, errorKind: .decoding),
-                   fixtureResult(caseID: "good", status: .pass)], to: run)
-        #expect(try run.finishedResults().map(\.caseID) == ["refused", "garbled", "good"])
+                   fixtureResult(caseID: "good", status: .pass),
+                   { var stopped = fixtureResult(caseID: "stopped", status: .skipped); stopped.skipReason = "fail fast: 5 consecutive identical failures"; return stopped }(),
+                   { var level = fixtureResult(caseID: "level", status: .skipped); level.skipReason = "the backend has no level deep"; return level }()],
+                  to: run)
+        #expect(try run.finishedResults().map(\.caseID) == ["refused", "garbled", "good", "level"], "a fail-fast skip was never sent: it runs again")
     }
 
     @Test("resuming finds each case run's turns apart from each other by plan index, keeps the file's order and the results asked for")

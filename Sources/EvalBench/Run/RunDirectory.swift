@@ -84,8 +84,9 @@ package struct RunDirectory: Sendable, Equatable {
     /// The results of the case runs that finished every turn, for `--resume`: a case run cut
     /// off mid-way runs again, and so does one with a turn that never reached the model (an
     /// infrastructure error: a server down or still loading, a timeout, a rate limit that
-    /// outlasted the retries), which is why a run is resumed. What the model did (a refusal, a
-    /// guardrail, an answer that could not be decoded) is kept. Only results `isKept` accepts are kept. They come in the order
+    /// outlasted the retries), which is why a run is resumed, or that fail fast skipped after
+    /// such errors. What the model did (a refusal, a guardrail, an answer that could not be
+    /// decoded) is kept. Only results `isKept` accepts are kept. They come in the order
     /// results.jsonl has them, as a `ResultTable`, so a million are not held whole: each case
     /// run's turns are found as neighbours in plan order (by key where there is no plan
     /// index), not by a dictionary of every key.
@@ -103,7 +104,10 @@ package struct RunDirectory: Sendable, Equatable {
                 end += 1
             }
             let reachedModel = (start..<end).allSatisfy { position in
-                all.errorKind(at: Int(order[position].row)).map(Gate.infrastructureKinds.contains) != true
+                let row = Int(order[position].row)
+                if all.errorKind(at: row).map(Gate.infrastructureKinds.contains) == true { return false }
+                // A skip is read whole (skips are few): only fail fast's is one to send again.
+                return all.statusAndOwnLatency(at: row).status != .skipped || all[row].skipReason?.hasPrefix("fail fast:") != true
             }
             if end - start == all.turns(at: firstRow), reachedModel {
                 for position in start..<end { finished[Int(order[position].row)] = true }
