@@ -210,3 +210,11 @@ func headerNamedTwiceIsSentOnce() throws {
     #expect(sent.values == ["X-Gateway-Key": "gw-0123456789", "X-Title": "demo"])
     #expect(sent.publicParts == PublicRequestParts(headerNames: ["x-title"], query: true))
 }
+
+@Test("request headers from layers: a later layer replaces a header of any case, so one line goes for each name")
+func headerLayers() {
+    let merged = HeaderLayers.merged(["Content-Type": "application/json", "Accept": "text/event-stream"],
+                                     ["content-type": "application/json; charset=utf-8", "authorization": "gw"],
+                                     ["Authorization": "Bearer sk"])
+    #expect(merged == ["content-type": "application/json; charset=utf-8", "Accept": "text/event-stream", "Authorization": "Bearer sk"])
+}

@@ -99,6 +99,8 @@ struct TypoAndRunDirectoryTests {
             (#""baseURL": "http://127.0.0.1:0/v1""#, "has the port 0"),
             (#""baseURL": "http://127.0.0.1:8080/v1", "headers": {"X A": "a"}"#, "'X A' is not a header name"),
             (#""baseURL": "http://127.0.0.1:8080/v1", "headers": {"X-A": "a\r\nX-Injected: yes"}"#, "the control character U+000D"),
+            (#""baseURL": "http://127.0.0.1:8080/v1", "headers": {"X-Team": "a", "x-team": "b"}"#, "the header 'x-team' is also given as 'X-Team'"),
+            (#""baseURL": "http://127.0.0.1:8080/v1", "headersFromEnv": {"X-Gw": "A", "x-gw": "B"}"#, "the header 'x-gw' is also given as 'X-Gw'"),
         ]
         for (backend, expected) in cases {
             let fixture = try RunFixture("config-typo", suite: suite("geo", ["a"]),

@@ -95,9 +95,7 @@ public struct BackendContext: Sendable {
     /// two lines of one header would send both), with what of the request is public.
     package func headers(literal: [String: String]?, fromEnvironment variables: [String: String]?,
                          backend: String) throws -> (values: [String: String], publicParts: PublicRequestParts) {
-        let fromEnvironment = try headers(fromEnvironment: variables, backend: backend)
-        let replaced = Set(fromEnvironment.keys.map { $0.lowercased() })
-        let values = (literal ?? [:]).filter { !replaced.contains($0.key.lowercased()) }.merging(fromEnvironment) { $1 }
+        let values = HeaderLayers.merged(literal ?? [:], try headers(fromEnvironment: variables, backend: backend))
         return (values, .config(literal: literal, fromEnvironment: variables))
     }
 

@@ -96,8 +96,10 @@ struct ConfigValueReader {
         guard let node = reader[key],
               let headers = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
         var result: [String: String] = [:]
+        var seen: [String: String] = [:]
         for member in headers.members where !LiteralSecret.isSecretName(member.key) {
-            guard let value = headers.string(member.key), headerNameIsValid(member, headers) else { continue }
+            guard let value = headers.string(member.key), headerNameIsValid(member, headers),
+                  headerNameIsNew(member, headers, seen: &seen) else { continue }
             if let bad = value.unicodeScalars.first(where: Self.isForbiddenInHeaderValue) {
                 log.error("the header '\(member.key)' has a value with the control character U+\(String(format: "%04X", bad.value)), which would end the header line and start another",
                           at: member.value.location, path: headers.path.key(member.key), fix: "remove line breaks and control characters from the value")
@@ -127,6 +129,19 @@ struct ConfigValueReader {
         return valid
     }
 
+    /// Whether no earlier header of the object has this name in another case (`X-Team` and
+    /// `x-team` are one header, and both lines would be sent); logs the error when one has.
+    private func headerNameIsNew(_ member: JSONNode.Member, _ headers: ObjectReader, seen: inout [String: String]) -> Bool {
+        let name = member.key.lowercased()
+        if let first = seen[name] {
+            log.error("the header '\(member.key)' is also given as '\(first)': header names are the same whatever their case",
+                      at: member.keyLocation, path: headers.path.key(member.key), fix: "keep one of them")
+            return false
+        }
+        seen[name] = member.key
+        return true
+    }
+
     /// CR, LF, NUL and the other control characters but a tab end or break a header line.
     static func isForbiddenInHeaderValue(_ scalar: Unicode.Scalar) -> Bool {
         (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
@@ -138,8 +153,10 @@ struct ConfigValueReader {
         guard let node = reader[key],
               let headers = ObjectReader(node, path: reader.path.key(key), log: log, what: "'\(key)'") else { return nil }
         var result: [String: String] = [:]
+        var seen: [String: String] = [:]
         for member in headers.members {
-            guard let variable = headers.string(member.key), headerNameIsValid(member, headers) else { continue }
+            guard let variable = headers.string(member.key), headerNameIsValid(member, headers),
+                  headerNameIsNew(member, headers, seen: &seen) else { continue }
             guard LiteralSecret.isEnvironmentVariableName(variable) else {
                 log.error("the value of '\(member.key)' must be the name of an environment variable, and it looks like a key",
                           at: member.value.location, path: headers.path.key(member.key), fix: LiteralSecret.fix)

@@ -19,9 +19,8 @@ struct OpenAIEmbeddings: Sendable {
     let transport: any HTTPStreaming
 
     func embed(_ texts: [String], timeoutSeconds: Double) async -> Result<[[Double]], BackendFailure> {
-        var headers = self.headers
-        headers["Content-Type"] = "application/json"
-        if let apiKey { headers["Authorization"] = "Bearer \(apiKey)" }
+        let headers = HeaderLayers.merged(["Content-Type": "application/json"], self.headers,
+                                          apiKey.map { ["Authorization": "Bearer \($0)"] } ?? [:])
         var body: [String: Any] = ["input": texts]
         if let model { body["model"] = model }
         let request = HTTPStreamRequest(url: baseURL.appendingPathComponent("embeddings"), method: "POST", headers: headers,

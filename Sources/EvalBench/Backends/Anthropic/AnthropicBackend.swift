@@ -128,16 +128,9 @@ package struct AnthropicBackend: Backend {
     }
 
     func httpRequest(for request: ModelRequest) throws -> HTTPStreamRequest {
-        var headers = ["content-type": "application/json", "accept": "text/event-stream",
-                       "anthropic-version": Self.apiVersion]
-        for (name, value) in self.headers {
-            // Header names are case-insensitive: a configured one replaces a default of any case.
-            for existing in headers.keys where existing.lowercased() == name.lowercased() {
-                headers.removeValue(forKey: existing)
-            }
-            headers[name] = value
-        }
-        if let apiKey { headers["x-api-key"] = apiKey }
+        // A configured header replaces a default of any case (`Anthropic-Version`); the key goes last.
+        let headers = HeaderLayers.merged(["content-type": "application/json", "accept": "text/event-stream",
+                                           "anthropic-version": Self.apiVersion], self.headers, apiKey.map { ["x-api-key": $0] } ?? [:])
         let data = JSONWriter.data(body(for: request))
         return HTTPStreamRequest(url: messagesURL, method: "POST", headers: headers, body: data,
                                  timeoutSeconds: request.timeoutSeconds, publicParts: publicParts)

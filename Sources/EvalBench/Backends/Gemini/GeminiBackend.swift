@@ -178,10 +178,8 @@ package struct GeminiBackend: Backend {
     }
 
     func httpRequest(for request: ModelRequest) throws -> HTTPStreamRequest {
-        var headers = self.headers
-        headers["Content-Type"] = "application/json"
-        headers["Accept"] = "text/event-stream"
-        if let apiKey { headers["x-goog-api-key"] = apiKey }
+        let headers = HeaderLayers.merged(["Content-Type": "application/json", "Accept": "text/event-stream"], self.headers,
+                                          apiKey.map { ["x-goog-api-key": $0] } ?? [:])
         let data = JSONWriter.data(body(for: request))
         return HTTPStreamRequest(url: streamURL, method: "POST", headers: headers, body: data,
                                  timeoutSeconds: timeoutSeconds ?? request.timeoutSeconds, publicParts: publicParts)

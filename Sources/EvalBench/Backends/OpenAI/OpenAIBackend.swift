@@ -59,11 +59,8 @@ package struct OpenAIBackend: Backend {
         self.structuredOutput = structuredOutput
         self.transport = transport
         chatURL = baseURL.appendingPathComponent("chat/completions")
-        var chatHeaders = headers
-        chatHeaders["Content-Type"] = "application/json"
-        chatHeaders["Accept"] = "text/event-stream"
-        if let apiKey { chatHeaders["Authorization"] = "Bearer \(apiKey)" }
-        self.chatHeaders = chatHeaders
+        chatHeaders = HeaderLayers.merged(["Content-Type": "application/json", "Accept": "text/event-stream"], headers,
+                                          apiKey.map { ["Authorization": "Bearer \($0)"] } ?? [:])
     }
 
     package func prepare() async -> Availability { .available }
