@@ -67,9 +67,10 @@ struct CIOutputTests {
     func escaper() throws {
         #expect(JUnitXML.escape(#"a "b" & 'c' <d>"#) == "a &quot;b&quot; &amp; &apos;c&apos; &lt;d&gt;")
         #expect(JUnitXML.escape("x\u{01}y\u{1B}z\tw\nv") == "x\u{FFFD}y\u{FFFD}z&#9;w&#10;v")
-        // Plain ASCII (DEL included, which XML allows) comes back as it was; beyond ASCII,
-        // U+FFFE and U+FFFF are still replaced.
-        #expect(JUnitXML.escape("case-7 [local, none, default] \u{7F}") == "case-7 [local, none, default] \u{7F}")
+        // Plain ASCII comes back as it was; DEL, C1 controls and bidirectional overrides, which
+        // XML allows but a screen acts on, are replaced like U+FFFE and U+FFFF.
+        #expect(JUnitXML.escape("case-7 [local, none, default]") == "case-7 [local, none, default]")
+        #expect(JUnitXML.escape("a\u{7F}b\u{9B}c\u{202E}d\u{2066}e") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e")
         #expect(JUnitXML.escape("") == "")
         #expect(JUnitXML.escape("café \u{FFFE}\u{FFFF} 東京") == "café \u{FFFD}\u{FFFD} 東京")
         let document = "<a b=\"\(JUnitXML.escape("q\"&\u{07}<\n"))\">\(JUnitXML.escape("t&<\u{0}"))</a>"

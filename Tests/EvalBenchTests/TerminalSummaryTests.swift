@@ -25,6 +25,15 @@ struct TerminalSummaryTests {
         #expect(!text.contains("\u{1B}["), "no escape codes when colour is off")
     }
 
+    @Test("a note quoting a server's message prints its control characters escaped")
+    func noteEscaped() {
+        var verdict = Gate().evaluate(results, unavailableBackends: [])
+        verdict.notes = ["fail fast: 2 consecutive identical failures (auth: bad\u{1B}[2J\u{202E}key)"]
+        let text = TerminalSummary(color: false).run(results, verdict: verdict, directory: URL(fileURLWithPath: "/o")).joined(separator: "\n")
+        #expect(text.contains("note: fail fast: 2 consecutive identical failures (auth: bad\\u{1B}[2J\\u{202E}key)"), "\(text)")
+        #expect(!text.contains("\u{1B}") && !text.contains("\u{202E}"))
+    }
+
     @Test("colour only when asked; failures past five are counted, not listed")
     func colourAndCap() {
         let failing = (1...8).map { fixtureResult(caseID: "f\($0)", status: .fail, failedAssertion: "x") }

@@ -145,16 +145,20 @@ package enum JUnitXML {
 
     /// The characters XML 1.0 forbids: C0 controls but tab, newline and carriage return (which
     /// `escape` writes as character references), U+FFFE and U+FFFF.
+    /// The characters XML 1.0 forbids, and those a reader's screen would act on: DEL, C1
+    /// controls and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+    /// U+2066–U+2069), which could show a test's name or message in another order than it is.
     private static func isReplaced(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+        let value = scalar.value
+        return (value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || value == 0xFFFE || value == 0xFFFF
+            || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 
-    /// An ASCII byte `escape` writes unchanged: printable (or DEL, which XML 1.0 allows) and
-    /// not one of the five markup characters.
+    /// An ASCII byte `escape` writes unchanged: printable and not one of the five markup characters.
     private static func isKeptAsIs(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"): false
-        default: byte >= 0x20 && byte < 0x80
+        default: byte >= 0x20 && byte < 0x7F
         }
     }
 

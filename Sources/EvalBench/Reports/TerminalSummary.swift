@@ -20,7 +20,7 @@ package struct TerminalSummary {
         let aggregate = RunAggregate(results)
         var lines = [""] + table(aggregate) + [""]
         lines += failures(aggregate)
-        for note in verdict.notes { lines.append(paint("note: ", .dim) + note) }
+        for note in verdict.notes { lines.append(paint("note: ", .dim) + TerminalText.safe(note)) }
         if let comparison { lines.append(comparison) }
         lines.append(verdictLine(verdict))
         let run = RunDirectory(directory)
