@@ -53,3 +53,10 @@ struct RunMetadataTests {
         #expect(throws: (any Error).self) { try run.readMetadata() }
     }
 }
+
+@Test("run.json names a directory absolutely, so that report finds it from anywhere")
+func absolutePaths() {
+    let here = FileManager.default.currentDirectoryPath
+    #expect(RunMetadata.absolutePath("base") == URL(fileURLWithPath: here).appendingPathComponent("base").standardizedFileURL.path)
+    #expect(RunMetadata.absolutePath("/tmp/a/../b/") == "/tmp/b")
+}

@@ -369,7 +369,7 @@ package enum EvalRun {
         metadata.suitesSHA256 = InputDigest.suites(metadata.suites)
         metadata.configSHA256 = InputDigest.config(loaded.config)
         metadata.shard = loaded.shard
-        metadata.baseline = request.baselineDirectory
+        metadata.baseline = request.baselineDirectory.map(RunMetadata.absolutePath)
         return metadata
     }
 

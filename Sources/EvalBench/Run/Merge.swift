@@ -155,7 +155,7 @@ package enum RunMerge {
         metadata.interruption = interruption(of: parts)
         metadata.mergedFrom = parts.map(\.path)
         metadata.arguments = request.arguments
-        metadata.baseline = request.baselineDirectory
+        metadata.baseline = request.baselineDirectory.map(RunMetadata.absolutePath)
         metadata.startedAt = parts.map(\.metadata.startedAt).min() ?? metadata.startedAt
         let ends = parts.compactMap(\.metadata.endedAt)
         metadata.endedAt = ends.count == parts.count ? ends.max() : nil

@@ -169,8 +169,9 @@ package struct MergeCheck: Sendable {
         }
         let shown = named.sorted().prefix(namesShown)
         let more = unfinished - shown.count
-        return "; \(unfinished) of \(planned) case runs unfinished" + (shown.isEmpty ? "" : ": " + shown.joined(separator: ", "))
-            + (more > 0 ? " and \(more) more" : "")
+        // "and N more" only after names: with none to name, the count says it all.
+        return "; \(unfinished) of \(planned) case runs unfinished" + (shown.isEmpty ? "" : ": " + shown.joined(separator: ", ")
+            + (more > 0 ? " and \(more) more" : ""))
     }
 
     private mutating func mismatch(_ part: RunMerge.Part, _ message: String, fix: String) {

@@ -62,7 +62,7 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     /// For a merge of only some of a run's shards (`merge --allow-partial`): each missing or
     /// unfinished shard, said with the cases and case runs it leaves out; nil for a whole run.
     package var partialMerge: [String]?
-    /// `--baseline`: the earlier run's directory as given, so that `evalbench report` shows its
+    /// `--baseline`: the earlier run's directory, made absolute (`absolutePath`), so that `evalbench report` shows its
     /// answers beside this run's again; nil without one.
     package var baseline: String?
 
@@ -123,6 +123,12 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.backends = backends
+    }
+
+    /// `path` from the current directory, as run.json records a directory it names: `evalbench
+    /// report DIR` run from elsewhere finds it again.
+    package static func absolutePath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// For a partial merge, the line every report opens with; nil for a whole run.
