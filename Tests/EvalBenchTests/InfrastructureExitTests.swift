@@ -98,8 +98,28 @@ struct InfrastructureExitTests {
         #expect(verdict.reasons == ["backend 'local' was stopped by fail fast: 3 of its case runs were not sent, so its pass rate would cover only the part of the plan sent before (see the note)"])
         #expect(verdict.notes == [reason])
         let refusals = (1...2).map { fixtureResult(caseID: "r\($0)", status: .error, errorKind: .refusal, errorMessage: "no") }
-        #expect(Gate(minPassRate: 0.6).evaluate(passes + refusals + ["s1"].map(skipped), unavailableBackends: []).exitStatus == .gateFailed,
+        let refusalReason = reason.replacingOccurrences(of: "bad_request: 400", with: "refusal: no")
+        func stoppedByRefusals(_ id: String) -> RequestResult {
+            var result = skipped(id)
+            result.skipReason = refusalReason
+            return result
+        }
+        #expect(Gate(minPassRate: 0.6).evaluate(passes + refusals + ["s1"].map(stoppedByRefusals), unavailableBackends: []).exitStatus == .gateFailed,
                 "stopped on the model's own failures: a failed gate, not infrastructure")
+        // The kind is the one that stopped the backend, not whichever request finished last.
+        let lateTimeout = fixtureResult(caseID: "late", status: .error, errorKind: .timeout, errorMessage: "slow")
+        #expect(Gate(minPassRate: 0.6).evaluate(passes + refusals + [lateTimeout] + ["s1"].map(stoppedByRefusals), unavailableBackends: []).exitStatus == .gateFailed)
+        // --min-pass-rate 0 asks for no gate (a shard leaving the gates to its merge): fail fast is a note there.
+        let ungated = Gate(minPassRate: 0).evaluate(passes + ["s1"].map(skipped), unavailableBackends: [])
+        #expect(ungated.exitStatus == .success && ungated.notes == [reason], "\(ungated)")
+        // Case runs, not turns: a two-turn case run not sent is one.
+        let twoTurns = [1, 2].map { turn in
+            var result = fixtureResult(caseID: "t", turn: turn, turns: 2, status: .skipped)
+            result.skipReason = reason
+            return result
+        }
+        #expect(Gate(minPassRate: 0.6).evaluate(passes + twoTurns, unavailableBackends: []).reasons.first?
+            .contains("1 of its case runs were not sent") == true)
     }
 
     @Test("failFastAfter: 0 never stops; different failures and any success reset the streak")

@@ -69,7 +69,11 @@ public struct Gate: Sendable, Equatable {
         if !errorBudget.isEmpty {
             return Verdict(exitStatus: .infrastructure, reasons: errorBudget, notes: notes)
         }
-        let stopped = failFastReasons(results)
+        // Only a pass-rate gate above 0 can be passed on part of the plan: under the default gate
+        // the failures that stopped the backend fail the run already, and `--min-pass-rate 0`
+        // (a shard that leaves the gates to its merge) asks for no gate at all.
+        let passRateGated = minPassRate.map { $0 > 0 } ?? suiteGates.values.contains { ($0.minPassRate ?? 0) > 0 }
+        let stopped = passRateGated ? failFastReasons(results) : (reasons: [], infrastructure: false)
         if !stopped.reasons.isEmpty {
             return Verdict(exitStatus: stopped.infrastructure ? .infrastructure : .gateFailed, reasons: stopped.reasons, notes: notes)
         }
@@ -121,20 +125,32 @@ public struct Gate: Sendable, Equatable {
     /// model's own identical failures).
     private func failFastReasons(_ results: some Collection<RequestResult>) -> (reasons: [String], infrastructure: Bool) {
         var order: [String] = []
-        var notSent: [String: Int] = [:]
-        var lastError: [String: ErrorKind] = [:]
+        var notSent: [String: Set<String>] = [:]
+        var stoppedBy: [String: ErrorKind] = [:]
         for result in results {
-            if result.status == .error, let kind = result.errorKind { lastError[result.backend] = kind }
-            guard result.status == .skipped, result.skipReason?.hasPrefix("fail fast:") == true else { continue }
-            if notSent[result.backend] == nil { order.append(result.backend) }
-            notSent[result.backend, default: 0] += 1
+            guard result.status == .skipped, let reason = result.skipReason, reason.hasPrefix("fail fast:") else { continue }
+            if notSent[result.backend] == nil {
+                order.append(result.backend)
+                stoppedBy[result.backend] = Self.stoppingKind(reason, backend: result.backend)
+            }
+            // Case runs, not turns: a case run's skipped turns are one case run not sent.
+            notSent[result.backend, default: []].insert(result.key)
         }
         let reasons = order.map { backend in
-            "backend '\(backend)' was stopped by fail fast: \(notSent[backend] ?? 0) of its case runs were not sent, "
+            "backend '\(backend)' was stopped by fail fast: \(notSent[backend]?.count ?? 0) of its case runs were not sent, "
                 + "so its pass rate would cover only the part of the plan sent before (see the note)"
         }
-        let infrastructure = order.allSatisfy { lastError[$0].map(Self.infrastructureKinds.contains) == true }
+        let infrastructure = order.allSatisfy { stoppedBy[$0].map(Self.infrastructureKinds.contains) == true }
         return (reasons, infrastructure)
+    }
+
+    /// The error kind that stopped `backend`, from fail fast's reason (`… on backend 'b'
+    /// (bad_request: …)`): the failure that was repeated, not whichever request finished last.
+    static func stoppingKind(_ reason: String, backend: String) -> ErrorKind? {
+        guard let range = reason.range(of: "on backend '\(backend)' (") else { return nil }
+        let rest = reason[range.upperBound...]
+        guard let colon = rest.firstIndex(of: ":") else { return nil }
+        return ErrorKind(rawValue: String(rest[..<colon]))
     }
 
     /// One reason per backend whose every request that ran failed with an infrastructure kind

@@ -483,12 +483,12 @@ package enum EvalRun {
                                      baseline: ResultTable? = nil, to directory: URL) throws {
         var notes: [String: String] = [:]
         var levelsRun: [String: Set<ReasoningLevel>] = [:]
-        // What stopped a backend early, and how many of its case runs it left unsent.
-        var stopped: [String: (reason: String, count: Int)] = [:]
+        // What stopped a backend early, and which of its case runs it left unsent (case runs, not turns).
+        var stopped: [String: (reason: String, keys: Set<String>)] = [:]
         for result in results {
             levelsRun[result.backend, default: []].insert(result.reasoning)
             if result.status == .skipped, let reason = result.skipReason, reason.hasPrefix("fail fast:") {
-                stopped[result.backend] = (stopped[result.backend]?.reason ?? reason, (stopped[result.backend]?.count ?? 0) + 1)
+                stopped[result.backend, default: (reason, [])].keys.insert(result.key)
             }
         }
         for backend in metadata.backends {
@@ -498,7 +498,7 @@ package enum EvalRun {
                 .compactMap { level in backend.reasoning[level.rawValue].map { "\(level.rawValue) → \($0)" } }
             if !levels.isEmpty { parts.append("reasoning: " + levels.joined(separator: "; ")) }
             if let structured = backend.structuredOutput { parts.append("structured output: \(structured)") }
-            if let stop = stopped[backend.name] { parts.append("\(stop.count) case runs skipped by \(stop.reason)") }
+            if let stop = stopped[backend.name] { parts.append("\(stop.keys.count) case runs skipped by \(stop.reason)") }
             notes[backend.name] = parts.joined(separator: "; ")
         }
         var input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),
