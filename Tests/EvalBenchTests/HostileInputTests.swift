@@ -441,5 +441,8 @@ struct ReportControlCharacterTests {
         let summary = try String(contentsOf: directory.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("boom \\u{1B}[31mRED"), "escaped visibly, as the terminal shows it")
         #expect(TerminalText.safeDocument("line one\nline\ttwo\r\n") == "line one\nline\ttwo\r\n")
+        // The reports' own `·`, `—`, `…` and `→` share lead bytes with C1 and bidirectional controls, and are kept.
+        #expect(TerminalText.safeDocument("local · none — 3 … → ok") == "local · none — 3 … → ok")
+        #expect(TerminalText.safeDocument("· \u{9B}2J — \u{202E}x \u{2066}") == "· \\u{9B}2J — \\u{202E}x \\u{2066}")
     }
 }

@@ -112,8 +112,8 @@ package enum JUnitXML {
     }
 
     /// Text safe in XML content and in double-quoted attributes: the five markup characters as
-    /// entities, tab/newline/carriage return as character references, and other characters XML
-    /// 1.0 forbids (C0 controls, U+FFFE, U+FFFF) as U+FFFD.
+    /// entities, tab/newline/carriage return as character references, and the characters
+    /// `isReplaced` names (those XML 1.0 forbids, DEL, C1 and bidirectional controls) as U+FFFD.
     package static func escape(_ text: String) -> String {
         // Most names and messages are printable ASCII without markup: nothing to replace.
         if text.utf8.allSatisfy(isKeptAsIs) { return text }
@@ -143,9 +143,8 @@ package enum JUnitXML {
         return String(String.UnicodeScalarView(text.unicodeScalars.map { isReplaced($0) ? "\u{FFFD}" : $0 }))
     }
 
-    /// The characters XML 1.0 forbids: C0 controls but tab, newline and carriage return (which
-    /// `escape` writes as character references), U+FFFE and U+FFFF.
-    /// The characters XML 1.0 forbids, and those a reader's screen would act on: DEL, C1
+    /// The characters XML 1.0 forbids (C0 controls but tab, newline and carriage return, which
+    /// `escape` writes as character references; U+FFFE and U+FFFF), and those a reader's screen would act on: DEL, C1
     /// controls and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
     /// U+2066–U+2069), which could show a test's name or message in another order than it is.
     private static func isReplaced(_ scalar: Unicode.Scalar) -> Bool {

@@ -52,15 +52,26 @@ package enum TerminalText {
         ["md", "csv"].contains(file.pathExtension.lowercased()) ? safeDocument(text) : text
     }
 
-    /// Whether `text`'s UTF-8 holds a byte that may begin an escaped character: a C0 control
-    /// other than tab and line breaks, DEL, a C1 control's lead byte (0xC2) or a bidirectional
-    /// control's (0xE2). A byte scan, so that a large report is not walked scalar by scalar.
+    /// Whether `text`'s UTF-8 holds a character `safeDocument` escapes: a C0 control other than
+    /// tab and line breaks, DEL, a C1 control (C2 80–9F) or a bidirectional control (E2 80
+    /// AA–AE, E2 81 A6–A9). A byte scan, so that a large report (whose own `·`, `—` and `…`
+    /// share those lead bytes) is not walked scalar by scalar.
     private static func mayHoldControl(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
-            bytes.contains { byte in
-                (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F || byte == 0xC2 || byte == 0xE2
+            let count = bytes.count
+            var index = 0
+            while index < count {
+                let byte = bytes[index]
+                if (byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D) || byte == 0x7F { return true }
+                if byte == 0xC2, index + 1 < count, (0x80...0x9F).contains(bytes[index + 1]) { return true }
+                if byte == 0xE2, index + 2 < count {
+                    let second = bytes[index + 1], third = bytes[index + 2]
+                    if (second == 0x80 && (0xAA...0xAE).contains(third)) || (second == 0x81 && (0xA6...0xA9).contains(third)) { return true }
+                }
+                index += 1
             }
+            return false
         }
     }
 }

@@ -22,6 +22,9 @@ package struct AnthropicBackend: Backend {
     let headers: [String: String]
     /// What of the URL and `headers` a config wrote in plain sight: left in answers by the redactor.
     let publicParts: PublicRequestParts
+    /// Every request's headers, worked out once: a configured header replaces a default of any
+    /// case (`Anthropic-Version`), and the key goes last.
+    private let requestHeaders: [String: String]
     /// Whether `cache_control` breakpoints go on the instructions and the newest message.
     let promptCache: Bool
     let extraBody: [String: JSONValue]
@@ -40,6 +43,8 @@ package struct AnthropicBackend: Backend {
         self.apiKey = apiKey
         self.headers = headers
         self.publicParts = publicParts
+        requestHeaders = HeaderLayers.merged(["content-type": "application/json", "accept": "text/event-stream",
+                                              "anthropic-version": Self.apiVersion], headers, apiKey.map { ["x-api-key": $0] } ?? [:])
         self.concurrency = concurrency
         self.promptCache = promptCache
         self.extraBody = extraBody
@@ -128,11 +133,8 @@ package struct AnthropicBackend: Backend {
     }
 
     func httpRequest(for request: ModelRequest) throws -> HTTPStreamRequest {
-        // A configured header replaces a default of any case (`Anthropic-Version`); the key goes last.
-        let headers = HeaderLayers.merged(["content-type": "application/json", "accept": "text/event-stream",
-                                           "anthropic-version": Self.apiVersion], self.headers, apiKey.map { ["x-api-key": $0] } ?? [:])
         let data = JSONWriter.data(body(for: request))
-        return HTTPStreamRequest(url: messagesURL, method: "POST", headers: headers, body: data,
+        return HTTPStreamRequest(url: messagesURL, method: "POST", headers: requestHeaders, body: data,
                                  timeoutSeconds: request.timeoutSeconds, publicParts: publicParts)
     }
 }

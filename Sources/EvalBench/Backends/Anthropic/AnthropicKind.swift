@@ -21,7 +21,10 @@ public struct AnthropicKind: BackendKind {
     /// The environment variable holding the key sent as `x-api-key`; no key is sent when absent
     /// (as llama-server's `/v1/messages` needs none).
     public var apiKeyEnv: String?
-    /// Extra HTTP headers; one named like a default (`anthropic-version`) replaces it.
+    /// Extra HTTP headers, written in plain sight: their values must not be secrets, and an
+    /// answer that quotes one keeps it (a credential goes in `headersFromEnv` or `apiKeyEnv`,
+    /// whose values are redacted from everything a server sends back). One named like a
+    /// default (`Content-Type`, `anthropic-version`) replaces it, whatever its case.
     public var headers: [String: String]?
     /// Extra HTTP headers read from environment variables: header → variable.
     public var headersFromEnv: [String: String]?

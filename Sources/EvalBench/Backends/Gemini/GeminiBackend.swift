@@ -20,6 +20,8 @@ package struct GeminiBackend: Backend {
     let headers: [String: String]
     /// What of the URL and `headers` a config wrote in plain sight: left in answers by the redactor.
     let publicParts: PublicRequestParts
+    /// Every request's headers, worked out once (the key last).
+    private let requestHeaders: [String: String]
     /// This backend's `timeoutSeconds`, replacing the run's default when set.
     let timeoutSeconds: Double?
     /// Per-level overrides of the default `thinkingConfig` mapping, keyed by level name.
@@ -41,6 +43,8 @@ package struct GeminiBackend: Backend {
         self.apiKeyVariable = apiKeyVariable
         self.headers = headers
         self.publicParts = publicParts
+        requestHeaders = HeaderLayers.merged(["Content-Type": "application/json", "Accept": "text/event-stream"], headers,
+                                             apiKey.map { ["x-goog-api-key": $0] } ?? [:])
         self.concurrency = concurrency
         self.timeoutSeconds = timeoutSeconds
         self.reasoningOverrides = reasoningOverrides
@@ -178,10 +182,8 @@ package struct GeminiBackend: Backend {
     }
 
     func httpRequest(for request: ModelRequest) throws -> HTTPStreamRequest {
-        let headers = HeaderLayers.merged(["Content-Type": "application/json", "Accept": "text/event-stream"], self.headers,
-                                          apiKey.map { ["x-goog-api-key": $0] } ?? [:])
         let data = JSONWriter.data(body(for: request))
-        return HTTPStreamRequest(url: streamURL, method: "POST", headers: headers, body: data,
+        return HTTPStreamRequest(url: streamURL, method: "POST", headers: requestHeaders, body: data,
                                  timeoutSeconds: timeoutSeconds ?? request.timeoutSeconds, publicParts: publicParts)
     }
 }

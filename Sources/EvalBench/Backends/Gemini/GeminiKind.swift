@@ -16,7 +16,10 @@ public struct GeminiKind: BackendKind {
     public var baseURL: String?
     /// The key's variable; `GEMINI_API_KEY` when absent.
     public var apiKeyEnv: String?
-    /// Extra HTTP headers (values must not be secrets; the key comes from `apiKeyEnv`).
+    /// Extra HTTP headers, written in plain sight: their values must not be secrets, and an
+    /// answer that quotes one keeps it (a credential goes in `headersFromEnv` or `apiKeyEnv`,
+    /// whose values are redacted from everything a server sends back). One named like a
+    /// default (`Content-Type`, `anthropic-version`) replaces it, whatever its case.
     public var headers: [String: String]?
     /// Extra HTTP headers read from environment variables: header → variable.
     public var headersFromEnv: [String: String]?

@@ -27,7 +27,10 @@ public struct OpenAIKind: BackendKind {
     /// The environment variable holding the key sent as `Authorization: Bearer`; no key is sent
     /// when absent (a local server).
     public var apiKeyEnv: String?
-    /// Extra HTTP headers (values must not be secrets; use `apiKeyEnv`).
+    /// Extra HTTP headers, written in plain sight: their values must not be secrets, and an
+    /// answer that quotes one keeps it (a credential goes in `headersFromEnv` or `apiKeyEnv`,
+    /// whose values are redacted from everything a server sends back). One named like a
+    /// default (`Content-Type`, `anthropic-version`) replaces it, whatever its case.
     public var headers: [String: String]?
     /// Extra HTTP headers read from environment variables: header → variable.
     public var headersFromEnv: [String: String]?
