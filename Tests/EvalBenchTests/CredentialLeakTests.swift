@@ -117,6 +117,25 @@ struct CacheAndValueLimitTests {
         #expect(found.first?.path == "$.defaults.timeoutSeconds")
         #expect(found.first?.fix != nil)
     }
+
+    @Test("a config built in Swift with a credential in a literal header or the baseURL is refused like one read from a file")
+    func swiftConfigPlainSight() {
+        let secret = "sk-proj-0123456789abcdef"
+        let config = Config(backends: [
+            BackendConfig(name: "a", model: "m", options: OpenAIKind(baseURL: "https://gw.example/v1?key=abc12345",
+                                                                   headers: ["X-Title": "demo", "Authorization": "Bearer \(secret)"])),
+            BackendConfig(name: "b", model: "m", options: AnthropicKind(headers: ["X-Token-Less": secret, "X-Team": "a", "x-team": "b"])),
+            BackendConfig(name: "c", model: "m", options: GeminiKind(headers: ["X-Line": "a\r\nX-Injected: 1"])),
+        ])
+        let found = loadDiagnostics { () throws(LoadError) in try ConfigChecks.check(config) }
+        let paths = Set(found.compactMap(\.path))
+        #expect(paths == ["$.backends[0].baseURL", "$.backends[0].headers.Authorization", "$.backends[1].headers.X-Token-Less",
+                          "$.backends[1].headers.x-team", "$.backends[2].headers.X-Line"], "\(found)")
+        #expect(found.allSatisfy { !$0.description.contains(secret) && !$0.description.contains("abc12345") }, "never quoting the value")
+        let plain = Config(backends: [BackendConfig(name: "a", model: "m", options: OpenAIKind(baseURL: "https://x.openai.azure.com/v1?api-version=2024-10-21",
+                                                                                             headers: ["X-Title": "demo"]))])
+        #expect(loadDiagnostics { () throws(LoadError) in try ConfigChecks.check(plain) }.isEmpty)
+    }
 }
 
 @Suite("headersFromEnv: a credential header of one's own, from the environment")

@@ -46,6 +46,10 @@ public protocol BackendKind: Sendable, Codable, Equatable {
     /// like `apiKeyEnv`.
     var headersFromEnv: [String: String]? { get }
 
+    /// The headers written in plain sight and the base URL, for the checks a config built in
+    /// Swift gets as a file does (no secret among them: `ConfigChecks`).
+    var plainSight: (headers: [String: String], baseURL: String?) { get }
+
     /// Problems that show only beside the other backends (a fallback that names one).
     func problems(of config: BackendConfig, among backends: [BackendConfig]) -> [ConfigProblem]
 }
@@ -63,6 +67,8 @@ extension BackendKind {
     public var apiKeyEnv: String? { nil }
     /// Default: nil, no headers from the environment.
     public var headersFromEnv: [String: String]? { nil }
+    /// Default: no headers and no URL.
+    public var plainSight: (headers: [String: String], baseURL: String?) { ([:], nil) }
     /// Default: none.
     public func problems(of config: BackendConfig, among backends: [BackendConfig]) -> [ConfigProblem] { [] }
 

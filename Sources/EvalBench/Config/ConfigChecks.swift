@@ -18,12 +18,43 @@ enum ConfigChecks {
                                               message: "the backend name '\(backend.name)' is used twice",
                                               fix: "give every backend a distinct name"))
             }
+            diagnostics += plainSightProblems(backend.options, path: "$.backends[\(index)]", file: file)
             for problem in backend.options.problems(of: backend, among: config.backends) {
                 diagnostics.append(Diagnostic(file: file, path: "$.backends[\(index)].\(problem.key)",
                                               message: problem.message, fix: problem.fix))
             }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
+    }
+
+    /// What a file's loader refuses in a backend's literal headers and base URL, refused in a
+    /// config built in Swift too: a header named or shaped like a credential (the redactor
+    /// leaves these values in answers, as written in plain sight), one named twice in
+    /// different case, a value with a control character, and a URL carrying a credential.
+    private static func plainSightProblems(_ options: any BackendKind, path: String, file: String) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        var seen: [String: String] = [:]
+        let (headers, baseURL) = options.plainSight
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            let at = "\(path).headers.\(name)"
+            if let first = seen[name.lowercased()] {
+                problems.append(Diagnostic(file: file, path: at, message: "the header '\(name)' is also given as '\(first)': header names are the same whatever their case",
+                                           fix: "keep one of them"))
+            }
+            seen[name.lowercased()] = name
+            if LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value) {
+                problems.append(Diagnostic(file: file, path: at, message: "the header '\(name)' would carry a secret in plain sight, and evalbench reads secrets only from the environment",
+                                           fix: "remove it; " + LiteralSecret.fix))
+            } else if value.unicodeScalars.contains(where: ConfigValueReader.isForbiddenInHeaderValue) {
+                problems.append(Diagnostic(file: file, path: at, message: "the header '\(name)' has a value with a control character, which would end the header line",
+                                           fix: "remove line breaks and control characters from the value"))
+            }
+        }
+        if let baseURL, let url = URL(string: baseURL), let problem = ConfigValueReader.credentialProblem(in: url) {
+            problems.append(Diagnostic(file: file, path: "\(path).baseURL", message: "'baseURL' \(problem), which would copy a secret into run.json and the reports",
+                                       fix: "remove it from the URL; " + LiteralSecret.fix))
+        }
+        return problems
     }
 
     /// The limits of a config built in Swift, bounded as the loader bounds those of a file.

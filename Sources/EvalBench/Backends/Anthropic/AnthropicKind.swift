@@ -28,6 +28,8 @@ public struct AnthropicKind: BackendKind {
     public var headers: [String: String]?
     /// Extra HTTP headers read from environment variables: header → variable.
     public var headersFromEnv: [String: String]?
+    /// `headers` and `baseURL`, checked for secrets when the config is built in Swift.
+    public var plainSight: (headers: [String: String], baseURL: String?) { (headers ?? [:], baseURL) }
     /// Config `promptCache`: `auto` (the default when nil) or `off`.
     public var promptCache: String?
     /// Fields merged into every request body.

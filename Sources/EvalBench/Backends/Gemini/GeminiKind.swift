@@ -23,6 +23,8 @@ public struct GeminiKind: BackendKind {
     public var headers: [String: String]?
     /// Extra HTTP headers read from environment variables: header → variable.
     public var headersFromEnv: [String: String]?
+    /// `headers` and `baseURL`, checked for secrets when the config is built in Swift.
+    public var plainSight: (headers: [String: String], baseURL: String?) { (headers ?? [:], baseURL) }
     /// Fields merged into every request body.
     public var extraBody: [String: JSONValue]?
     /// How a case's `output` schema is sent; `native` (`responseJsonSchema`) when nil.

@@ -34,6 +34,8 @@ public struct OpenAIKind: BackendKind {
     public var headers: [String: String]?
     /// Extra HTTP headers read from environment variables: header → variable.
     public var headersFromEnv: [String: String]?
+    /// `headers` and `baseURL`, checked for secrets when the config is built in Swift.
+    public var plainSight: (headers: [String: String], baseURL: String?) { (headers ?? [:], baseURL) }
     /// Whether to send `reasoning_effort: "none"` for level `none` (some servers reject it);
     /// absent: only for a reasoning model.
     public var sendReasoningNone: Bool?
