@@ -177,46 +177,39 @@ struct HeadersFromEnvironmentTests {
 
 @Suite("What the config writes in plain sight is not a secret")
 struct PublicRequestPartsTests {
-    @Test("an answer quoting a literal header or a query value of the baseURL is kept; a headersFromEnv value is still redacted")
-    func literalPartsAreKept() async throws {
-        let gateway = "gw-0123456789"
-        let answer = "Released 2024-10-21 by evalbench-demo-app, key \(gateway)"
+    private let gateway = "gw-0123456789"
+
+    /// One case against a fake that answers `answer`, on an `openai` backend at `query` with
+    /// `headers` (JSON members) and `X-Gateway-Key` from the environment: the answer recorded
+    /// and the headers the fake received (names lowercased).
+    private func run(answer: String, query: String = "", headers: String) async throws -> (output: String?, sent: [String: String]) {
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content(answer)]) }
         try server.start()
         defer { server.stop() }
-        let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
-        let fixture = try RunFixture("public-parts", suite: suite, config: """
-        {"backends": [{"name": "g", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1?api-version=2024-10-21",
-                       "headers": {"X-Title": "evalbench-demo-app"},
+        let fixture = try RunFixture("public-parts", suite: #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#, config: """
+        {"backends": [{"name": "g", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1\(query)", "headers": {\(headers)},
                        "headersFromEnv": {"X-Gateway-Key": "GATEWAY_KEY"}}], "defaults": {"retries": 0}}
         """)
         defer { fixture.remove() }
         var request = fixture.request()
         request.environment = ["GATEWAY_KEY": gateway]
         let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
-        #expect(server.requests.first?.http.headers["x-title"] == "evalbench-demo-app")
-        let text = try #require(outcome.results.first?.output)
-        #expect(text == "Released 2024-10-21 by evalbench-demo-app, key [redacted]", "\(text)")
+        return (outcome.results.first?.output, server.requests.first?.http.headers ?? [:])
+    }
+
+    @Test("an answer quoting a literal header or a query value of the baseURL is kept; a headersFromEnv value is still redacted")
+    func literalPartsAreKept() async throws {
+        let (output, sent) = try await run(answer: "Released 2024-10-21 by evalbench-demo-app, key \(gateway)", query: "?api-version=2024-10-21",
+                                           headers: #""X-Title": "evalbench-demo-app""#)
+        #expect(sent["x-title"] == "evalbench-demo-app")
+        #expect(output == "Released 2024-10-21 by evalbench-demo-app, key [redacted]", "\(String(describing: output))")
     }
 
     @Test("a header the config sets and headersFromEnv sets again is a secret")
     func environmentWins() async throws {
-        let gateway = "gw-0123456789"
-        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("key \(gateway)")]) }
-        try server.start()
-        defer { server.stop() }
-        let suite = #"{"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "c", "prompt": "q"}]}"#
-        let fixture = try RunFixture("public-parts-overridden", suite: suite, config: """
-        {"backends": [{"name": "g", "kind": "openai", "baseURL": "\(server.baseURL.absoluteString)/v1",
-                       "headers": {"x-gateway-key": "placeholder-value"},
-                       "headersFromEnv": {"X-Gateway-Key": "GATEWAY_KEY"}}], "defaults": {"retries": 0}}
-        """)
-        defer { fixture.remove() }
-        var request = fixture.request()
-        request.environment = ["GATEWAY_KEY": gateway]
-        let outcome = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
-        #expect(server.requests.first?.http.headers["x-gateway-key"] == gateway)
-        #expect(outcome.results.first?.output == "key [redacted]")
+        let (output, sent) = try await run(answer: "key \(gateway)", headers: #""x-gateway-key": "placeholder-value""#)
+        #expect(sent["x-gateway-key"] == gateway)
+        #expect(output == "key [redacted]")
     }
 }
 

@@ -10,6 +10,16 @@ struct ShardTests {
         })
     }
 
+    /// A run of 12 single-turn cases of suite `geo` on a backend that answers at once, as `shard`.
+    private func shardRequest(_ shard: ShardRequest, environment: [String: String] = [:]) -> RunRequest {
+        var request = RunRequest(suitePaths: [], environment: environment)
+        request.sources = [.suite(suite(cases: 12))]
+        request.configValue = Config(file: nil, backends: [])
+        request.providedBackends = [FixedAnswerBackend(name: "fake")]
+        request.shard = shard
+        return request
+    }
+
     @Test("K/N parses with 1 ≤ K ≤ N; 0/3, 4/3, 3, 1/0 and a/b do not")
     func parsing() {
         #expect(Shard("2/3") == Shard(index: 2, count: 3))
@@ -99,11 +109,7 @@ struct ShardTests {
 
     @Test("run --shard records the shard, partition key, plan and input digests in run.json, and runs only its cases")
     func loadRecordsShard() throws {
-        var request = RunRequest(suitePaths: [], environment: ["JOB_COMPLETION_INDEX": "1"])
-        request.sources = [.suite(suite(cases: 12))]
-        request.configValue = Config(file: nil, backends: [])
-        request.providedBackends = [FixedAnswerBackend(name: "fake")]
-        request.shard = .fromEnvironment(count: 3)
+        let request = shardRequest(.fromEnvironment(count: 3), environment: ["JOB_COMPLETION_INDEX": "1"])
         let loaded = try EvalRun.load(request)
         let record = try #require(loaded.shard)
         #expect(record.shard == Shard(index: 2, count: 3) && record.cases.count == 12)
@@ -117,11 +123,7 @@ struct ShardTests {
 
     @Test("--max-requests limits a shard's own requests, not the whole matrix's")
     func maxRequestsPerShard() throws {
-        var request = RunRequest(suitePaths: [], environment: [:])
-        request.sources = [.suite(suite(cases: 12))]
-        request.configValue = Config(file: nil, backends: [])
-        request.providedBackends = [FixedAnswerBackend(name: "fake")]
-        request.shard = .part(Shard(index: 1, count: 3), shardsGiven: nil)
+        var request = shardRequest(.part(Shard(index: 1, count: 3), shardsGiven: nil))
         let inShard = (0..<12).filter { Shard.of(suite: "geo", caseID: "case-\($0)", count: 3) == 1 }.count
         #expect(inShard > 0 && inShard < 12)
         request.maxRequests = inShard
@@ -141,11 +143,7 @@ struct ShardTests {
     func defaultDirectories() throws {
         let reports = PackagePaths.temporaryDirectory("default-out")
         defer { try? FileManager.default.removeItem(at: reports) }
-        var request = RunRequest(suitePaths: [], environment: [:])
-        request.sources = [.suite(suite(cases: 12))]
-        request.configValue = Config(file: nil, backends: [])
-        request.providedBackends = [FixedAnswerBackend(name: "fake")]
-        request.shard = .part(Shard(index: 2, count: 3), shardsGiven: nil)
+        let request = shardRequest(.part(Shard(index: 2, count: 3), shardsGiven: nil))
         let loaded = try EvalRun.load(request)
         let started = Date(timeIntervalSince1970: 1_800_000_000)
         let names = try (0..<3).map { _ in try EvalRun.outputDirectory(for: loaded, request, started: started, under: reports).lastPathComponent }
@@ -156,11 +154,7 @@ struct ShardTests {
     func shardReportsSayWhatTheyCover() async throws {
         let out = PackagePaths.temporaryDirectory("shard-reports")
         defer { try? FileManager.default.removeItem(at: out) }
-        var request = RunRequest(suitePaths: [], environment: [:])
-        request.sources = [.suite(suite(cases: 12))]
-        request.configValue = Config(file: nil, backends: [])
-        request.providedBackends = [FixedAnswerBackend(name: "fake")]
-        request.shard = .part(Shard(index: 2, count: 3), shardsGiven: nil)
+        var request = shardRequest(.part(Shard(index: 2, count: 3), shardsGiven: nil))
         request.outputDirectory = out.path
         _ = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)

@@ -43,7 +43,7 @@ public struct Gate: Sendable, Equatable {
                           unavailableHere: [String: String] = [:],
                           suiteGates: [String: SuiteGates] = [:]) -> Verdict {
         var notes = unavailableHere.keys.sorted().map { "backend '\($0)' cannot run here, its case runs are skipped: \(unavailableHere[$0]!)" }
-        for reason in results.compactMap(\.skipReason) where reason.hasPrefix("fail fast:") && !notes.contains(reason) {
+        for reason in results.compactMap(\.skipReason) where FailFast.stopped(reason) && !notes.contains(reason) {
             notes.append(reason)
         }
         if !unavailableBackends.isEmpty {
@@ -128,10 +128,10 @@ public struct Gate: Sendable, Equatable {
         var notSent: [String: Set<String>] = [:]
         var stoppedBy: [String: ErrorKind] = [:]
         for result in results {
-            guard result.status == .skipped, let reason = result.skipReason, reason.hasPrefix("fail fast:") else { continue }
+            guard result.status == .skipped, let reason = result.skipReason, FailFast.stopped(reason) else { continue }
             if notSent[result.backend] == nil {
                 order.append(result.backend)
-                stoppedBy[result.backend] = Self.stoppingKind(reason, backend: result.backend)
+                stoppedBy[result.backend] = FailFast.stoppingKind(reason, backend: result.backend)
             }
             // Case runs, not turns: a case run's skipped turns are one case run not sent.
             notSent[result.backend, default: []].insert(result.key)
@@ -142,15 +142,6 @@ public struct Gate: Sendable, Equatable {
         }
         let infrastructure = order.allSatisfy { stoppedBy[$0].map(Self.infrastructureKinds.contains) == true }
         return (reasons, infrastructure)
-    }
-
-    /// The error kind that stopped `backend`, from fail fast's reason (`… on backend 'b'
-    /// (bad_request: …)`): the failure that was repeated, not whichever request finished last.
-    static func stoppingKind(_ reason: String, backend: String) -> ErrorKind? {
-        guard let range = reason.range(of: "on backend '\(backend)' (") else { return nil }
-        let rest = reason[range.upperBound...]
-        guard let colon = rest.firstIndex(of: ":") else { return nil }
-        return ErrorKind(rawValue: String(rest[..<colon]))
     }
 
     /// One reason per backend whose every request that ran failed with an infrastructure kind

@@ -38,16 +38,14 @@ enum ConfigChecks {
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             let at = "\(path).headers.\(name)"
             if let first = seen[name.lowercased()] {
-                problems.append(Diagnostic(file: file, path: at, message: "the header '\(name)' is also given as '\(first)': header names are the same whatever their case",
-                                           fix: "keep one of them"))
+                problems.append(Diagnostic(file: file, path: at, message: LiteralSecret.duplicateHeader(name, first: first), fix: "keep one of them"))
             }
             seen[name.lowercased()] = name
-            if LiteralSecret.isSecretName(name) || LiteralSecret.looksLikeSecret(value) {
-                problems.append(Diagnostic(file: file, path: at, message: "the header '\(name)' would carry a secret in plain sight, and evalbench reads secrets only from the environment",
+            if LiteralSecret.isSecretName(name) {
+                problems.append(Diagnostic(file: file, path: at, message: "the header '\(name)' would put a secret in the config, and evalbench reads secrets only from the environment",
                                            fix: "remove it; " + LiteralSecret.fix))
-            } else if value.unicodeScalars.contains(where: ConfigValueReader.isForbiddenInHeaderValue) {
-                problems.append(Diagnostic(file: file, path: at, message: "the header '\(name)' has a value with a control character, which would end the header line",
-                                           fix: "remove line breaks and control characters from the value"))
+            } else if let problem = LiteralSecret.headerValueProblem(name, value) {
+                problems.append(Diagnostic(file: file, path: at, message: problem.message, fix: problem.fix))
             }
         }
         if let baseURL, let url = URL(string: baseURL), let problem = ConfigValueReader.credentialProblem(in: url) {

@@ -100,14 +100,8 @@ struct ConfigValueReader {
         for member in headers.members where !LiteralSecret.isSecretName(member.key) {
             guard let value = headers.string(member.key), headerNameIsValid(member, headers),
                   headerNameIsNew(member, headers, seen: &seen) else { continue }
-            if let bad = value.unicodeScalars.first(where: Self.isForbiddenInHeaderValue) {
-                log.error("the header '\(member.key)' has a value with the control character U+\(String(format: "%04X", bad.value)), which would end the header line and start another",
-                          at: member.value.location, path: headers.path.key(member.key), fix: "remove line breaks and control characters from the value")
-                continue
-            }
-            guard !LiteralSecret.looksLikeSecret(value) else {
-                log.error("the header '\(member.key)' has a value that looks like a secret, and evalbench reads secrets only from the environment",
-                          at: member.value.location, path: headers.path.key(member.key), fix: "remove it; \(LiteralSecret.fix)")
+            if let problem = LiteralSecret.headerValueProblem(member.key, value) {
+                log.error(problem.message, at: member.value.location, path: headers.path.key(member.key), fix: problem.fix)
                 continue
             }
             result[member.key] = value
@@ -134,7 +128,7 @@ struct ConfigValueReader {
     private func headerNameIsNew(_ member: JSONNode.Member, _ headers: ObjectReader, seen: inout [String: String]) -> Bool {
         let name = member.key.lowercased()
         if let first = seen[name] {
-            log.error("the header '\(member.key)' is also given as '\(first)': header names are the same whatever their case",
+            log.error(LiteralSecret.duplicateHeader(member.key, first: first),
                       at: member.keyLocation, path: headers.path.key(member.key), fix: "keep one of them")
             return false
         }

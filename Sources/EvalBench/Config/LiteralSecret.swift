@@ -39,6 +39,26 @@ enum LiteralSecret {
         }
     }
 
+    /// What is wrong with a header a config writes literally, value `value`: it looks like a
+    /// credential, or holds a control character that would end the header line; nil when
+    /// neither. Never quotes the value. Shared by the file loader and `ConfigChecks`.
+    static func headerValueProblem(_ name: String, _ value: String) -> (message: String, fix: String)? {
+        if let bad = value.unicodeScalars.first(where: ConfigValueReader.isForbiddenInHeaderValue) {
+            return ("the header '\(name)' has a value with the control character U+\(String(format: "%04X", bad.value)), which would end the header line and start another",
+                    "remove line breaks and control characters from the value")
+        }
+        if looksLikeSecret(value) {
+            return ("the header '\(name)' has a value that looks like a secret, and evalbench reads secrets only from the environment",
+                    "remove it; \(fix)")
+        }
+        return nil
+    }
+
+    /// Why the header `name` cannot be given too when `first` was (one header whatever its case).
+    static func duplicateHeader(_ name: String, first: String) -> String {
+        "the header '\(name)' is also given as '\(first)': header names are the same whatever their case"
+    }
+
     /// Whether a literal value looks like a credential whatever its name: an auth scheme
     /// (`Bearer …`, `Basic …`), a well-known key prefix (`sk-`, `AIza`, `ghp_`, a JWT's `eyJ`),
     /// or one long token mixing upper case, lower case and digits. Version strings, UUIDs and

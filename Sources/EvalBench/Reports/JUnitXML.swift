@@ -150,7 +150,7 @@ package enum JUnitXML {
     private static func isReplaced(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         return (value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r") || value == 0xFFFE || value == 0xFFFF
-            || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            || TerminalText.actsOnScreen(value)
     }
 
     /// An ASCII byte `escape` writes unchanged: printable and not one of the five markup characters.

@@ -487,7 +487,7 @@ package enum EvalRun {
         var stopped: [String: (reason: String, keys: Set<String>)] = [:]
         for result in results {
             levelsRun[result.backend, default: []].insert(result.reasoning)
-            if result.status == .skipped, let reason = result.skipReason, reason.hasPrefix("fail fast:") {
+            if result.status == .skipped, let reason = result.skipReason, FailFast.stopped(reason) {
                 stopped[result.backend, default: (reason, [])].keys.insert(result.key)
             }
         }

@@ -9,6 +9,21 @@ import Foundation
 /// A lock rather than an actor: every result of a run passes through `note`, and an actor hop
 /// there cost each answer a task switch.
 package final class FailFast: @unchecked Sendable {
+    /// How the skip reason of every case run fail fast stopped begins.
+    static let reasonPrefix = "fail fast:"
+
+    /// Whether `skipReason` is fail fast's: the case run was never sent.
+    package static func stopped(_ skipReason: String?) -> Bool { skipReason?.hasPrefix(reasonPrefix) == true }
+
+    /// The error kind that stopped `backend`, from fail fast's reason (`… on backend 'b'
+    /// (bad_request: …)`): the failure that was repeated, not whichever request finished last.
+    static func stoppingKind(_ reason: String, backend: String) -> ErrorKind? {
+        guard let range = reason.range(of: "on backend '\(backend)' (") else { return nil }
+        let rest = reason[range.upperBound...]
+        guard let colon = rest.firstIndex(of: ":") else { return nil }
+        return ErrorKind(rawValue: String(rest[..<colon]))
+    }
+
     // @unchecked: `last`, `streak` and `stopReason` are touched only under `lock`.
     /// Consecutive identical failures that stop the backend; 0 never stops.
     let limit: Int
@@ -41,7 +56,7 @@ package final class FailFast: @unchecked Sendable {
         streak = signature == last ? streak + 1 : 1
         last = signature
         guard streak >= limit else { return nil }
-        stopReason = "fail fast: \(limit) consecutive identical failures on backend '\(result.backend)' (\(signature)); "
+        stopReason = "\(Self.reasonPrefix) \(limit) consecutive identical failures on backend '\(result.backend)' (\(signature)); "
             + "its remaining case runs were not sent (config defaults.failFastAfter)"
         return stopReason
     }

@@ -107,7 +107,7 @@ package struct RunDirectory: Sendable, Equatable {
                 let row = Int(order[position].row)
                 if all.errorKind(at: row).map(Gate.infrastructureKinds.contains) == true { return false }
                 // A skip is read whole (skips are few): only fail fast's is one to send again.
-                return all.statusAndOwnLatency(at: row).status != .skipped || all[row].skipReason?.hasPrefix("fail fast:") != true
+                return all.statusAndOwnLatency(at: row).status != .skipped || !FailFast.stopped(all[row].skipReason)
             }
             if end - start == all.turns(at: firstRow), reachedModel {
                 for position in start..<end { finished[Int(order[position].row)] = true }

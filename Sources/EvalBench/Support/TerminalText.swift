@@ -18,15 +18,16 @@ package enum TerminalText {
         return String(out)
     }
 
-    /// C0 controls but the tab, DEL, C1 controls, and the bidirectional embeddings, overrides
-    /// and isolates, which can make text read in another order than it is (U+202A–U+202E,
-    /// U+2066–U+2069).
+    /// C0 controls but the tab, and what a screen acts on (`actsOnScreen`).
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value) || isBidiControl(scalar.value)
+        (scalar.value < 0x20 && scalar != "\t") || actsOnScreen(scalar.value)
     }
 
-    private static func isBidiControl(_ value: UInt32) -> Bool {
-        (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    /// DEL, C1 controls, and the bidirectional embeddings, overrides and isolates, which can
+    /// make text read in another order than it is (U+202A–U+202E, U+2066–U+2069): escaped in
+    /// text reports and on the terminal, replaced in HTML and XML (`JUnitXML.escape`).
+    package static func actsOnScreen(_ value: UInt32) -> Bool {
+        (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 
     /// `text` made safe to `cat` or to render as a Markdown or CSV file: `safe`'s escapes, but
