@@ -13,6 +13,7 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
     } catch {
         failLoading(error)
     }
+    if let problem = RunDirectory(directory).nothingToReport(results, metadata: metadata) { failLoading(problem) }
     if let target = parsed.target() { metadata.target = target }
     // The run's --baseline, when it is still there, for the baseline answers in report.html.
     var baseline: ResultTable?
@@ -24,7 +25,8 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
         }
     }
     do {
-        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, to: directory)
+        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, verdictNote: RunDirectory.rewrittenVerdictNote,
+                                 to: directory)
     } catch {
         fail("\(error)", status: .infrastructure)
     }

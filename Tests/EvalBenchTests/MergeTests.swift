@@ -310,6 +310,11 @@ struct MergeTests {
         let merged = try merge(shards, into: work.appendingPathComponent("strict-merged")) { $0.gate = Gate(minPassRate: 0.9) }
         #expect(single.verdict.exitStatus == .gateFailed)
         #expect(merged.verdict == single.verdict)
+        // The reports open with the same verdict, and run.json keeps it for `evalbench report`.
+        let recorded = try RunDirectory(merged.outputDirectory).readMetadata().verdict
+        let singleRecorded = try RunDirectory(single.outputDirectory).readMetadata().verdict
+        #expect(recorded != nil && recorded == singleRecorded)
+        #expect(try text(merged.outputDirectory, "summary.md").contains("## Verdict\n\n**FAIL**: exit 1"))
 
         let compared = try merge(shards, into: work.appendingPathComponent("compared")) { $0.baselineDirectory = whole.path }
         #expect(compared.comparison?.isRegression == false && compared.verdict.exitStatus == .success)

@@ -31,6 +31,7 @@ package enum HTMLReport {
             html += "<p class=\"interrupted partial-merge\"><strong>" + escape(partialMerge) + "</strong></p>\n"
         }
         html += "<p class=\"run-time\">" + escape(runTime(input, aggregate: aggregate)) + "</p>\n"
+        if let verdict = input.verdict { html += Self.verdict(verdict, note: input.verdictNote) }
         html += headline(aggregate)
         for section in extraSections { html += render(section) }
         if let grid { html += CaseGridHTML.render(grid) }
@@ -83,6 +84,21 @@ package enum HTMLReport {
 
     /// summary.csv's fractions, shown as percentages (the cell keeps the CSV's value in `data-value`).
     private static let percentColumns: Set<String> = ["pass_rate", "pass_rate_low", "pass_rate_high", "cache_hit_ratio"]
+
+    /// The verdict the run ended with, above the figures, as summary.md gives it.
+    private static func verdict(_ verdict: RecordedVerdict, note: String?) -> String {
+        var html = "<section id=\"verdict\" class=\"verdict verdict-\(escape(verdict.status.lowercased()))\">\n<h2>Verdict</h2>\n"
+        html += "<p><strong class=\"verdict-word\">" + escape(verdict.status) + "</strong>: exit \(verdict.exitCode)"
+            + escape(verdict.meaning.map { " (\($0))" } ?? "") + "</p>\n"
+        if let note { html += "<p>" + escape(note) + "</p>\n" }
+        let limit = SummaryMarkdown.verdictListLimit
+        for (title, items) in [("Why:", verdict.reasons), ("Gates checked:", verdict.checks), ("Notes:", verdict.notes)] where !items.isEmpty {
+            html += "<p>" + escape(title) + "</p>\n<ul>\n" + items.prefix(limit).map { "<li>" + escape($0) + "</li>\n" }.joined()
+            if items.count > limit { html += "<li>… and \(items.count - limit) more in run.json</li>\n" }
+            html += "</ul>\n"
+        }
+        return html + "</section>\n"
+    }
 
     private static func render(_ section: HTMLSection) -> String {
         var html = "<section class=\"extra\">\n<h2>" + escape(section.title) + "</h2>\n"
@@ -140,6 +156,10 @@ package enum HTMLReport {
         figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
         figcaption { color: #444; font-size: 14px; margin-top: 8px; }
         .omitted { color: #555; }
+        .verdict-word { font-size: 17px; }
+        .verdict-pass .verdict-word { color: #1a7f37; }
+        .verdict-fail .verdict-word { color: #cf222e; }
+        .verdict-error .verdict-word, .verdict-interrupted .verdict-word { color: #9a6700; }
         footer { color: #666; font-size: 13px; margin-top: 32px; }
 
         """

@@ -28,6 +28,12 @@ package struct ReportInput: Sendable {
     /// The `--baseline` run's results, for the baseline answers and flips in report.html's case
     /// grid; nil without a baseline.
     package var baselineResults: ResultTable?
+    /// The verdict summary.md and report.html open with; nil when none was decided (a
+    /// library caller's own reports, a run.json from before verdicts were recorded).
+    package var verdict: RecordedVerdict?
+    /// Said under the verdict when the reports are written again later (`evalbench report`):
+    /// the verdict is the one recorded then, not decided again.
+    package var verdictNote: String?
 
     /// Why no recommendation is made: the run was interrupted, or merged from only some of its
     /// shards, so its figures cover part of the plan; nil when one is made.

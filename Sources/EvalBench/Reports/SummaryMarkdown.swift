@@ -20,6 +20,7 @@ package enum SummaryMarkdown {
             input.interruption.map { "> **\(MarkdownTable.escape($0))**\n" },
             input.partialMerge.map { "> **\(MarkdownTable.escape($0))**\n" },
             title(input, aggregate: aggregate),
+            input.verdict.map { verdict($0, note: input.verdictNote) },
             headline(aggregate),
             RecommendationMarkdown.render(recommendations ?? Recommendation.compute(input.results, settings: input.recommendation),
                                           withheld: input.recommendationWithheld),
@@ -54,6 +55,27 @@ package enum SummaryMarkdown {
             \(aggregate.caseRuns.count) case runs, \(aggregate.groups.count) backend × reasoning × variant.
             \(cachedNote(input.results))\(suspectNote(input.results))
             """
+    }
+
+    /// Most reasons, checks or notes listed under the verdict; the rest are counted, and all are in run.json.
+    static let verdictListLimit = 20
+
+    /// The verdict the run ended with, first after the title (a step summary trimmed to
+    /// GitHub's limit keeps it): the word, the exit code, why, what the gates checked, notes.
+    static func verdict(_ verdict: RecordedVerdict, note: String?) -> String {
+        var text = "## Verdict\n\n**\(MarkdownTable.escape(verdict.status))**: exit \(verdict.exitCode)"
+            + (verdict.meaning.map { " (\($0))" } ?? "") + "\n"
+        if let note { text += "\n" + MarkdownTable.escape(note) + "\n" }
+        func list(_ title: String, _ items: [String]) {
+            guard !items.isEmpty else { return }
+            text += "\n\(title)\n\n"
+            for item in items.prefix(verdictListLimit) { text += "- " + MarkdownTable.escape(item) + "\n" }
+            if items.count > verdictListLimit { text += "- … and \(items.count - verdictListLimit) more in run.json\n" }
+        }
+        list("Why:", verdict.reasons)
+        list("Gates checked:", verdict.checks)
+        list("Notes:", verdict.notes)
+        return text
     }
 
     /// Says how many requests reported usage that cannot be true, if any did: their figures

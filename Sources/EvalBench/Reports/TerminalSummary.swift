@@ -88,12 +88,12 @@ package struct TerminalSummary {
 
     private func verdictLine(_ verdict: Gate.Verdict) -> String {
         let status = verdict.exitStatus
-        let word = switch status {
-        case .success: paint("PASS", .green)
-        case .gateFailed: paint("FAIL", .red)
-        case .interrupted: paint("INTERRUPTED", .yellow)
-        default: paint("ERROR", .yellow)
+        let style: Style = switch status {
+        case .success: .green
+        case .gateFailed: .red
+        default: .yellow
         }
+        let word = paint(status.verdictWord, style)
         let why = verdict.reasons.isEmpty ? "" : ": " + TerminalText.safe(verdict.reasons.joined(separator: "; "))
         return "\(word)\(why) (exit \(status.rawValue): \(status.meaning))"
     }

@@ -320,16 +320,22 @@ package enum EvalRun {
         try store.close()
         metadata.endedAt = Date()
         metadata.backends = ordered.map { backendInfo($0, availability: availability[$0.name] ?? .available, plan: loaded.plan) }
-        try metadata.write(to: directory.metadata)
-        try writeReports(results, metadata: metadata, baseline: loaded.baselineResults, to: directory.url)
-        try appendStepSummary(from: directory.url, environment: request.environment)
         let comparison = try compare(results, with: loaded, request, in: directory)
-        var verdict = verdict(results, loaded, request, availability: availability, ordered: ordered, comparison: comparison)
+        let gate = gate(loaded, request, comparison: comparison)
+        var verdict = verdict(results, gate: gate, loaded, availability: availability, ordered: ordered, comparison: comparison,
+                              baseline: request.baselineDirectory)
         if let check = loaded.resumeCheck, !check.isUnchanged {
             verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases ran again, deleted ones were dropped")
         }
         // The gates judge a whole plan: a partial run neither passes nor fails them.
         if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
+        // Decided before the reports, so that summary.md and report.html open with it and
+        // run.json keeps it for `evalbench report`.
+        metadata.verdict = RecordedVerdict(verdict, checks: metadata.interruption == nil
+            ? gate.checks(suites: loaded.suites.map(\.name), suiteGates: suiteGates(loaded), baseline: request.baselineDirectory) : [])
+        try metadata.write(to: directory.metadata)
+        try writeReports(results, metadata: metadata, baseline: loaded.baselineResults, to: directory.url)
+        try appendStepSummaries(from: directory.url, comparison: comparison, environment: request.environment)
         return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison,
                           interruption: metadata.interruption)
     }
@@ -424,13 +430,35 @@ package enum EvalRun {
         guard let baseline, let baselineDirectory else { return nil }
         let comparison = Comparison(baseline: baseline, current: results, thresholds: thresholds)
         try comparison.write(to: directory.url, baselineName: baselineDirectory, currentName: directory.url.path)
-        try appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown, environment: environment)
         return comparison
     }
 
-    /// The gate's verdict on `results`, failed too by a regression against the baseline.
-    static func verdict(_ results: ResultTable, _ loaded: LoadedRun, _ request: RunRequest,
-                        availability: [String: Availability], ordered: [any Backend], comparison: Comparison?) -> Gate.Verdict {
+    /// With `GITHUB_STEP_SUMMARY` set, appends summary.md, then compare.md when there was a comparison.
+    package static func appendStepSummaries(from directory: URL, comparison: Comparison?, environment: [String: String]) throws {
+        try appendStepSummary(from: directory, environment: environment)
+        if comparison != nil {
+            try appendStepSummary(from: directory, file: RunDirectory.FileName.compareMarkdown, environment: environment)
+        }
+    }
+
+    /// Each suite's `gates` by suite name, every suite of the run.
+    static func suiteGates(_ loaded: LoadedRun) -> [String: SuiteGates] {
+        loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates }
+    }
+
+    /// The command line's gate as the run applies it: with a baseline the comparison is the
+    /// gate (a case that failed there too does not fail the build), and an empty shard passes.
+    static func gate(_ loaded: LoadedRun, _ request: RunRequest, comparison: Comparison?) -> Gate {
+        var gate = request.gate
+        if comparison != nil { gate.everyCaseMustPassByDefault = false }
+        // A shard with no cases is a valid part: `merge` gates the whole run.
+        if loaded.shard?.caseRuns == 0 { gate.allowsEmptyRun = true }
+        return gate
+    }
+
+    /// `gate`'s verdict on `results`, failed too by a regression against the baseline.
+    static func verdict(_ results: ResultTable, gate: Gate, _ loaded: LoadedRun, availability: [String: Availability],
+                        ordered: [any Backend], comparison: Comparison?, baseline: String?) -> Gate.Verdict {
         var unavailable: [String] = []
         var unavailableHere: [String: String] = [:]
         for backend in ordered {
@@ -440,14 +468,10 @@ package enum EvalRun {
             case let .unavailableHere(reason): unavailableHere[backend.name] = reason
             }
         }
-        var gate = request.gate
-        if comparison != nil { gate.everyCaseMustPassByDefault = false }
         let emptyShard = loaded.shard.flatMap { $0.caseRuns == 0 ? $0.shard : nil }
-        // A shard with no cases is a valid part: `merge` gates the whole run.
-        if emptyShard != nil { gate.allowsEmptyRun = true }
         var verdict = gate.evaluate(results, unavailableBackends: unavailable, unavailableHere: unavailableHere,
-                                    suiteGates: loaded.suites.reduce(into: [:]) { $0[$1.name] = $1.gates })
-        verdict.failOnRegression(comparison, baseline: request.baselineDirectory)
+                                    suiteGates: suiteGates(loaded))
+        verdict.failOnRegression(comparison, baseline: baseline)
         if let emptyShard {
             verdict.notes.append("shard \(emptyShard) holds no cases: nothing ran and no backend was started; `evalbench merge` takes this part as it is")
         }
@@ -479,8 +503,9 @@ package enum EvalRun {
 
     /// Writes results.csv, summary.csv and summary.md from results and the run's metadata;
     /// `baseline`, the `--baseline` run's results, for report.html's case grid.
+    /// `verdictNote`, said under the verdict (`evalbench report`: the verdict is the one recorded).
     package static func writeReports(_ results: some Collection<RequestResult>, metadata: RunMetadata,
-                                     baseline: ResultTable? = nil, to directory: URL) throws {
+                                     baseline: ResultTable? = nil, verdictNote: String? = nil, to directory: URL) throws {
         var notes: [String: String] = [:]
         var levelsRun: [String: Set<ReasoningLevel>] = [:]
         // What stopped a backend early, and which of its case runs it left unsent (case runs, not turns).
@@ -509,6 +534,8 @@ package enum EvalRun {
         input.shard = metadata.mergedFrom == nil ? metadata.shard.map { "\($0.index)/\($0.count)" } : nil
         input.partialMerge = metadata.partialMergeHeadline
         input.baselineResults = baseline
+        input.verdict = metadata.verdict
+        input.verdictNote = metadata.verdict == nil ? nil : verdictNote
         input.recommendation = RecommendationSettings(
             target: metadata.target,
             suiteTargets: metadata.suites.reduce(into: [:]) { table, suite in table[suite.suite] = suite.target },

@@ -73,24 +73,28 @@ package enum RunMerge {
         var metadata = mergedMetadata(parts, request)
         if let target = request.target { metadata.target = target }
         metadata.partialMerge = coverage.gaps.isEmpty ? nil : coverage.gaps.map(\.message)
-        try metadata.write(to: directory.metadata)
-        // As `run --baseline` does: report.html shows the baseline's answers and flips, and
-        // run.json names the baseline so that `evalbench report` shows them again.
-        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, to: directory.url)
-        try EvalRun.appendStepSummary(from: directory.url, environment: request.environment)
         let comparison = try EvalRun.compare(results, with: baseline, named: request.baselineDirectory,
                                              thresholds: request.comparisonThresholds, in: directory,
                                              environment: request.environment)
         var gate = request.gate
         if comparison != nil { gate.everyCaseMustPassByDefault = false }
         let (unavailable, unavailableHere) = availability(metadata.backends)
+        let suiteGates = metadata.suites.reduce(into: [String: SuiteGates]()) { $0[$1.suite] = $1.gates }
         var verdict = gate.evaluate(results, unavailableBackends: unavailable, unavailableHere: unavailableHere,
-                                    suiteGates: metadata.suites.reduce(into: [:]) { $0[$1.suite] = $1.gates })
+                                    suiteGates: suiteGates)
         verdict.failOnRegression(comparison, baseline: request.baselineDirectory)
         let missing = coverage.gaps.map(\.message)
         verdict.notes += missing.map { "partial merge: \($0)" }
         // Interrupted parts make an interrupted run, which the gates do not judge.
         if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
+        // As a run does: decided before the reports, which open with it.
+        metadata.verdict = RecordedVerdict(verdict, checks: metadata.interruption == nil
+            ? gate.checks(suites: metadata.suites.map(\.suite), suiteGates: suiteGates, baseline: request.baselineDirectory) : [])
+        try metadata.write(to: directory.metadata)
+        // As `run --baseline` does: report.html shows the baseline's answers and flips, and
+        // run.json names the baseline so that `evalbench report` shows them again.
+        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, to: directory.url)
+        try EvalRun.appendStepSummaries(from: directory.url, comparison: comparison, environment: request.environment)
         return MergeOutcome(outputDirectory: directory.url, results: results, verdict: verdict,
                             comparison: comparison, missing: missing, interruption: metadata.interruption)
     }

@@ -56,6 +56,22 @@ package struct RunDirectory: Sendable, Equatable {
         try readingResults(role: role) { try ResultStore.readTable($0) }
     }
 
+    /// Why `evalbench report` refuses to write this run's reports again: its results file holds
+    /// no results (emptied, truncated, or every line torn), and reports written from it would
+    /// replace the run's with empty ones. Nil when there are results, or when the run planned
+    /// none (a shard that holds no cases).
+    package func nothingToReport(_ results: ResultTable, metadata: RunMetadata) -> Diagnostic? {
+        guard results.isEmpty, metadata.shard?.caseRuns != 0 else { return nil }
+        return Diagnostic(file: self.results.path,
+                          message: "holds no results, so there is nothing to report; the reports beside it were left as they were",
+                          fix: "check that this is the run's directory and that its results.jsonl was not emptied or cut short; "
+                              + "`evalbench run ... --resume \(url.path)` sends what is missing")
+    }
+
+    /// What the reports `evalbench report` writes say under the verdict.
+    package static let rewrittenVerdictNote = "Recorded when the run ended: `evalbench report` wrote these reports again from "
+        + "results.jsonl and did not apply the gates again."
+
     /// Why this run's results cannot be read, or nil when its directory holds a results file:
     /// the directory is missing or a file, or has no results.jsonl. `role` as for `readResults`.
     package func missingResults(role: String?) -> Diagnostic? {

@@ -65,6 +65,9 @@ package struct RunMetadata: Sendable, Codable, Equatable {
     /// `--baseline`: the earlier run's directory, made absolute (`absolutePath`), so that `evalbench report` shows its
     /// answers beside this run's again; nil without one.
     package var baseline: String?
+    /// The verdict the run (or merge) ended with, so that `evalbench report` writes it again;
+    /// nil in run.json files from before it was recorded, and while the run is going.
+    package var verdict: RecordedVerdict?
 
     package struct SuiteFile: Sendable, Codable, Equatable {
         package var path: String

@@ -341,6 +341,38 @@ struct CommandLineTests {
         #expect(summary.contains("qa (4 of the 35 cases a 90.0% target needs)"), "\(summary)")
     }
 
+    @Test("report writes the recorded verdict again and says so; a results.jsonl with no results is refused (exit 2), the reports left as they were")
+    func reportKeepsVerdict() async throws {
+        let directory = PackagePaths.temporaryDirectory("cli-report-verdict")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { request in
+            FakeOpenAIServer.Script(steps: [.content(request.messages.last?.content == "q1" ? "ok" : "no")])
+        }
+        try server.start()
+        defer { server.stop() }
+        try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
+        let cases = (1...2).map { #"{"id": "c\#($0)", "prompt": "q\#($0)", "expect": [{"type": "contains", "value": "ok"}]}"# }
+        try write(#"{"format": "evalbench.suite/1", "suite": "v", "cases": [\#(cases.joined(separator: ","))]}"#,
+                  to: directory.appendingPathComponent("s.json"))
+        let run = try await runEvalbench(["run", "s.json", "--out", "out", "--min-pass-rate", "75%", "--no-progress"], in: directory)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let summaryURL = directory.appendingPathComponent("out/summary.md")
+        #expect(try String(contentsOf: summaryURL, encoding: .utf8).contains("## Verdict\n\n**FAIL**: exit 1"))
+
+        let report = try await runEvalbench(["report", "out"], in: directory)
+        #expect(report.status == 0, "\(report.stderr)")
+        let rewritten = try String(contentsOf: summaryURL, encoding: .utf8)
+        #expect(rewritten.contains("## Verdict\n\n**FAIL**: exit 1"), "\(rewritten)")
+        #expect(rewritten.contains("fake · none · default: pass rate 50.0% is below --min-pass-rate 75.0%"))
+        #expect(rewritten.contains(RunDirectory.rewrittenVerdictNote))
+
+        try Data().write(to: directory.appendingPathComponent("out/results.jsonl"))
+        let empty = try await runEvalbench(["report", "out"], in: directory)
+        #expect(empty.status == 2, "\(empty.stdout)\(empty.stderr)")
+        #expect(empty.stderr.contains("results.jsonl: error: holds no results, so there is nothing to report"), "\(empty.stderr)")
+        #expect(try String(contentsOf: summaryURL, encoding: .utf8) == rewritten, "the reports are left as they were")
+    }
+
     @Test("compare exits 1 on a significant regression and names the flipped cases, 0 with no change or within the threshold, 2 on bad arguments; run --baseline checks the baseline before sending")
     func compareCommand() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-compare")

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A run's verdict as run.json and the reports keep it: what the terminal said at the end
+/// (PASS, FAIL, ERROR or INTERRUPTED, the exit code and why), what the gates checked, and the
+/// notes. summary.md opens with it, so that a job page's step summary says whether the gate
+/// held and why, not only the figures.
+package struct RecordedVerdict: Sendable, Codable, Equatable {
+    /// `ExitStatus.verdictWord`: PASS, FAIL, ERROR or INTERRUPTED.
+    package var status: String
+    package var exitCode: Int32
+    /// Why the gate failed; empty when it held.
+    package var reasons: [String]
+    /// What the gates checked, one line each (`Gate.checks`).
+    package var checks: [String]
+    /// What a reader should know that did not decide the exit code.
+    package var notes: [String]
+
+    package init(_ verdict: Gate.Verdict, checks: [String]) {
+        status = verdict.exitStatus.verdictWord
+        exitCode = verdict.exitStatus.rawValue
+        reasons = verdict.reasons
+        self.checks = checks
+        notes = verdict.notes
+    }
+
+    /// The exit code's meaning, or nil for a code this build does not know (a newer run.json).
+    package var meaning: String? {
+        ExitStatus(rawValue: exitCode)?.meaning
+    }
+}
+
+extension ExitStatus {
+    /// The word the terminal and the reports give a verdict with this status.
+    package var verdictWord: String {
+        switch self {
+        case .success: "PASS"
+        case .gateFailed: "FAIL"
+        case .interrupted: "INTERRUPTED"
+        case .usage, .infrastructure: "ERROR"
+        }
+    }
+}
+
+extension Gate {
+    /// What this gate checks on a run of `suites` (their names) with `suiteGates` (suite name →
+    /// its `gates`, for those that have them), compared with `baseline` if any: one line each,
+    /// as the reports list them beside the verdict. Mirrors `evaluate`.
+    package func checks(suites: [String], suiteGates: [String: SuiteGates], baseline: String?) -> [String] {
+        var checks: [String] = []
+        var seen: Set<String> = []
+        let suites = suites.filter { seen.insert($0).inserted }
+        if let minPassRate {
+            checks.append("every backend × reasoning × variant passes at least \(Self.percent(minPassRate)) of its case runs (--min-pass-rate)")
+        } else {
+            let gated = suites.filter { suiteGates[$0]?.minPassRate != nil }
+            for suite in gated {
+                let rate = Self.percent(suiteGates[suite]?.minPassRate ?? 0)
+                checks.append("suite '\(suite)': every backend × reasoning × variant passes at least \(rate) of its case runs (its gates.minPassRate)")
+            }
+            if everyCaseMustPassByDefault {
+                let others = suites.filter { suiteGates[$0]?.minPassRate == nil }
+                if gated.isEmpty {
+                    checks.append("every case run passes (the default gate; --min-pass-rate sets a pass rate instead)")
+                } else if !others.isEmpty {
+                    checks.append("every case run of " + others.map { "'\($0)'" }.joined(separator: ", ") + " passes (the default gate)")
+                }
+            }
+        }
+        if let maxErrorRate {
+            checks.append("at most \(Self.percent(maxErrorRate)) of the requests sent end in an error (--max-error-rate)")
+        } else {
+            for suite in suites {
+                guard let limit = suiteGates[suite]?.maxErrorRate else { continue }
+                checks.append("suite '\(suite)': at most \(Self.percent(limit)) of its requests sent end in an error (its gates.maxErrorRate)")
+            }
+        }
+        if let baseline { checks.append("no significant regression against the baseline \(baseline) (--baseline)") }
+        checks.append(allowsEmptyRun ? "a run in which no case ran passes (--allow-empty)"
+                                     : "at least one case ran (--allow-empty lets a run of none pass)")
+        checks.append("every backend selected could be reached and used")
+        return checks
+    }
+}
