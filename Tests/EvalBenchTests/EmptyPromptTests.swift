@@ -104,6 +104,17 @@ struct EmptyPromptTests {
         #expect(found.map(\.path) == ["$.variants[1].prompt", "$.cases[0].prompt"])
         #expect(found.map(\.location) == [SourceLocation(line: 2, column: 99), SourceLocation(line: 3, column: 34)])
     }
+
+    @Test("a suite built in Swift with an empty turn prompt or an empty variant template is a LoadError naming each")
+    func suiteBuiltInSwift() {
+        var suite = Suite(name: "s", cases: [EvalCase(id: "c", turns: [Turn(prompt: "one"), Turn(prompt: " \n")])])
+        suite.variants = [PromptVariant(name: "plain"), PromptVariant(name: "blank", promptTemplate: "")]
+        let found = loadDiagnostics { () throws(LoadError) in try SuiteChecks.check(suite) }
+        #expect(found.map(\.path) == ["$.cases[0].turns[1].prompt", "$.variants[1].prompt"], "\(found)")
+        #expect(found.map(\.message) == ["turn 2 of case 'c' has an empty prompt",
+                                         "variant 'blank' has an empty prompt template, so every prompt it wraps is sent empty"])
+        #expect(found.allSatisfy { $0.file == "suite 's' (built in Swift)" && $0.fix != nil })
+    }
 }
 
 extension LoopbackNetworkTests {
