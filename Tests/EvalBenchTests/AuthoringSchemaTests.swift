@@ -33,12 +33,15 @@ struct AuthoringSchemaTests {
         }
     }
 
-    @Test("the schemas catch what the loaders catch: an unknown key, a key of another kind, a bad level")
+    @Test("the schemas catch what the loaders catch: an unknown key, a key of another kind, a bad level, an empty prompt")
     func schemasReject() throws {
         let suiteSchema = try schema("schemas/suite.schema.json")
         func suite(_ text: String) -> JSONValue { JSONValue(try! JSONDocument(data: Data(text.utf8), file: "s").root) }
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "promt": "x"}]}"#)).isEmpty)
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "reasoning": "hard", "cases": [{"id": "a", "prompt": "x"}]}"#)).isEmpty)
+        #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": " "}]}"#)).isEmpty, "an empty prompt")
+        #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "turns": [{"prompt": ""}]}]}"#)).isEmpty,
+                "an empty turn prompt")
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x", "expect": [{"type": "contains"}]}]}"#)).isEmpty,
                 "contains needs a value")
         #expect(suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x", "expect": [{"type": "judge", "backend": "b", "rubric": "r", "not": true}]}]}"#)).isEmpty)

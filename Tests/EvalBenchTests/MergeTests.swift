@@ -229,6 +229,30 @@ struct MergeTests {
         #expect(refused.first?.contains("no results for") == false, "every case has results: \(refused)")
     }
 
+    @Test("past 20 names, merge's lists end with 'and N more': the first 20 in order, then how many of the rest it did not name")
+    func longListsEndWithTheCountOfTheRest() {
+        func result(_ repeatIndex: Int, turn: Int) -> RequestResult {
+            RequestResult(key: "geo/c/default/a/none/\(repeatIndex)", suite: "geo", caseID: "c", turn: turn, turns: 2, variant: "default",
+                          backend: "a", model: nil, reasoning: .none, repeatIndex: repeatIndex, tags: [], status: .pass, instructions: nil, prompt: "q")
+        }
+        let metadata = RunMetadata(toolVersion: "t", arguments: [], suites: [], config: Config(backends: []), gitCommit: nil,
+                                   host: .current(), startedAt: Date(), endedAt: Date(), backends: [])
+        func unfinished(short: ClosedRange<Int>, planned: Int) -> String {
+            // The short case runs have turn 1 of 2; repeats 40 and 41 finished both turns.
+            let results = short.map { result($0, turn: 1) } + [40, 41].flatMap { [result($0, turn: 1), result($0, turn: 2)] }
+            let part = RunMerge.Part(path: "shard-1", metadata: metadata, results: ResultTable(results))
+            return MergeCheck.unfinishedCaseRuns(part, planned: planned, caseRunsOfSuite: MergeCheck.caseRunsOfSuite([part]))
+        }
+        let named = (10...29).map { "geo/c/default/a/none/\($0) (1 of 2 turns)" }.joined(separator: ", ")
+        // 28 unfinished of 30 planned: 23 with a turn missing, 5 that left no result; 20 named, 8 counted.
+        #expect(unfinished(short: 10...32, planned: 30) == "; 28 of 30 case runs unfinished: \(named) and 8 more")
+        #expect(unfinished(short: 10...29, planned: 22) == "; 20 of 22 case runs unfinished: \(named)", "20 fit: no count")
+
+        #expect(MergeCheck.names((1...23).map { "geo/c\($0)" })
+                == "23 cases: " + (1...20).map { "geo/c\($0)" }.joined(separator: ", ") + " and 3 more")
+        #expect(MergeCheck.names((1...20).map { "geo/c\($0)" }) == "20 cases: " + (1...20).map { "geo/c\($0)" }.joined(separator: ", "))
+    }
+
     /// Marks each shard interrupted with its last `dropped[i]` results gone, as Ctrl-C leaves a part.
     private func interrupt(_ shards: [URL], dropping dropped: [Int]) throws -> (unfinished: Int, planned: Int) {
         var planned = 0

@@ -21,7 +21,7 @@ public struct Evaluation: Sendable {
     public enum SuiteSource: Sendable {
         /// A suite file (`evals/*.json`), loaded and checked as `evalbench run` loads it.
         case file(String)
-        /// A suite built in Swift; checked for distinct, non-empty case ids and turns.
+        /// A suite built in Swift; checked for distinct, non-empty case ids, turns and prompts.
         case suite(Suite)
     }
 

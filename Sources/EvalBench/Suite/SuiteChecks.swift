@@ -1,9 +1,10 @@
 import Foundation
 
 /// The checks a suite built in Swift gets in place of the loader's: what the type system
-/// cannot say (a name, at least one case, distinct non-empty ids, turns with prompts, limits in
-/// range, regular expressions that compile and cannot take exponential time). A suite file gets
-/// these and more from `SuiteLoader`, with line and column.
+/// cannot say (a name, at least one case, distinct non-empty ids, turns with prompts that are
+/// not empty, nor made empty by a variant, limits in range, regular expressions that compile and
+/// cannot take exponential time). A suite file gets these and more from `SuiteLoader`, with
+/// line and column.
 enum SuiteChecks {
     static func check(_ suite: Suite) throws(LoadError) {
         let file = suite.file.isEmpty ? "suite '\(suite.name)' (built in Swift)" : suite.file
@@ -34,6 +35,10 @@ enum SuiteChecks {
             }
             for (toolPath, message, fix) in toolProblems(evalCase, path: path) { problem(toolPath, message, fix) }
             for (turnIndex, turn) in evalCase.turns.enumerated() {
+                if isBlank(turn.prompt) {
+                    problem("\(path).turns[\(turnIndex)].prompt", "turn \(turnIndex + 1) of case '\(evalCase.id)' has an empty prompt",
+                            "pass Turn(prompt:) the message the model should answer")
+                }
                 for (assertionIndex, assertion) in turn.expect.enumerated() {
                     if let message = patternProblem(assertion.check) {
                         problem("\(path).turns[\(turnIndex)].expect[\(assertionIndex)]", message,
@@ -42,7 +47,18 @@ enum SuiteChecks {
                 }
             }
         }
+        for (index, variant) in suite.variants.enumerated() {
+            if let template = variant.promptTemplate, isBlank(template) {
+                problem("$.variants[\(index)].prompt", "variant '\(variant.name)' has an empty prompt template, so every prompt it wraps is sent empty",
+                        "put {{prompt}} where each case's prompt goes, or leave promptTemplate nil")
+            }
+        }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
+    }
+
+    /// Empty or only whitespace: a message Anthropic refuses, and nearly always a mistake.
+    private static func isBlank(_ text: String) -> Bool {
+        text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// A case's tool sets (its own and those its turns switch to): names the providers accept,

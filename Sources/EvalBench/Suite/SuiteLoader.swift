@@ -87,6 +87,8 @@ private struct SuiteReader {
         var options = GenerationOptions()
         var vars: [String: String] = [:]
         var tools: [CannedTool] = []
+        /// The variables a dataset row gave (its columns), for the fix of a prompt they render empty.
+        var rowColumns: Set<String> = []
     }
 
     func read(_ top: ObjectReader, into suite: inout Suite) {
@@ -231,6 +233,7 @@ private struct SuiteReader {
         for (index, row) in rows.enumerated() {
             var rowDefaults = defaults
             rowDefaults.vars.merge(row.values) { _, column in column }
+            rowDefaults.rowColumns = Set(row.values.keys)
             let rowLog = DiagnosticLog(file: log.file)
             let rowReader = SuiteReader(log: rowLog)
             let caseReader = ObjectReader(template, path: path.key("case"), log: rowLog, what: "a case")!
@@ -281,8 +284,11 @@ private struct SuiteReader {
         reader.rejectUnknownKeys(allowed: Self.caseKeys)
         let path = reader.path
         var vars = defaults.vars
+        var rowColumns = defaults.rowColumns
         if let node = reader["vars"] {
-            vars.merge(readVars(node, path: path.key("vars"))) { _, caseValue in caseValue }
+            let own = readVars(node, path: path.key("vars"))
+            vars.merge(own) { _, caseValue in caseValue }
+            rowColumns.subtract(own.keys)
         }
         var options = defaults.options
         if let node = reader["options"] {
@@ -304,10 +310,10 @@ private struct SuiteReader {
             reader.reportMissing("prompt", fix: "add \"prompt\": \"...\" for one message, or \"turns\": [ ... ] for a conversation")
         case (.some(let node), nil):
             if let prompt = reader.string("prompt") {
-                turns = [Turn(prompt: render(prompt, at: node, path: path.key("prompt"), vars: vars))]
+                turns = [Turn(prompt: renderPrompt(prompt, at: node, path: path.key("prompt"), vars: vars, rowColumns: rowColumns))]
             }
         case (nil, .some(let node)):
-            turns = readTurns(node, path: path.key("turns"), vars: vars, assertions: assertions)
+            turns = readTurns(node, path: path.key("turns"), vars: vars, rowColumns: rowColumns, assertions: assertions)
         }
         let caseExpect = reader["expect"].map { assertions.readList($0, path: path.key("expect")) } ?? []
         if !turns.isEmpty { turns[turns.count - 1].expect += caseExpect }
@@ -360,7 +366,7 @@ private struct SuiteReader {
         return StructuredOutput(schema: JSONValue(schemaNode), name: name ?? "answer", schemaText: schemaNode.compactJSON)
     }
 
-    private func readTurns(_ node: JSONNode, path: JSONPath, vars: [String: String],
+    private func readTurns(_ node: JSONNode, path: JSONPath, vars: [String: String], rowColumns: Set<String>,
                            assertions: AssertionReader) -> [Turn] {
         guard let elements = node.arrayValue, !elements.isEmpty else {
             log.error("'turns' must be a non-empty array of turns, found \(node.kindDescription)",
@@ -374,7 +380,7 @@ private struct SuiteReader {
             let expect = reader["expect"].map { assertions.readList($0, path: reader.path.key("expect")) } ?? []
             guard let prompt = reader.string("prompt", requiredFix: "add \"prompt\": \"...\" to the turn"),
                   let promptNode = reader["prompt"] else { continue }
-            turns.append(Turn(prompt: render(prompt, at: promptNode, path: reader.path.key("prompt"), vars: vars),
+            turns.append(Turn(prompt: renderPrompt(prompt, at: promptNode, path: reader.path.key("prompt"), vars: vars, rowColumns: rowColumns),
                               expect: expect, switchTo: readSwitch(reader, vars: vars),
                               history: reader["history"].flatMap { readHistory($0, path: reader.path.key("history")) }))
         }
@@ -485,6 +491,36 @@ private struct SuiteReader {
 
     private func render(_ text: String, at node: JSONNode, path: JSONPath, vars: [String: String]) -> String {
         TemplateScope(log: log, vars: vars).render(text, at: node, path: path)
+    }
+
+    /// A case's or a turn's prompt, rendered; one that is empty or only whitespace is reported
+    /// at `node`: Anthropic refuses such a message (a wasted request), and it is nearly always a
+    /// typo or a variable that rendered to nothing. `rowColumns` are the variables a dataset
+    /// row gave, named in the fix as columns to fill.
+    private func renderPrompt(_ text: String, at node: JSONNode, path: JSONPath, vars: [String: String],
+                              rowColumns: Set<String>) -> String {
+        let prompt = render(text, at: node, path: path, vars: vars)
+        guard prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return prompt }
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            log.error(text.isEmpty ? "the prompt is empty" : "the prompt is only whitespace", at: node.location, path: path,
+                      fix: "write the message the model should answer")
+            return prompt
+        }
+        // Only whitespace around the placeholders, so every variable it uses rendered empty.
+        let names = Template(text).names
+        let quoted = { (names: [String]) in names.map { "'\($0)'" }.joined(separator: ", ") }
+        let columns = names.filter(rowColumns.contains), others = names.filter { !rowColumns.contains($0) }
+        var fixes: [String] = []
+        if !columns.isEmpty {
+            fixes.append("fill the dataset row's \(columns.count == 1 ? "column" : "columns") \(quoted(columns)), or leave the row out")
+        }
+        if !others.isEmpty {
+            fixes.append("give \(quoted(others)) a value in the case's or the suite's \"vars\"")
+        }
+        let what = names.allSatisfy { vars[$0]?.isEmpty ?? true } ? "empty" : "empty or only whitespace"
+        log.error("the prompt '\(Diagnostic.excerpt(text))' renders empty: \(quoted(names)) \(names.count == 1 ? "is" : "are") \(what)",
+                  at: node.location, path: path, fix: "check the variable that rendered empty: " + fixes.joined(separator: "; "))
+        return prompt
     }
 }
 
