@@ -27,6 +27,13 @@ struct VariantTests {
         #expect(filtered.caseRuns.map(\.variant) == ["tight"])
     }
 
+    @Test("a prompt template may write {{ prompt }} with spaces, as any variable")
+    func spacedPlaceholder() throws {
+        let suite = try SuiteLoader.load(data: Data(#"{"format": "evalbench.suite/1", "suite": "v", "variants": [{"name": "a", "prompt": "{{ prompt }} (one word)"}], "cases": [{"id": "c", "prompt": "p"}]}"#.utf8), file: "v.json")
+        let plan = Planner.plan([suite], PlanSelection(backends: ["x"]))
+        #expect(plan.caseRuns.first?.evalCase.turns.map(\.prompt) == ["p (one word)"])
+    }
+
     @Test("a prompt template without {{prompt}} and a duplicate variant name are load errors")
     func problems() {
         do {

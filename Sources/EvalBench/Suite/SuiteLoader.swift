@@ -180,11 +180,13 @@ private struct SuiteReader {
                 variant.instructions = render(text, at: node, path: reader.path.key("instructions"), vars: vars)
             }
             if let text = reader.string("prompt"), let node = reader["prompt"] {
-                if !text.contains("{{prompt}}") {
+                // Rendered first, so that `{{ prompt }}`, as any variable may be written, counts.
+                let template = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
+                if !template.contains("{{prompt}}") {
                     log.error("the variant's prompt template has no {{prompt}}", at: node.location, path: reader.path.key("prompt"),
                               fix: "write where each case's prompt goes, e.g. \"{{prompt}}\\nAnswer in one word.\"")
                 }
-                variant.promptTemplate = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
+                variant.promptTemplate = template
             }
             if let node = reader["options"] { variant.options = readOptions(node, path: reader.path.key("options")) }
             if let node = reader["output"] { variant.output = readOutput(node, path: reader.path.key("output")) }
