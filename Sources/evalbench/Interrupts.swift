@@ -41,6 +41,10 @@ final class Interrupts: @unchecked Sendable {
             cancel?()
         } else {
             for backend in backends { backend.terminateImmediately() }
+            // Reports half written are not left as hidden temporary files beside the finished ones.
+            TemporaryFiles.removeAll()
+            printError("evalbench: quit at once; every finished result is in results.jsonl, but the reports may be missing or "
+                       + "from before: `evalbench report DIR` writes them again")
             exit(ExitStatus.interrupted.rawValue)
         }
     }

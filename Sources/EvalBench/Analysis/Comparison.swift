@@ -382,7 +382,7 @@ extension Comparison {
                              (RunDirectory.FileName.compareCSV, CompareCSV.render(self))] {
             let file = run.file(name)
             do {
-                try Data(TerminalText.forReport(text, file: file).utf8).write(to: file, options: .atomic)
+                try TemporaryFiles.writeAtomically(Data(TerminalText.forReport(text, file: file).utf8), to: file)
             } catch {
                 throw ReportWriteFailure(path: file.path, reason: error.localizedDescription)
             }

@@ -11,12 +11,21 @@ package final class ReportFileSink {
     /// Starts writing `file`; failures name the file as `ReportWriteFailure`.
     package init(_ file: URL) throws {
         self.file = file
-        temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+        temporary = TemporaryFiles.register(beside: file)
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
               let handle = try? FileHandle(forWritingTo: temporary) else {
+            TemporaryFiles.unregister(temporary)
             throw ReportWriteFailure(path: file.path, reason: "could not create \(temporary.lastPathComponent)")
         }
         self.handle = handle
+    }
+
+    /// Whether the temporary file was moved into place or removed.
+    private var ended = false
+
+    /// A sink dropped before `finish` (its writer threw) leaves no temporary file behind.
+    deinit {
+        if !ended { abandon() }
     }
 
     /// Appends `text`.
@@ -31,6 +40,8 @@ package final class ReportFileSink {
 
     /// Closes the temporary file and moves it over `file`.
     package func finish() throws {
+        ended = true
+        defer { TemporaryFiles.unregister(temporary) }
         do {
             try handle.close()
             if rename(temporary.path, file.path) != 0 {
@@ -46,7 +57,9 @@ package final class ReportFileSink {
     }
 
     private func abandon() {
+        ended = true
         try? handle.close()
         try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.unregister(temporary)
     }
 }

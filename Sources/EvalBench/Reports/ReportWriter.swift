@@ -74,7 +74,7 @@ package enum ReportWriter {
 
     private static func write(_ text: String, to file: URL) throws {
         do {
-            try Data(TerminalText.forReport(text, file: file).utf8).write(to: file, options: .atomic)
+            try TemporaryFiles.writeAtomically(Data(TerminalText.forReport(text, file: file).utf8), to: file)
         } catch {
             throw ReportWriteFailure(path: file.path, reason: error.localizedDescription)
         }

@@ -148,7 +148,7 @@ package struct RunMetadata: Sendable, Codable, Equatable {
             var container = encoder.singleValueContainer()
             try container.encode(Self.timestamp(date))
         }
-        try encoder.encode(self).write(to: url, options: .atomic)
+        try TemporaryFiles.writeAtomically(encoder.encode(self), to: url)
     }
 
     package static func read(from url: URL) throws -> RunMetadata {

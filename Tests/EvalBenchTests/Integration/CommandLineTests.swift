@@ -17,7 +17,7 @@ private func fakeConfig(_ server: FakeOpenAIServer, extra: String = "") -> Strin
 /// Starts `evalbench run` on a 40-case suite against `server` and returns once `results.jsonl`
 /// holds at least `lines` results (or 30 s passed), with the process and the results file.
 private func startForty(in directory: URL, against server: FakeOpenAIServer, suite: String,
-                        expect: String, waitingFor lines: Int) async throws -> (Process, URL, URL) {
+                        expect: String, waitingFor lines: Int, stderr: URL? = nil) async throws -> (Process, URL, URL) {
     try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
     let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)"\#(expect)}"# }
     try write(#"{"format": "evalbench.suite/1", "suite": "\#(suite)", "cases": [\#(cases.joined(separator: ","))]}"#,
@@ -25,7 +25,12 @@ private func startForty(in directory: URL, against server: FakeOpenAIServer, sui
     let out = directory.appendingPathComponent("out")
     let process = evalbenchProcess(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    if let stderr {
+        FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+    } else {
+        process.standardError = FileHandle.nullDevice
+    }
     try process.run()
     let results = out.appendingPathComponent("results.jsonl")
     let deadline = Date().addingTimeInterval(30)
@@ -269,6 +274,27 @@ struct CommandLineTests {
         #expect(kept.allSatisfy { $0.status == .pass }, "an interrupted request is not recorded as a failure")
         let summary = try String(contentsOf: out.appendingPathComponent("summary.md"), encoding: .utf8)
         #expect(summary.contains("i/c1"))
+    }
+
+    @Test("a second Ctrl-C quits at once, exit 130, saying how to write the reports, with no temporary file left in the run's directory")
+    func secondInterrupt() async throws {
+        let directory = PackagePaths.temporaryDirectory("cli-interrupt-twice")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)]) }
+        try server.start()
+        defer { server.stop() }
+        let (process, out, results) = try await startForty(in: directory, against: server, suite: "i", expect: "", waitingFor: 4,
+                                                           stderr: directory.appendingPathComponent("stderr.txt"))
+        kill(process.processIdentifier, SIGINT)
+        usleep(5_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(try ResultStore.read(results).count >= 4)
+        let stderr = try String(contentsOf: directory.appendingPathComponent("stderr.txt"), encoding: .utf8)
+        #expect(stderr.contains("quit at once; every finished result is in results.jsonl") && stderr.contains("`evalbench report DIR`"), "\(stderr)")
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
+        #expect(hidden.isEmpty, "\(hidden)")
     }
 
     @Test("--max-error-rate exits 3 when errors exceed it and 2 when it is not a fraction; the binary appends to GITHUB_STEP_SUMMARY and writes junit.xml")

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+@testable import EvalBench
+
+/// Report files are written beside their final names and renamed into place; a second Ctrl-C
+/// removes the ones being written, so no `.name.<uuid>.tmp` is left in the run's directory.
+@Suite("temporary report files: written whole, and removed when the process quits at once", .serialized)
+struct TemporaryFilesTests {
+    private func hidden(_ directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
+    }
+
+    @Test("writeAtomically replaces the file whole and leaves no temporary file or registration")
+    func atomicWrite() throws {
+        let directory = PackagePaths.temporaryDirectory("temporary-files-atomic")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("summary.md")
+        try TemporaryFiles.writeAtomically(Data("first".utf8), to: file)
+        try TemporaryFiles.writeAtomically(Data("second".utf8), to: file)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "second")
+        #expect(try hidden(directory).isEmpty)
+        #expect(!TemporaryFiles.inFlight.contains { $0.hasPrefix(directory.path) })
+        // A directory that is not there: the error is thrown, nothing is left registered.
+        #expect(throws: (any Error).self) {
+            try TemporaryFiles.writeAtomically(Data("x".utf8), to: directory.appendingPathComponent("missing/summary.md"))
+        }
+        #expect(!TemporaryFiles.inFlight.contains { $0.hasPrefix(directory.path) })
+    }
+
+    @Test("a report being written in pieces is removed by removeAll; a sink dropped unfinished leaves nothing")
+    func sinks() throws {
+        let directory = PackagePaths.temporaryDirectory("temporary-files-sink")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let junit = directory.appendingPathComponent("junit.xml")
+        let sink = try ReportFileSink(junit)
+        try sink.write("<testsuites>")
+        #expect(try hidden(directory).count == 1, "the half-written report is a hidden file beside junit.xml")
+        #expect(TemporaryFiles.removeAll() >= 1)
+        #expect(try hidden(directory).isEmpty)
+        #expect(throws: ReportWriteFailure.self) { try sink.finish() }
+        #expect(!FileManager.default.fileExists(atPath: junit.path))
+
+        do {
+            let dropped = try ReportFileSink(directory.appendingPathComponent("results.csv"))
+            try dropped.write("suite,case\n")
+            #expect(try hidden(directory).count == 1)
+        }
+        #expect(try hidden(directory).isEmpty, "a sink whose writer threw before finish removes its file")
+        #expect(!TemporaryFiles.inFlight.contains { $0.hasPrefix(directory.path) })
+    }
+}
