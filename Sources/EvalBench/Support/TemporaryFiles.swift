@@ -33,13 +33,16 @@ package enum TemporaryFiles {
     /// The temporary files being written now.
     package static var inFlight: Set<String> { registry.lock.withLock { registry.paths } }
 
-    /// Removes every temporary file being written, before the process quits at once; returns
-    /// how many there were. The writers' renames then fail, which no longer matters.
+    /// Removes every temporary file being written (in `directory` only, when given), before
+    /// the process quits at once; returns how many there were. The writers' renames then fail,
+    /// which no longer matters.
     @discardableResult
-    package static func removeAll() -> Int {
+    package static func removeAll(in directory: URL? = nil) -> Int {
+        let prefix = directory.map { $0.standardizedFileURL.path + "/" }
         let paths = registry.lock.withLock { () -> Set<String> in
-            defer { registry.paths.removeAll() }
-            return registry.paths
+            let chosen = registry.paths.filter { path in prefix.map { path.hasPrefix($0) } ?? true }
+            registry.paths.subtract(chosen)
+            return chosen
         }
         for path in paths { unlink(path) }
         return paths.count
