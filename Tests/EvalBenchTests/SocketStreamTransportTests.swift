@@ -129,7 +129,7 @@ struct HTTPResponseParserTests {
     }
 
     @Test("malformed responses are errors that say what was wrong")
-    func malformed() {
+    func malformed() throws {
         #expect(throws: HTTPResponseParser.Malformed(reason: "a status line that is not HTTP/1.x")) {
             try parse("SSH-2.0-OpenSSH\r\n\r\n", in: 100)
         }
@@ -145,6 +145,17 @@ struct HTTPResponseParserTests {
         #expect(throws: HTTPResponseParser.Malformed(reason: "a Content-Length that is not a number")) {
             try parse("HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n", in: 100)
         }
+        // Two lengths that differ frame nothing (RFC 9112 §6.3); the same length twice is one.
+        #expect(throws: HTTPResponseParser.Malformed(reason: "Content-Length values that differ (5, 50)")) {
+            try parse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 50\r\n\r\nhello", in: 100)
+        }
+        #expect(try parse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", in: 100, close: false).body == "hello")
+        // A compressed body, which the client asked not to get and cannot read.
+        #expect(throws: HTTPResponseParser.Malformed(
+            reason: "a body compressed with Content-Encoding: gzip, which evalbench asked not to get (Accept-Encoding: identity)")) {
+            try parse("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n\u{1F}\u{8B}", in: 100)
+        }
+        #expect(try parse("HTTP/1.1 200 OK\r\nContent-Encoding: identity\r\nContent-Length: 2\r\n\r\nok", in: 100).body == "ok")
     }
 }
 
@@ -170,7 +181,28 @@ extension LoopbackNetworkTests {
             #expect(received.headers["content-length"] == "2")
             #expect(received.headers["connection"] == nil)
             #expect(received.headers["x-api-key"] == "secret")
+            #expect(received.headers["accept-encoding"] == "identity", "no coding: the client decodes none")
             #expect(received.body == Data("{}".utf8))
+        }
+
+        @Test("a caller's own Accept-Encoding is sent instead of identity")
+        func callersAcceptEncoding() async throws {
+            let server = FakeHTTPServer { _ in .full(status: 200, body: Data("ok".utf8)) }
+            try server.start()
+            defer { server.stop() }
+            _ = await fetch(server.baseURL, headers: ["Accept-Encoding": "br"])
+            #expect(server.requests.first?.headers["accept-encoding"] == "br")
+        }
+
+        @Test("a malformed body in the same bytes as its head fails after that status, not 'before any response'", arguments: [true, false])
+        func malformedAfterHead(epoll: Bool) async throws {
+            let server = FakeHTTPServer { _ in .full(status: 200, headers: ["Transfer-Encoding": "chunked"], body: Data("zz\r\n".utf8)) }
+            try server.start()
+            defer { server.stop() }
+            let failure = try #require(await fetch(server.baseURL, epoll: epoll).failure)
+            #expect(failure.kind == .network)
+            #expect(failure.httpStatus == 200)
+            #expect(failure.message.contains("the response was malformed (a chunk size that is not hexadecimal) after status 200"), "\(failure.message)")
         }
 
         @Test("a long streamed body arrives whole and in order")

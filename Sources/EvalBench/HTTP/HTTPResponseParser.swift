@@ -55,6 +55,9 @@ struct HTTPResponseParser {
         return !head.isHTTP10 || Self.has(connection, "keep-alive")
     }
 
+    /// The head once it was read, even when what followed it in the same read was malformed.
+    var parsedHead: Head? { head }
+
     init(method: String = "GET") {
         self.method = method.uppercased()
     }
@@ -229,11 +232,20 @@ struct HTTPResponseParser {
 
     private static func framing(_ head: Head, method: String) throws -> Framing {
         if method == "HEAD" || head.status == 204 || head.status == 304 { return .none }
+        // evalbench asks for none (`Accept-Encoding: identity`) and decodes none: a compressed
+        // body would reach the SSE parser as bytes it cannot read.
+        if let coding = head.headers["content-encoding"], !coding.split(separator: ",").allSatisfy({ $0.trimmingWhitespace().lowercased() == "identity" }) {
+            throw Malformed(reason: "a body compressed with Content-Encoding: \(coding.prefix(40)), which evalbench asked not to get (Accept-Encoding: identity)")
+        }
         if let encoding = head.headers["transfer-encoding"], has(encoding, "chunked") { return .chunked }
         if let text = head.headers["content-length"] {
-            guard let length = Int(text.split(separator: ",").first.map { $0.trimmingWhitespace() } ?? ""),
-                  length >= 0 else {
+            // Repeated fields are joined with ", " (RFC 9112 §6.3: equal values are one length; different ones frame nothing).
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingWhitespace()) }
+            guard let first = values.first, let length = first, length >= 0 else {
                 throw Malformed(reason: "a Content-Length that is not a number")
+            }
+            guard values.allSatisfy({ $0 == length }) else {
+                throw Malformed(reason: "Content-Length values that differ (\(text.prefix(60)))")
             }
             return length == 0 ? .none : .length(length)
         }

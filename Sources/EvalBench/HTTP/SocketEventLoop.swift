@@ -465,6 +465,11 @@ final class SocketExchange: @unchecked Sendable {
         do {
             output = count == 0 ? try parser.finish() : try parser.feed(UnsafeRawBufferPointer(rebasing: loop.buffer[0..<count]))
         } catch let error as HTTPResponseParser.Malformed {
+            // A head read in the same bytes as the malformed part is still what the server answered.
+            if status == nil, let head = parser.parsedHead {
+                status = head.status
+                heldHead = (head.status, head.headers)
+            }
             return finish(.failed(.network, "the response was malformed (\(error.reason))"))
         } catch {
             return finish(.failed(.network, "the response was malformed"))
