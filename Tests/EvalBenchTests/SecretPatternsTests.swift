@@ -83,6 +83,26 @@ struct SecretPatternsTests {
         #expect(patterns.redact("Authorization: Bearer sk-0123456789", mark: "[x]") == "Authorization: [x]")
     }
 
+    @Test("a run of 16 or more of a key's bytes goes wherever it is: the key with its start or end cut off, or its middle")
+    func fragments() {
+        let suffix = String(key.dropFirst(8))
+        #expect(redactor().redact("your key ends \(suffix)!") == "your key ends [redacted]!")
+        #expect(redactor().redact("it starts \(key.prefix(20)) and") == "it starts [redacted] and", "no clip mark needed")
+        let middle = String(key.dropFirst(5).prefix(16))
+        #expect(redactor().redact("<\(middle)>") == "<[redacted]>")
+        #expect(redactor().redactMessage("error: \(suffix.prefix(18))…") == "error: [redacted]…")
+        // 15 bytes are kept: shorter runs occur in ordinary text.
+        let fifteen = String(key.dropFirst(5).prefix(15))
+        #expect(redactor().redact("<\(fifteen)>") == "<\(fifteen)>")
+        // A run of one repeated byte says nothing of a key, however long.
+        let dashes = redactor("----------------------------x9Kq2")
+        #expect(dashes.redact("a rule: --------------------------") == "a rule: --------------------------")
+        // A short secret is only found whole.
+        let short = redactor("bear-0123456789abc")
+        #expect(short.redact("0123456789abcdefghij") == "0123456789abcdefghij", "12 bytes of it")
+        #expect(short.redact("x bear-0123456789ab y") == "x [redacted] y", "17 of its 18 bytes")
+    }
+
     @Test("ordinary text is left as it is, escapes and all")
     func ordinaryText() {
         let texts = ["Paris", "", "100% sure", #"a \"quoted\" \u00e9 word"#, "a+b=c", String(repeating: "%", count: 50), "…"]

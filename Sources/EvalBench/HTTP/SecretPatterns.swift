@@ -5,7 +5,9 @@ import Foundation
 /// JSON-escaped (`\u0073`, `\/`), in base64 (any alignment, standard or URL-safe alphabet),
 /// and, in messages, cut short (a prefix of at least `partialMinimum` bytes that a clip mark,
 /// `…`, follows: what `ServerText.clip` leaves of a secret it cut through). Answers are not
-/// searched for cut secrets: "my teddy Bear…" must not lose "Bear" to `Bearer KEY`.
+/// searched for cut secrets: "my teddy Bear…" must not lose "Bear" to `Bearer KEY`. In both,
+/// any run of `fragmentMinimum` or more of a secret's bytes as they are goes too: a key echoed
+/// with its start or its end cut off still gives most of it away.
 ///
 /// Bytes, not `Character`s: Swift compares strings by grapheme cluster, so a key followed by a
 /// combining mark (`KEY\u{301}`) did not contain `KEY`, and the whole key was kept.
@@ -24,6 +26,14 @@ struct SecretPatterns: Sendable {
     /// ordinary text.
     static let base64Minimum = 16
     static let base64PartialMinimum = 8
+    /// The shortest run of a secret's bytes found anywhere on its own: 16 bytes of a key do not
+    /// occur in ordinary text by chance. Secrets no longer than it are only found whole.
+    static let fragmentMinimum = 16
+    /// The fewest different bytes such a run holds.
+    static let fragmentDistinctMinimum = 8
+    /// For each byte, where a run of `fragmentMinimum` bytes of a longer secret may begin with
+    /// it: the secret's index in `patterns`, and the position in it.
+    private let fragmentStarts: [[(pattern: Int, position: Int)]]
 
     init(_ secrets: [String]) {
         let bytes = secrets.map { Array($0.utf8) }.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
@@ -38,6 +48,11 @@ struct SecretPatterns: Sendable {
         for (index, pattern) in patterns.enumerated() { candidates[Int(pattern[0])].append(index) }
         for escape in ["%", "\\", "+"] { candidates[Int(escape.utf8.first!)] = Array(patterns.indices) }
         self.candidates = candidates
+        var starts = [[(pattern: Int, position: Int)]](repeating: [], count: 256)
+        for (index, secret) in bytes.enumerated() where secret.count > Self.fragmentMinimum {
+            for position in 0...(secret.count - Self.fragmentMinimum) { starts[Int(secret[position])].append((index, position)) }
+        }
+        fragmentStarts = starts
     }
 
     var isEmpty: Bool { patterns.isEmpty }
@@ -63,8 +78,77 @@ struct SecretPatterns: Sendable {
         }
     }
 
-    /// The byte ranges to replace, in order and not overlapping.
+    /// The byte ranges to replace, in order and not overlapping: whole secrets in any form
+    /// (`wholeMatches`), then runs of a secret's bytes among what is left.
     private func matches(in text: UnsafeBufferPointer<UInt8>, clipped: Bool) -> [Range<Int>] {
+        let whole = wholeMatches(in: text, clipped: clipped)
+        let runs = fragments(in: text, outside: whole)
+        return runs.isEmpty ? whole : (whole + runs).sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    /// Runs of `fragmentMinimum` or more bytes of a secret, as they are, outside `taken` (in
+    /// order): the longest that begins at each place.
+    private func fragments(in text: UnsafeBufferPointer<UInt8>, outside taken: [Range<Int>]) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        var next = 0
+        // Where the stretch of text outside `taken` that holds `index` begins.
+        var stretchStart = 0
+        var index = 0
+        while index + Self.fragmentMinimum <= text.count {
+            while next < taken.count, taken[next].upperBound <= index { next += 1 }
+            if next < taken.count, taken[next].lowerBound <= index {
+                index = taken[next].upperBound
+                stretchStart = index
+                continue
+            }
+            let limit = next < taken.count ? taken[next].lowerBound : text.count
+            var longest = 0
+            for (pattern, position) in fragmentStarts[Int(text[index])] {
+                let secret = patterns[pattern]
+                // A run the byte before continues was measured from there, whole.
+                if position > 0, index > stretchStart, text[index - 1] == secret[position - 1] { continue }
+                var length = 0
+                while index + length < limit, position + length < secret.count, text[index + length] == secret[position + length] {
+                    length += 1
+                }
+                longest = max(longest, length)
+            }
+            // Spaces at its ends are of `Bearer KEY`'s, not of the key, and stay in the text.
+            var run = index..<index + longest
+            while let first = run.first, text[first] == 0x20 || text[first] == 0x09 { run = run.dropFirst() }
+            while let last = run.last, text[last] == 0x20 || text[last] == 0x09 { run = run.dropLast() }
+            if run.count >= Self.fragmentMinimum, Self.isVaried(text, run) {
+                found.append(run)
+                index += longest
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
+    /// Whether `range` of `text` holds `fragmentDistinctMinimum` different bytes or more: a run of
+    /// a key is random, a run of one byte (`----------------`) says nothing of it.
+    private static func isVaried(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var seen = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var distinct = 0
+        for byte in text[range] {
+            let bit = UInt64(1) << UInt64(byte & 63)
+            let was: Bool
+            switch byte >> 6 {
+            case 0: was = seen.0 & bit != 0; seen.0 |= bit
+            case 1: was = seen.1 & bit != 0; seen.1 |= bit
+            case 2: was = seen.2 & bit != 0; seen.2 |= bit
+            default: was = seen.3 & bit != 0; seen.3 |= bit
+            }
+            if !was { distinct += 1 }
+            if distinct >= fragmentDistinctMinimum { return true }
+        }
+        return false
+    }
+
+    /// Whole secrets in every form, and with `clipped` those cut short before a clip mark.
+    private func wholeMatches(in text: UnsafeBufferPointer<UInt8>, clipped: Bool) -> [Range<Int>] {
         var found: [Range<Int>] = []
         var index = 0
         search: while index < text.count {
