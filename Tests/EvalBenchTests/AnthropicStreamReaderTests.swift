@@ -199,6 +199,23 @@ struct AnthropicStreamReaderTests {
         #expect(response.usage.outputTokens == 30)
     }
 
+    @Test("a count message_delta sends unreadably is unknown, not message_start's stale figure; the note names it", arguments: [
+        (#"{"cache_read_input_tokens":"y","output_tokens":"5"}"#, cached: nil, output: nil, input: nil,
+         note: #"output_tokens is the string "5", not a whole number of tokens within range; left unknown"#),
+        (#"{"output_tokens":5.5}"#, cached: 5, output: nil, input: 15,
+         note: "output_tokens is 5.5, not a whole number of tokens within range; left unknown"),
+        (#"{"input_tokens":10,"cache_read_input_tokens":"y","output_tokens":7}"#, cached: nil, output: 7, input: nil,
+         note: #"cache_read_input_tokens is the string "y", not a whole number of tokens within range; left unknown"#),
+    ] as [(String, cached: Int?, output: Int?, input: Int?, note: String)])
+    func unreadableDeltaCount(_ example: (end: String, cached: Int?, output: Int?, input: Int?, note: String)) throws {
+        let response = try answer(start: #"{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":1}"#, end: example.end).get()
+        #expect(response.text == "Paris" && response.finishReason == "end_turn")
+        #expect(response.usage.cachedInputTokens == example.cached, "\(response.usage)")
+        #expect(response.usage.outputTokens == example.output, "\(response.usage)")
+        #expect(response.usage.inputTokens == example.input, "a total with an unknown part is unknown: \(response.usage)")
+        #expect(response.usage.suspect == example.note)
+    }
+
     @Test("llama-server's figures: input_tokens excludes the cache reads it reports")
     func llamaServerUsage() throws {
         let response = try answer(start: #"{"cache_read_input_tokens":64,"input_tokens":6,"output_tokens":0}"#,
