@@ -216,6 +216,26 @@ struct AnthropicStreamReaderTests {
         #expect(response.usage.suspect == example.note)
     }
 
+    @Test("a usage that is not an object keeps the answer, leaves every figure it would have given unknown, and says what it was")
+    func usageNotAnObject() throws {
+        let start = #"{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":1}"#
+        for (end, shown) in [("[5]", "an array"), (#""n/a""#, #"the string "n/a""#), ("7", "7")] {
+            let response = try answer(start: start, end: end).get()
+            #expect(response.text == "Paris" && response.finishReason == "end_turn")
+            #expect(response.usage == .noneKnown("usage is \(shown), not an object; left unknown"),
+                    "the delta may have revised every figure, so none of message_start's stands: \(response.usage)")
+        }
+        let unreadableStart = try answer(start: "[10]", end: #"{"output_tokens":12}"#).get()
+        #expect(unreadableStart.usage.outputTokens == 12 && unreadableStart.usage.inputTokens == nil, "\(unreadableStart.usage)")
+        #expect(unreadableStart.usage.suspect == "message.usage is an array, not an object; left unknown")
+        let details = try answer(end: #"{"output_tokens":12,"output_tokens_details":[3]}"#).get()
+        #expect(details.usage.outputTokens == 12 && details.usage.reasoningTokens == nil)
+        #expect(details.usage.suspect == "usage.output_tokens_details is an array, not an object; left unknown")
+        let null = try answer(start: start, end: "null").get()
+        #expect(null.usage == Usage(inputTokens: 15, cachedInputTokens: 5, outputTokens: 1, source: .reported),
+                "a null usage reports nothing: message_start's figures stand, with no note")
+    }
+
     @Test("llama-server's figures: input_tokens excludes the cache reads it reports")
     func llamaServerUsage() throws {
         let response = try answer(start: #"{"cache_read_input_tokens":64,"input_tokens":6,"output_tokens":0}"#,

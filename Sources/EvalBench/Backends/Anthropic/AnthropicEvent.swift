@@ -78,12 +78,14 @@ struct AnthropicUsage: Decodable, Equatable {
         enum CodingKeys: String, CodingKey { case thinkingTokens = "thinking_tokens" }
         init(thinkingTokens: Int?) { self.thinkingTokens = thinkingTokens }
         init(from decoder: any Decoder) throws {
-            thinkingTokens = try decoder.container(keyedBy: CodingKeys.self).tokenCount(.thinkingTokens, problem: &unreadable)
+            let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: ["thinking_tokens"])
+            thinkingTokens = try container?.tokenCount(.thinkingTokens, problem: &unreadable)
         }
     }
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: [
+            "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "thinking_tokens"]) else { return }
         inputTokens = try container.tokenCount(.inputTokens, problem: &unreadable)
         outputTokens = try container.tokenCount(.outputTokens, problem: &unreadable)
         cacheCreationInputTokens = try container.tokenCount(.cacheCreationInputTokens, problem: &unreadable)
