@@ -199,6 +199,43 @@ struct AnthropicStreamReaderTests {
         #expect(response.usage.outputTokens == 30)
     }
 
+    @Test("a count message_delta sends unreadably is unknown, not message_start's stale figure; the note names it", arguments: [
+        (#"{"cache_read_input_tokens":"y","output_tokens":"5"}"#, cached: nil, output: nil, input: nil,
+         note: #"output_tokens is the string "5", not a whole number of tokens within range; left unknown"#),
+        (#"{"output_tokens":5.5}"#, cached: 5, output: nil, input: 15,
+         note: "output_tokens is 5.5, not a whole number of tokens within range; left unknown"),
+        (#"{"input_tokens":10,"cache_read_input_tokens":"y","output_tokens":7}"#, cached: nil, output: 7, input: nil,
+         note: #"cache_read_input_tokens is the string "y", not a whole number of tokens within range; left unknown"#),
+    ] as [(String, cached: Int?, output: Int?, input: Int?, note: String)])
+    func unreadableDeltaCount(_ example: (end: String, cached: Int?, output: Int?, input: Int?, note: String)) throws {
+        let response = try answer(start: #"{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":1}"#, end: example.end).get()
+        #expect(response.text == "Paris" && response.finishReason == "end_turn")
+        #expect(response.usage.cachedInputTokens == example.cached, "\(response.usage)")
+        #expect(response.usage.outputTokens == example.output, "\(response.usage)")
+        #expect(response.usage.inputTokens == example.input, "a total with an unknown part is unknown: \(response.usage)")
+        #expect(response.usage.suspect == example.note)
+    }
+
+    @Test("a usage that is not an object keeps the answer, leaves every figure it would have given unknown, and says what it was")
+    func usageNotAnObject() throws {
+        let start = #"{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":1}"#
+        for (end, shown) in [("[5]", "an array"), (#""n/a""#, #"the string "n/a""#), ("7", "7")] {
+            let response = try answer(start: start, end: end).get()
+            #expect(response.text == "Paris" && response.finishReason == "end_turn")
+            #expect(response.usage == .noneKnown("usage is \(shown), not an object; left unknown"),
+                    "the delta may have revised every figure, so none of message_start's stands: \(response.usage)")
+        }
+        let unreadableStart = try answer(start: "[10]", end: #"{"output_tokens":12}"#).get()
+        #expect(unreadableStart.usage.outputTokens == 12 && unreadableStart.usage.inputTokens == nil, "\(unreadableStart.usage)")
+        #expect(unreadableStart.usage.suspect == "message.usage is an array, not an object; left unknown")
+        let details = try answer(end: #"{"output_tokens":12,"output_tokens_details":[3]}"#).get()
+        #expect(details.usage.outputTokens == 12 && details.usage.reasoningTokens == nil)
+        #expect(details.usage.suspect == "usage.output_tokens_details is an array, not an object; left unknown")
+        let null = try answer(start: start, end: "null").get()
+        #expect(null.usage == Usage(inputTokens: 15, cachedInputTokens: 5, outputTokens: 1, source: .reported),
+                "a null usage reports nothing: message_start's figures stand, with no note")
+    }
+
     @Test("llama-server's figures: input_tokens excludes the cache reads it reports")
     func llamaServerUsage() throws {
         let response = try answer(start: #"{"cache_read_input_tokens":64,"input_tokens":6,"output_tokens":0}"#,

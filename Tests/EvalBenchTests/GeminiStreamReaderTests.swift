@@ -108,6 +108,20 @@ struct GeminiStreamReaderTests {
         #expect(empty.usage == Usage(), "an empty usageMetadata reports nothing")
     }
 
+    @Test("a usageMetadata that is not an object keeps the answer in its chunk, with every figure unknown, not 0, and a note")
+    func usageNotAnObject() throws {
+        let earlier = #"{"promptTokenCount":50,"candidatesTokenCount":1,"totalTokenCount":51}"#
+        for (usage, shown) in [("[1,2]", "an array"), (#""x""#, #"the string "x""#), ("3", "3")] {
+            let response = try read([(1, chunk(#"[{"text":"Par"}]"#, usage: earlier)),
+                                     (2, chunk(#"[{"text":"is"}]"#, finish: "STOP", usage: usage))]).get()
+            #expect(response.text == "Paris" && response.finishReason == "STOP")
+            #expect(response.usage == .noneKnown("usageMetadata is \(shown), not an object; left unknown"),
+                    "the last usageMetadata wins, and it could not be read: \(response.usage)")
+        }
+        let null = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP", usage: "null"))]).get()
+        #expect(null.usage == Usage(), "a null usageMetadata is not reported: no figures and no note")
+    }
+
     @Test("events split byte by byte with CRLF line ends are read whole")
     func splitEvents() throws {
         let text = chunk(#"[{"text":"Hel"}]"#) + chunk(#"[{"text":"lo"}]"#, finish: "STOP")

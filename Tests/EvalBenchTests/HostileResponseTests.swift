@@ -110,6 +110,26 @@ struct HostileResponseTests {
         }
     }
 
+    @Test("a usage that is not an object keeps the answer on both clients: every figure unknown, and a note", arguments: [
+        "[1,2,3]", #""n/a""#,
+    ])
+    func usageNotAnObject(_ usage: String) async throws {
+        let server = FakeHTTPServer { _ in
+            events([#"{"choices":[{"index":0,"delta":{"content":"Paris"},"finish_reason":null}]}"#,
+                    #"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+                    #"{"choices":[],"usage":\#(usage)}"#])
+        }
+        try server.start()
+        defer { server.stop() }
+        for transport in both {
+            let response = try await ask(server, transport: transport).get()
+            #expect(response.text == "Paris" && response.finishReason == "stop")
+            #expect(response.usage.inputTokens == nil && response.usage.outputTokens == nil, "\(response.usage)")
+            #expect(response.usage.suspect?.hasPrefix("usage is ") == true, "\(response.usage)")
+            #expect(response.usage.implausibility != nil, "a flagged usage is kept out of sums and ratios")
+        }
+    }
+
     @Test("the Anthropic and Gemini readers leave unreadable counts unknown too, and name a part out of range")
     func otherProviders() throws {
         let anthropic = try JSONDecoder().decode(AnthropicUsage.self, from: Data(#"{"input_tokens": 5, "output_tokens": 1e30}"#.utf8))
@@ -373,5 +393,14 @@ extension ToolCallAccumulationTests {
         let calls = [ToolCall(id: "", name: "a", argumentsText: "{}"), ToolCall(id: "toolu_X", name: "b", argumentsText: "{}"),
                      ToolCall(id: "toolu_X", name: "c", argumentsText: "{}"), ToolCall(id: "toolu_1", name: "d", argumentsText: "{}")]
         #expect(ToolCall.withUniqueIDs(calls) { "toolu_\($0 + 1)" }.map(\.id) == ["toolu_1", "toolu_X", "toolu_X_2", "toolu_1_2"])
+    }
+}
+
+extension Usage {
+    /// A usage that was reported but gave no figure that could be read, flagged with `note`.
+    static func noneKnown(_ note: String) -> Usage {
+        var usage = Usage(source: .reported)
+        usage.suspect = note
+        return usage
     }
 }

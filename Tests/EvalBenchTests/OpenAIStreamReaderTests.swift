@@ -78,6 +78,32 @@ struct OpenAIStreamReaderTests {
         #expect(response.usage.cacheHitRatio == nil)
     }
 
+    @Test("a usage that is not an object keeps the answer and its finish reason, with every figure unknown and a note on what came")
+    func usageNotAnObject() throws {
+        for (usage, shown) in [("[1,2,3]", "an array"), (#""n/a""#, #"the string "n/a""#), ("true", "true"), ("[]", "an empty array")] {
+            let last = #"data: {"choices":[],"usage":\#(usage)}"# + "\n\ndata: [DONE]\n\n"
+            let response = try read([(1, chunk(#"{"content":"Paris"}"#)), (2, chunk("{}", finish: "stop")), (3, last)]).get()
+            #expect(response.text == "Paris" && response.finishReason == "stop")
+            #expect(response.usage == .noneKnown("usage is \(shown), not an object; left unknown"))
+        }
+        let null = try read([(1, chunk(#"{"content":"Paris"}"#, finish: "stop")), (2, #"data: {"choices":[],"usage":null}"# + "\n\ndata: [DONE]\n\n")]).get()
+        #expect(null.usage == Usage(), "a null usage is not reported: no figures and no note")
+    }
+
+    @Test("a usage detail or llama.cpp timings that are not objects leave their figures unknown, with a note, and the rest stand")
+    func partsNotObjects() throws {
+        let details = #"data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"prompt_tokens_details":5,"completion_tokens_details":{"reasoning_tokens":1}}}"#
+        let detailed = try read([(1, chunk(#"{"content":"x"}"#, finish: "stop")), (2, details + "\n\ndata: [DONE]\n\n")]).get()
+        #expect(detailed.usage.inputTokens == 9 && detailed.usage.outputTokens == 2 && detailed.usage.reasoningTokens == 1)
+        #expect(detailed.usage.cachedInputTokens == nil)
+        #expect(detailed.usage.suspect == "usage.prompt_tokens_details is 5, not an object; left unknown")
+        let timings = #"data: {"choices":[{"index":0,"delta":{"content":"Paris"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":2},"timings":[60]}"#
+        let timed = try read([(1, timings + "\n\ndata: [DONE]\n\n")]).get()
+        #expect(timed.text == "Paris" && timed.finishReason == "stop")
+        #expect(timed.usage.inputTokens == 9 && timed.usage.outputTokens == 2 && timed.usage.cachedInputTokens == nil)
+        #expect(timed.usage.suspect == "timings is an array, not an object; left unknown")
+    }
+
     @Test("events split across reads, comments and CRLF line ends")
     func splitEvents() throws {
         let text = ": keep-alive\r\n\r\n" + chunk(#"{"content":"Hel"}"#).replacingOccurrences(of: "\n", with: "\r\n")

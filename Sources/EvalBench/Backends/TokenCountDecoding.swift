@@ -21,6 +21,27 @@ extension KeyedDecodingContainer {
     }
 }
 
+extension Decoder {
+    /// The usage object being decoded, or nil when the server sent another kind of value in its
+    /// place (`[1, 2]`, `"n/a"`, `5`): then each of `counts` is unreadable, noted by the
+    /// object's path, so every figure read from it is unknown and the chunk it came in, with
+    /// its answer, is kept. (A null object never gets here: it is absent, not reported.)
+    func usageObject<Key: CodingKey>(keyedBy type: Key.Type, problem: inout UnreadableCounts,
+                                     counts: [String]) -> KeyedDecodingContainer<Key>? {
+        if let container = try? container(keyedBy: type) { return container }
+        let name = codingPath.isEmpty ? "usage" : codingPath.map(\.stringValue).joined(separator: ".")
+        let shown = switch try? JSONValue(from: self) {
+        case .string(let text)?: "the string \"\(ServerText.clip(text, 40))\""
+        case .array(let elements)?: elements.isEmpty ? "an empty array" : "an array"
+        case let value?: ServerText.clip(value.jsonText, 40)
+        case nil: "a value that could not be read"
+        }
+        let note = "\(name) is \(shown), not an object; left unknown"
+        for key in counts { problem.add(key, note: note) }
+        return nil
+    }
+}
+
 /// The counts of one usage object that could not be read: which keys, each with a note on
 /// what it was, in the order met (the first note is `Usage.suspect`). A figure summed from
 /// one of them is unknown too.

@@ -78,12 +78,14 @@ struct AnthropicUsage: Decodable, Equatable {
         enum CodingKeys: String, CodingKey { case thinkingTokens = "thinking_tokens" }
         init(thinkingTokens: Int?) { self.thinkingTokens = thinkingTokens }
         init(from decoder: any Decoder) throws {
-            thinkingTokens = try decoder.container(keyedBy: CodingKeys.self).tokenCount(.thinkingTokens, problem: &unreadable)
+            let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: ["thinking_tokens"])
+            thinkingTokens = try container?.tokenCount(.thinkingTokens, problem: &unreadable)
         }
     }
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: [
+            "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "thinking_tokens"]) else { return }
         inputTokens = try container.tokenCount(.inputTokens, problem: &unreadable)
         outputTokens = try container.tokenCount(.outputTokens, problem: &unreadable)
         cacheCreationInputTokens = try container.tokenCount(.cacheCreationInputTokens, problem: &unreadable)
@@ -112,13 +114,20 @@ struct AnthropicUsage: Decodable, Equatable {
     var thinkingTokens: Int? { outputTokensDetails?.thinkingTokens }
 
     /// These figures with every one that `later` reports replaced by it: `message_delta`
-    /// carries cumulative counts that supersede those of `message_start`.
+    /// carries cumulative counts that supersede those of `message_start`. A count `later`
+    /// leaves out (or sends as null) keeps its earlier figure, as the API may omit the input
+    /// ones; a count `later` sends unreadably is unknown, not the figure it was to replace
+    /// (`message_start`'s `output_tokens` is a placeholder).
     func updated(by later: AnthropicUsage) -> AnthropicUsage {
-        var updated = AnthropicUsage(inputTokens: later.inputTokens ?? inputTokens,
-                                     outputTokens: later.outputTokens ?? outputTokens,
-                                     cacheCreationInputTokens: later.cacheCreationInputTokens ?? cacheCreationInputTokens,
-                                     cacheReadInputTokens: later.cacheReadInputTokens ?? cacheReadInputTokens,
-                                     thinkingTokens: later.thinkingTokens ?? thinkingTokens)
+        func latest(_ key: String, _ new: Int?, _ old: Int?) -> Int? {
+            later.unreadable.any(key) ? nil : new ?? old
+        }
+        var updated = AnthropicUsage(
+            inputTokens: latest("input_tokens", later.inputTokens, inputTokens),
+            outputTokens: latest("output_tokens", later.outputTokens, outputTokens),
+            cacheCreationInputTokens: latest("cache_creation_input_tokens", later.cacheCreationInputTokens, cacheCreationInputTokens),
+            cacheReadInputTokens: latest("cache_read_input_tokens", later.cacheReadInputTokens, cacheReadInputTokens),
+            thinkingTokens: latest("thinking_tokens", later.thinkingTokens, thinkingTokens))
         // A count `later` gives, readable, is no longer unreadable.
         let given = ["input_tokens": later.inputTokens, "output_tokens": later.outputTokens,
                      "cache_creation_input_tokens": later.cacheCreationInputTokens,

@@ -72,7 +72,9 @@ struct GeminiUsage: Decodable {
     }
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: [
+            "promptTokenCount", "cachedContentTokenCount", "candidatesTokenCount", "thoughtsTokenCount",
+            "toolUsePromptTokenCount", "totalTokenCount"]) else { return }
         promptTokenCount = try container.tokenCount(.promptTokenCount, problem: &unreadable)
         cachedContentTokenCount = try container.tokenCount(.cachedContentTokenCount, problem: &unreadable)
         candidatesTokenCount = try container.tokenCount(.candidatesTokenCount, problem: &unreadable)

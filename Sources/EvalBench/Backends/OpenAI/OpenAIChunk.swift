@@ -84,7 +84,8 @@ struct OpenAIUsage: Decodable {
     init() {}
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: [
+            "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens"]) else { return }
         promptTokens = try container.tokenCount(.promptTokens, problem: &unreadable)
         completionTokens = try container.tokenCount(.completionTokens, problem: &unreadable)
         promptTokensDetails = try? container.decodeIfPresent(PromptDetails.self, forKey: .promptTokensDetails)
@@ -98,7 +99,8 @@ struct OpenAIUsage: Decodable {
         enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
         init() {}
         init(from decoder: any Decoder) throws {
-            cachedTokens = try decoder.container(keyedBy: CodingKeys.self).tokenCount(.cachedTokens, problem: &unreadable)
+            let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: ["cached_tokens"])
+            cachedTokens = try container?.tokenCount(.cachedTokens, problem: &unreadable)
         }
     }
 
@@ -108,7 +110,8 @@ struct OpenAIUsage: Decodable {
         enum CodingKeys: String, CodingKey { case reasoningTokens = "reasoning_tokens" }
         init() {}
         init(from decoder: any Decoder) throws {
-            reasoningTokens = try decoder.container(keyedBy: CodingKeys.self).tokenCount(.reasoningTokens, problem: &unreadable)
+            let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable, counts: ["reasoning_tokens"])
+            reasoningTokens = try container?.tokenCount(.reasoningTokens, problem: &unreadable)
         }
     }
 
@@ -137,7 +140,8 @@ struct LlamaTimings: Decodable {
     init() {}
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let container = decoder.usageObject(keyedBy: CodingKeys.self, problem: &unreadable,
+                                                  counts: ["cache_n", "prompt_n", "predicted_n"]) else { return }
         cacheN = try container.tokenCount(.cacheN, problem: &unreadable)
         promptN = try container.tokenCount(.promptN, problem: &unreadable)
         predictedN = try container.tokenCount(.predictedN, problem: &unreadable)
