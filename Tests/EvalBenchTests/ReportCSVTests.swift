@@ -63,6 +63,25 @@ func summaryCSVRow() {
     #expect(lines[1] == "local,gemma-3-270m,none,default,2,1,0,1,0,0.5000,0.0945,0.9055,100.00,100.00,10.00,10.00,,,,,,,100.00,100.00,10.00,10.00,,2,1,0,0,0,0,,,,1,1", "the timed-out request reported no input tokens, so their sum is unknown; 1 of 2 did")
 }
 
+@Test("summary.csv's token_source names the source of the figures that count, then how many impossible ones were left out")
+func summaryCSVTokenSourceWithSuspectUsage() {
+    func group(_ usages: [Usage]) -> [GroupSummary] {
+        RunAggregate(usages.enumerated().map { fixtureResult(caseID: "c\($0.offset)", status: .pass, latencyMs: 10, usage: $0.element) }).groups
+    }
+    let fine = Usage(inputTokens: 10, outputTokens: 2, source: .reported)
+    let impossible = Usage(inputTokens: -5, outputTokens: 2, source: .reported).checked()
+    let oneLeftOut = group([fine, fine, impossible])
+    #expect(oneLeftOut.first?.usage.sourceSummary == "reported (1 impossible or unreadable, left out)", "not 'mixed: 2 reported', one source")
+    #expect(SummaryCSV.render(oneLeftOut).contains(#",3,2,0,2,0,0,"reported (1 impossible or unreadable, left out)",,,"#),
+            "beside requests_sent 3 and requests_reporting_input 2: \(SummaryCSV.render(oneLeftOut))")
+    #expect(group([fine, Usage(inputTokens: 8, source: .estimated), impossible, impossible]).first?.usage.sourceSummary
+            == "mixed: 1 reported, 1 estimated (2 impossible or unreadable, left out)")
+    #expect(group([impossible]).first?.usage.sourceSummary == "1 impossible or unreadable, left out")
+    #expect(group([fine, fine, Usage()]).first?.usage.sourceSummary == "reported",
+            "a request that reported nothing is counted by requests_reporting_*, not named as a source")
+    #expect(group([fine, fine]).first?.usage.sourceSummary == "reported")
+}
+
 /// A router's group: one answer from its big model, four from its fallback, and an error,
 /// which carries the configured name, not one a server reported.
 func fallbackRouterResults() -> [RequestResult] {
