@@ -165,12 +165,15 @@ struct AppleBackendTests {
         #expect(estimated == Usage(inputTokens: TokenEstimate.tokens(in: "Be brief.\n\n12345678"), outputTokens: 2, source: .estimated))
     }
 
-    @Test("A usage change is per figure: one that went down or is missing on either side is unknown")
+    @Test("A usage change is per figure: one that went down, is missing on either side or starts negative is unknown")
     func usageChange() {
         let before = AppleUsage(inputTokens: 10, cachedInputTokens: nil, outputTokens: 9, reasoningTokens: 1)
         let after = AppleUsage(inputTokens: 30, cachedInputTokens: 5, outputTokens: 4, reasoningTokens: 3)
         #expect(AppleUsage.change(from: before, to: after) == AppleUsage(inputTokens: 20, cachedInputTokens: nil, outputTokens: nil, reasoningTokens: 2))
         #expect(AppleUsage.change(from: before, to: nil) == nil)
+        let impossible = AppleUsage(inputTokens: Int.min, cachedInputTokens: -4, outputTokens: 0, reasoningTokens: 0)
+        #expect(AppleUsage.change(from: impossible, to: after) == AppleUsage(inputTokens: nil, cachedInputTokens: nil, outputTokens: 4, reasoningTokens: 3),
+                "a change from a negative reading is unknown, and 30 less Int.min does not trap")
         #expect(AppleUsage(inputTokens: 0, outputTokens: 0).isEmpty && !AppleUsage(outputTokens: 1).isEmpty)
     }
 }

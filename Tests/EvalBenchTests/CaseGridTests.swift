@@ -107,6 +107,29 @@ struct CaseGridTests {
         #expect(untimed.contains("<span title=\"latency\">n/a</span><span title=\"time to first token\">TTFT n/a</span>"), "\(untimed)")
     }
 
+    @Test("a turn whose usage cannot be true shows no token figure, in the page or its attributes, but why, escaped")
+    func impossibleUsage() {
+        var negative = fixtureResult(caseID: "x", status: .pass, latencyMs: 12.34, ttftMs: 5,
+                                     usage: Usage(inputTokens: -5, cachedInputTokens: 0, outputTokens: 3, source: .reported))
+        negative.usage.suspect = #"promptTokenCount is the string "<b>&", not a whole number of tokens within range; left unknown"#
+        let html = CaseGridHTML.render(CaseGridCollector.grid(RunAggregate([negative]), baseline: nil))
+        #expect(html.contains(#" data-input-tokens="" data-cached-input-tokens="" data-output-tokens="" data-cache-hit-ratio="""#
+            + #" data-usage-suspect="promptTokenCount is the string &quot;&lt;b&gt;&amp;&quot;, not a whole number of tokens within range; left unknown">"#),
+                "\(html)")
+        #expect(html.contains(#"<span class="usage-suspect" title="input and output tokens">tokens n/a: impossible usage (promptTokenCount is the string &quot;&lt;b&gt;&amp;&quot;, not a whole number of tokens within range; left unknown)</span><span title="cache hit">cache n/a</span>"#))
+        #expect(!html.contains("-5"), "the impossible count is nowhere on the page")
+        let cachedAbove = fixtureResult(caseID: "y", status: .pass, latencyMs: 1,
+                                        usage: Usage(inputTokens: 100, cachedInputTokens: 500, outputTokens: 3))
+        let unflagged = CaseGridHTML.render(CaseGridCollector.grid(RunAggregate([cachedAbove]), baseline: nil))
+        #expect(unflagged.contains(#"data-input-tokens="" data-cached-input-tokens="" data-output-tokens="" data-cache-hit-ratio="" data-usage-suspect="cached and cache-write input tokens (500) exceed input_tokens 100">"#),
+                "figures are checked here even when the backend did not flag them: \(unflagged)")
+        let fine = CaseGridHTML.render(CaseGridCollector.grid(RunAggregate([fixtureResult(caseID: "z", status: .pass, latencyMs: 1,
+                                                                                          usage: Usage(inputTokens: 100, cachedInputTokens: 50, outputTokens: 3))]),
+                                                          baseline: nil))
+        #expect(fine.contains(#"data-input-tokens="100" data-cached-input-tokens="50" data-output-tokens="3" data-cache-hit-ratio="0.5000">"#))
+        #expect(fine.contains("<span title=\"input and output tokens\">100 in (50 cached) · 3 out</span>") && !fine.contains("usage-suspect"))
+    }
+
     @Test("hostile answers are escaped in the grid")
     func escaping() {
         var result = fixtureResult(caseID: "x", status: .pass, latencyMs: 1)

@@ -122,6 +122,32 @@ struct GeminiStreamReaderTests {
         #expect(null.usage == Usage(), "a null usageMetadata is not reported: no figures and no note")
     }
 
+    @Test("a sum with a negative part is unknown, not a plausible-looking 5 or 2; the parts are kept and the first named")
+    func sumWithAnImpossiblePart() throws {
+        let usage = #"{"promptTokenCount":10,"cachedContentTokenCount":4,"toolUsePromptTokenCount":-5,"candidatesTokenCount":5,"thoughtsTokenCount":-3}"#
+        let response = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP", usage: usage))]).get()
+        var expected = Usage(inputTokens: nil, cachedInputTokens: 4, outputTokens: nil, reasoningTokens: -3, source: .reported)
+        expected.suspect = "toolUsePromptTokenCount -5 is negative"
+        #expect(response.usage == expected, "input is not 10 + -5, output not 5 + -3; thoughts stay as reported")
+        #expect(response.usage.checked() == expected, "the backend's note is the one kept")
+        let aboveLimit = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP",
+                                             usage: #"{"promptTokenCount":10,"candidatesTokenCount":2000000000,"thoughtsTokenCount":3}"#))]).get()
+        #expect(aboveLimit.usage.inputTokens == 10 && aboveLimit.usage.outputTokens == nil && aboveLimit.usage.reasoningTokens == 3)
+        #expect(aboveLimit.usage.suspect == "candidatesTokenCount 2000000000 is above 1000000000, more than any model takes")
+    }
+
+    @Test("a cached count above the prompt count that includes it leaves input unknown, though tool-use tokens would hide it")
+    func cachedAbovePrompt() throws {
+        let usage = #"{"promptTokenCount":10,"cachedContentTokenCount":50,"toolUsePromptTokenCount":100,"candidatesTokenCount":2}"#
+        let response = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP", usage: usage))]).get()
+        var expected = Usage(inputTokens: nil, cachedInputTokens: 50, outputTokens: 2, reasoningTokens: 0, source: .reported)
+        expected.suspect = "cachedContentTokenCount 50 exceeds promptTokenCount 10, which includes it"
+        #expect(response.usage == expected, "not 110 input with 50 cached, a plausible 45%")
+        let fine = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP",
+                                       usage: #"{"promptTokenCount":50,"cachedContentTokenCount":50,"toolUsePromptTokenCount":10}"#))]).get()
+        #expect(fine.usage.inputTokens == 60 && fine.usage.suspect == nil, "a prompt served wholly from the cache is possible")
+    }
+
     @Test("events split byte by byte with CRLF line ends are read whole")
     func splitEvents() throws {
         let text = chunk(#"[{"text":"Hel"}]"#) + chunk(#"[{"text":"lo"}]"#, finish: "STOP")

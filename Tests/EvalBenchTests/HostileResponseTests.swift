@@ -143,7 +143,7 @@ struct HostileResponseTests {
         #expect(geminiUsage.suspect?.hasPrefix("candidatesTokenCount is the string") == true, "\(geminiUsage)")
         let hidden = GeminiUsageNormaliser.usage(GeminiUsage(promptTokenCount: 100, cachedContentTokenCount: 30, candidatesTokenCount: 2,
                                                              toolUsePromptTokenCount: -60))
-        #expect(hidden.inputTokens == 40, "the sum looks possible")
+        #expect(hidden.inputTokens == nil, "not 40, a sum that looks possible")
         #expect(hidden.suspect == "toolUsePromptTokenCount -60 is negative" && hidden.cacheHitRatio == nil)
         let decoded = try JSONDecoder().decode(OpenAIUsage.self, from: Data(#"{"prompt_tokens": 3, "prompt_tokens_details": {"cached_tokens": -0.5}}"#.utf8))
         #expect(decoded.promptTokens == 3 && decoded.promptTokensDetails?.cachedTokens == nil)
@@ -170,6 +170,37 @@ struct HostileResponseTests {
         #expect(cleared.inputTokens == 5 && cleared.suspect?.hasPrefix("output_tokens is 1.5") == true, "\(cleared)")
         let timings = try JSONDecoder().decode(LlamaTimings.self, from: Data(#"{"prompt_n": -0.5, "cache_n": 1.5}"#.utf8))
         #expect(timings.unreadable.note(for: "cache_n")?.hasPrefix("cache_n is 1.5") == true)
+    }
+
+    @Test("an Anthropic input total with an impossible part is unknown; the cache figures stay as reported")
+    func anthropicTotalWithAnImpossiblePart() throws {
+        let written = try JSONDecoder().decode(AnthropicUsage.self, from: Data(
+            #"{"input_tokens": 5, "cache_read_input_tokens": 10, "cache_creation_input_tokens": -20, "output_tokens": 3}"#.utf8))
+        var expected = Usage(inputTokens: nil, cachedInputTokens: 10, cacheWriteInputTokens: -20, outputTokens: 3, source: .reported)
+        expected.suspect = "cache_creation_input_tokens -20 is negative"
+        #expect(AnthropicUsageNormaliser.usage(written) == expected, "not 5 + 10 + -20 = -5 input")
+        let read = AnthropicUsageNormaliser.usage(AnthropicUsage(inputTokens: 5, outputTokens: 3, cacheCreationInputTokens: 10,
+                                                                 cacheReadInputTokens: 2_000_000_000))
+        #expect(read.inputTokens == nil && read.cachedInputTokens == 2_000_000_000)
+        #expect(read.suspect == "cache_read_input_tokens 2000000000 is above 1000000000, more than any model takes")
+        let uncached = AnthropicUsageNormaliser.usage(AnthropicUsage(inputTokens: -60, outputTokens: 1, cacheReadInputTokens: 100))
+        #expect(uncached.inputTokens == nil, "not 40 input with 100 cached")
+        let plausible = AnthropicUsageNormaliser.usage(AnthropicUsage(inputTokens: 5, outputTokens: 3, cacheCreationInputTokens: 20,
+                                                                      cacheReadInputTokens: 10))
+        #expect(plausible.inputTokens == 35 && plausible.suspect == nil)
+    }
+
+    @Test("a tool loop's usage is unknown when one round's cannot be true, and names the round")
+    func toolLoopSumWithAnImpossibleRound() {
+        let first = Usage(inputTokens: -5, cachedInputTokens: 0, outputTokens: 2, source: .reported)
+        let second = Usage(inputTokens: 10, cachedInputTokens: 4, outputTokens: 3, source: .reported)
+        var expected = Usage(source: .reported)
+        expected.suspect = "round 1: input_tokens -5 is negative"
+        #expect(ToolLoop.sum([first, second]) == expected, "not 5 input tokens with the note lost")
+        var flagged = Usage(inputTokens: 8, outputTokens: 1, source: .reported)
+        flagged.suspect = "toolUsePromptTokenCount -3 is negative"
+        #expect(ToolLoop.sum([second, flagged]).suspect == "round 2: toolUsePromptTokenCount -3 is negative")
+        #expect(ToolLoop.sum([second, second]) == Usage(inputTokens: 20, cachedInputTokens: 8, outputTokens: 6, source: .reported))
     }
 
     @Test("a stream cut short is timed to when it broke, not to its last bytes, on both clients", arguments: [0, 1])
@@ -213,7 +244,7 @@ struct HostileResponseTests {
         let result = fixtureResult(caseID: "a", status: .pass, latencyMs: 250, ttftMs: 50, usage: usage)
         let row = ResultsCSV.render([result]).components(separatedBy: "\r\n")[1].components(separatedBy: ",")
         #expect(row[13] == "" && row[14] == "", "tpot and output_tps are empty: \(row)")
-        #expect(row[17] == "-2", "the count itself is kept as reported")
+        #expect(result.usage.outputTokens == -2, "the count itself is kept as reported, for results.jsonl")
     }
 
     @Test("a backend none of whose requests was answered exits 3, whatever the error; the model's own failures do not")

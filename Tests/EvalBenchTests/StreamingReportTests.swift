@@ -104,7 +104,7 @@ struct StreamingReportTests {
         #expect(leftovers.isEmpty, "no temporary file is left behind")
     }
 
-    @Test("results.csv read from a table's rows, without building the requests, is byte for byte the one from the requests: rows, results kept whole, costs, verdicts whose details are split off, later turns")
+    @Test("results.csv read from a table's rows, without building the requests, is byte for byte the one from the requests: rows, results kept whole, costs, verdicts whose details are split off, later turns, impossible usage")
     func resultsCSVFromRows() throws {
         var results = Self.results()
         var withTools = fixtureResult(caseID: "tools", status: .pass, latencyMs: 12.5, ttftMs: 3)
@@ -119,7 +119,10 @@ struct StreamingReportTests {
         let firstTurn = fixtureResult(caseID: "detailed", turn: 1, turns: 2, status: .pass, latencyMs: 20, ttftMs: 4)
         var ownKey = fixtureResult(caseID: "own-key", status: .pass, latencyMs: 5)
         ownKey.key = "a key of its own"
-        results += [detailed, withTools, firstTurn, ownKey]
+        let flagged = fixtureResult(caseID: "flagged", status: .pass, latencyMs: 7,
+                                    usage: Usage(inputTokens: 10, cachedInputTokens: 50, outputTokens: 2).checked())
+        let unflagged = fixtureResult(caseID: "unflagged", status: .pass, latencyMs: 7, usage: Usage(inputTokens: -3, outputTokens: 2))
+        results += [detailed, withTools, firstTurn, flagged, unflagged, ownKey]
         let table = ResultTable(results)
         #expect(table.keptWhole.count >= 1, "the result with tool calls is kept whole")
         // Fields read alone are the built result's: rows, a key of its own, results kept whole.
@@ -138,6 +141,8 @@ struct StreamingReportTests {
         #expect(fromRows == ResultsCSV.render(aggregate.caseRuns.flatMap(\.requests)))
         #expect(fromRows.contains("names Paris; cites; a source"))
         #expect(fromRows.contains("0.000125"))
+        #expect(fromRows.contains(",,,,,cached and cache-write input tokens (50) exceed input_tokens 10\r\n"))
+        #expect(fromRows.contains(",,,,,input_tokens -3 is negative\r\n"))
         // A list of case runs given as they are reads the same.
         let given = CaseRunList(Array(aggregate.caseRuns))
         try ResultsCSV.write(figures: given.requestFigures, to: file)

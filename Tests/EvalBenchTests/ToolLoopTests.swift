@@ -115,8 +115,8 @@ extension LoopbackNetworkTests {
 
         let csv = try String(contentsOf: out.appendingPathComponent("results.csv"), encoding: .utf8)
         let lines = csv.split(whereSeparator: \.isNewline)
-        #expect(lines.first?.hasSuffix("failed_assertions,tool_calls,tool_rounds") == true)
-        #expect(lines.dropFirst().first?.hasSuffix(",1,1") == true, "\(lines)")
+        #expect(lines.first?.hasSuffix("failed_assertions,tool_calls,tool_rounds,usage_suspect") == true)
+        #expect(lines.dropFirst().first?.hasSuffix(",1,1,") == true, "\(lines)")
         let summary = try String(contentsOf: out.appendingPathComponent("summary.csv"), encoding: .utf8)
         let header = summary.split(whereSeparator: \.isNewline).first.map { $0.split(separator: ",").map(String.init) } ?? []
         #expect(Array(header.suffix(5)) == ["token_source", "tool_calls", "tool_rounds", "distinct_models", "model_requests"])

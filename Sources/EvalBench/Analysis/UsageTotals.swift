@@ -94,14 +94,18 @@ public struct UsageTotals: Sendable, Equatable {
         return Double(cachedTokensReportedWithInput) / Double(inputTokensReportedWithCached)
     }
 
-    /// `reported`, `counted` or `estimated` when every request's figures came from one
-    /// source, `mixed: 3 reported, 1 estimated` otherwise; nil when no request said.
+    /// Where the figures that count came from: `reported`, `counted` or `estimated` when from one
+    /// source, `mixed: 3 reported, 1 estimated` otherwise (how many requests reported at all is
+    /// `reported(_:)`'s), then `(1 impossible or unreadable, left out)` when some requests' usage
+    /// could not all be true; nil when no request said.
     public var sourceSummary: String? {
         let order: [TokenSource] = [.reported, .counted, .estimated]
         let present = order.filter { (sources[$0] ?? 0) > 0 }
-        guard !present.isEmpty else { return nil }
-        if present.count == 1, sources[present[0]] == requests { return present[0].rawValue }
-        return "mixed: " + present.map { "\(sources[$0]!) \($0.rawValue)" }.joined(separator: ", ")
+        let leftOut = suspectRequests > 0 ? "\(suspectRequests) impossible or unreadable, left out" : nil
+        guard !present.isEmpty else { return leftOut }
+        let source = present.count == 1 ? present[0].rawValue
+            : "mixed: " + present.map { "\(sources[$0]!) \($0.rawValue)" }.joined(separator: ", ")
+        return source + (leftOut.map { " (\($0))" } ?? "")
     }
 
     private func complete(_ sum: Sum) -> Int? {

@@ -17,10 +17,8 @@ extension Usage {
             ("cache_write_input_tokens", cacheWriteInputTokens), ("output_tokens", outputTokens),
             ("reasoning_tokens", reasoningTokens),
         ]
-        for (name, value) in figures {
-            guard let value else { continue }
-            if value < 0 { return "\(name) \(value) is negative" }
-            if value > Self.plausibleTokenLimit { return "\(name) \(value) is above \(Self.plausibleTokenLimit), more than any model takes" }
+        for case let (name, value?) in figures {
+            if let why = Self.impossibility(of: name, value) { return why }
         }
         if let input = inputTokens {
             let parts = (cachedInputTokens ?? 0) + (cacheWriteInputTokens ?? 0)
@@ -29,6 +27,14 @@ extension Usage {
         if let output = outputTokens, let reasoning = reasoningTokens, reasoning > output {
             return "reasoning_tokens \(reasoning) exceed output_tokens \(output)"
         }
+        return nil
+    }
+
+    /// Why one count, `name` as a server reported it, cannot be true whatever the others say
+    /// (it is negative, or above `plausibleTokenLimit`); nil when it can.
+    package static func impossibility(of name: String, _ value: Int) -> String? {
+        if value < 0 { return "\(name) \(value) is negative" }
+        if value > plausibleTokenLimit { return "\(name) \(value) is above \(plausibleTokenLimit), more than any model takes" }
         return nil
     }
 
@@ -50,5 +56,18 @@ package enum TokenArithmetic {
             guard overflow else { return result }
             return value > 0 ? .max : .min
         }
+    }
+}
+
+extension UnreadableCounts {
+    /// These, then each of `parts` (a count by its name on the wire) that cannot be true on its
+    /// own: the counts no figure may be summed from. A sum with an impossible part is unknown,
+    /// not a figure that looks possible (10 prompt tokens and -5 tool-use ones are not 5 input).
+    func addingImpossible(_ parts: [(String, Int?)]) -> UnreadableCounts {
+        var unusable = self
+        for case let (name, value?) in parts {
+            if let why = Usage.impossibility(of: name, value) { unusable.add(name, note: why) }
+        }
+        return unusable
     }
 }

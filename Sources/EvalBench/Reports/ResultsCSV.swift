@@ -7,10 +7,13 @@ package enum ResultsCSV {
         "suite", "case", "turn", "variant", "backend", "model", "reasoning", "repeat", "status", "error_kind",
         "latency_ms", "ttft_ms", "ttfa_ms", "tpot_ms", "output_tps", "input_tokens", "cached_input_tokens",
         "output_tokens", "reasoning_tokens", "cache_hit_ratio", "cost_usd", "failed_assertions", "tool_calls", "tool_rounds",
+        "usage_suspect",
     ]
 
     /// The whole file: times in ms with 2 decimals, ratios with 4, cost with up to 6, tokens
-    /// as integers, and an empty cell for anything not reported.
+    /// as integers, and an empty cell for anything not reported. A request whose usage cannot
+    /// all be true has empty token cells and `usage_suspect` saying why; its figures as
+    /// reported are in results.jsonl.
     package static func render(_ results: [RequestResult]) -> String {
         var csv = CSVWriter(header: columns)
         csv.reserveCapacity(results.count * 200)
@@ -45,8 +48,9 @@ package enum ResultsCSV {
     }
 
     private static func row(_ result: RequestFigures) -> [CSVCell] {
-        let usage = result.usage
-        let plausibleOutput = usage.implausibility == nil ? usage.outputTokens : nil
+        // Figures that cannot all be true are not shown as numbers, nor are rates made of them.
+        let suspect = result.usage.implausibility
+        let usage = suspect == nil ? result.usage : Usage()
         let timing = result.timing
         return [
             .text(result.suite),
@@ -62,9 +66,8 @@ package enum ResultsCSV {
             .fixed(timing?.latencyMs, places: 2),
             .fixed(timing?.ttftMs, places: 2),
             .fixed(timing?.ttfaMs, places: 2),
-            // Rates from counts that cannot all be true would be as wrong as they are: left empty.
-            .fixed(timing?.tpotMs(outputTokens: plausibleOutput), places: 2),
-            .fixed(timing?.outputTokensPerSecond(outputTokens: plausibleOutput), places: 2),
+            .fixed(timing?.tpotMs(outputTokens: usage.outputTokens), places: 2),
+            .fixed(timing?.outputTokensPerSecond(outputTokens: usage.outputTokens), places: 2),
             .integer(usage.inputTokens),
             .integer(usage.cachedInputTokens),
             .integer(usage.outputTokens),
@@ -74,6 +77,7 @@ package enum ResultsCSV {
             .text(result.failedAssertionNames.isEmpty ? nil : result.failedAssertionNames.joined(separator: "; ")),
             .integer(result.toolCallCount),
             .integer(result.toolRoundCount),
+            .text(suspect),
         ]
     }
 }

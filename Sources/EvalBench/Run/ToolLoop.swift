@@ -112,9 +112,20 @@ struct ToolLoop {
     }
 
     /// Usage summed over rounds: a figure is known only when every round reported it; the
-    /// source is the least exact of the rounds' (reported, then counted, then estimated).
+    /// source is the least exact of the rounds' (reported, then counted, then estimated). A
+    /// round whose figures cannot all be true leaves every sum unknown, with that round named in
+    /// `suspect` (its own figures stay in `rounds` as reported): one round's -5 input tokens
+    /// and another's 10 are not 5.
     static func sum(_ usages: [Usage]) -> Usage {
         guard usages.count > 1 else { return usages.first ?? Usage() }
+        let sources = usages.map(\.source)
+        let source: TokenSource? = sources.contains { $0 == nil } ? nil
+            : sources.contains(.estimated) ? .estimated : sources.contains(.counted) ? .counted : .reported
+        if let index = usages.firstIndex(where: { $0.implausibility != nil }), let why = usages[index].implausibility {
+            var unknown = Usage(source: source)
+            unknown.suspect = "round \(index + 1): \(why)"
+            return unknown
+        }
         func total(_ figure: (Usage) -> Int?) -> Int? {
             let figures = usages.map(figure)
             var sum = 0
@@ -127,9 +138,6 @@ struct ToolLoop {
             }
             return sum
         }
-        let sources = usages.map(\.source)
-        let source: TokenSource? = sources.contains { $0 == nil } ? nil
-            : sources.contains(.estimated) ? .estimated : sources.contains(.counted) ? .counted : .reported
         return Usage(inputTokens: total(\.inputTokens), cachedInputTokens: total(\.cachedInputTokens),
                      cacheWriteInputTokens: total(\.cacheWriteInputTokens), outputTokens: total(\.outputTokens),
                      reasoningTokens: total(\.reasoningTokens), source: source)

@@ -154,23 +154,23 @@ enum AnthropicUsageNormaliser {
     /// API versions that do not leave them nil: unknown, not 0).
     static func usage(_ usage: AnthropicUsage?) -> Usage {
         guard let usage else { return Usage() }
-        // A total with an unreadable part is unknown, not the sum of the rest.
-        let input = usage.unreadable.any("cache_read_input_tokens", "cache_creation_input_tokens") ? nil : usage.inputTokens.map {
+        // A total with an unreadable or impossible part is unknown, not the sum of the rest: a
+        // part out of range would be hidden in a total that looks possible (5 uncached, 30 read
+        // and -20 written make 15). The parts stay as reported.
+        let unusable = usage.unreadable.addingImpossible([
+            ("input_tokens", usage.inputTokens), ("cache_read_input_tokens", usage.cacheReadInputTokens),
+            ("cache_creation_input_tokens", usage.cacheCreationInputTokens),
+        ])
+        let input = unusable.any("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens") ? nil : usage.inputTokens.map {
             TokenArithmetic.sum($0, usage.cacheReadInputTokens ?? 0, usage.cacheCreationInputTokens ?? 0)
         }
-        let anything = input != nil || usage.cacheReadInputTokens != nil
+        let anything = usage.inputTokens != nil || usage.cacheReadInputTokens != nil
             || usage.cacheCreationInputTokens != nil || usage.outputTokens != nil || usage.thinkingTokens != nil
             || usage.unreadable.first != nil
         var normalised = Usage(inputTokens: input, cachedInputTokens: usage.cacheReadInputTokens,
                                cacheWriteInputTokens: usage.cacheCreationInputTokens, outputTokens: usage.outputTokens,
                                reasoningTokens: usage.thinkingTokens, source: anything ? .reported : nil)
-        normalised.suspect = usage.unreadable.first
-        // The uncached part is summed into the total, where a negative one would only show as
-        // the cached parts exceeding it: it is named as reported.
-        if let uncached = usage.inputTokens, uncached < 0 || uncached > Usage.plausibleTokenLimit {
-            normalised.suspect = uncached < 0 ? "input_tokens \(uncached) is negative"
-                : "input_tokens \(uncached) is above \(Usage.plausibleTokenLimit), more than any model takes"
-        }
+        normalised.suspect = unusable.first
         return normalised
     }
 }

@@ -121,12 +121,14 @@ package struct AppleUsage: Sendable, Equatable {
     }
 
     /// This request's usage from the session's usage before and after it: each figure's
-    /// change, nil where either reading lacks it or it went down (a reset session).
+    /// change, nil where either reading lacks it or it went down (a reset session), or where the
+    /// earlier reading is negative: a difference with an impossible part is unknown (and
+    /// `Int.max` less a negative count would trap).
     package static func change(from before: AppleUsage?, to after: AppleUsage?) -> AppleUsage? {
         guard let after else { return nil }
         let before = before ?? AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0)
         func delta(_ key: KeyPath<AppleUsage, Int?>) -> Int? {
-            guard let now = after[keyPath: key], let then = before[keyPath: key], now >= then else { return nil }
+            guard let now = after[keyPath: key], let then = before[keyPath: key], then >= 0, now >= then else { return nil }
             return now - then
         }
         return AppleUsage(inputTokens: delta(\.inputTokens), cachedInputTokens: delta(\.cachedInputTokens),

@@ -100,29 +100,35 @@ enum GeminiUsageNormaliser {
                       usage.thoughtsTokenCount, usage.toolUsePromptTokenCount, usage.totalTokenCount]
         guard counts.contains(where: { $0 != nil }) || usage.unreadable.first != nil else { return Usage() }
         let thoughts = usage.thoughtsTokenCount ?? 0
-        // A sum with an unreadable part is unknown, not the sum of the rest.
-        let unreadable = usage.unreadable
+        // A sum with an unreadable or impossible part is unknown, not the sum of the rest: the
+        // part out of range would be hidden in a sum that looks possible (100 prompt tokens and
+        // -60 tool-use ones make 40). The parts stay in the figures reported as they are.
+        let unusable = unusableParts(usage)
         var normalised = Usage(
-            inputTokens: unreadable.any("promptTokenCount", "toolUsePromptTokenCount")
+            inputTokens: unusable.any("promptTokenCount", "toolUsePromptTokenCount")
                 ? nil : TokenArithmetic.sum(usage.promptTokenCount ?? 0, usage.toolUsePromptTokenCount ?? 0),
-            cachedInputTokens: unreadable.any("cachedContentTokenCount") ? nil : usage.cachedContentTokenCount ?? 0,
-            outputTokens: unreadable.any("candidatesTokenCount", "thoughtsTokenCount")
+            cachedInputTokens: usage.unreadable.any("cachedContentTokenCount") ? nil : usage.cachedContentTokenCount ?? 0,
+            outputTokens: unusable.any("candidatesTokenCount", "thoughtsTokenCount")
                 ? nil : TokenArithmetic.sum(usage.candidatesTokenCount ?? 0, thoughts),
-            reasoningTokens: unreadable.any("thoughtsTokenCount") ? nil : thoughts, source: .reported)
-        normalised.suspect = unreadable.first ?? partOutOfRange(usage)
+            reasoningTokens: usage.unreadable.any("thoughtsTokenCount") ? nil : thoughts, source: .reported)
+        normalised.suspect = unusable.first
         return normalised
     }
 
-    /// A summed part out of range would be hidden in a sum that looks possible (100 prompt
-    /// tokens and -60 tool-use ones make 40): each part is checked as reported.
-    private static func partOutOfRange(_ usage: GeminiUsage) -> String? {
-        let parts: [(String, Int?)] = [("promptTokenCount", usage.promptTokenCount), ("toolUsePromptTokenCount", usage.toolUsePromptTokenCount),
-                                       ("candidatesTokenCount", usage.candidatesTokenCount), ("thoughtsTokenCount", usage.thoughtsTokenCount)]
-        for case let (name, value?) in parts {
-            if value < 0 { return "\(name) \(value) is negative" }
-            if value > Usage.plausibleTokenLimit { return "\(name) \(value) is above \(Usage.plausibleTokenLimit), more than any model takes" }
+    /// The unreadable counts, then those impossible on their own, then a prompt count below the
+    /// cached count it includes: once tool-use tokens are added to it, input could exceed the
+    /// cached count and the impossibility would no longer show.
+    private static func unusableParts(_ usage: GeminiUsage) -> UnreadableCounts {
+        var unusable = usage.unreadable.addingImpossible([
+            ("promptTokenCount", usage.promptTokenCount), ("toolUsePromptTokenCount", usage.toolUsePromptTokenCount),
+            ("cachedContentTokenCount", usage.cachedContentTokenCount), ("candidatesTokenCount", usage.candidatesTokenCount),
+            ("thoughtsTokenCount", usage.thoughtsTokenCount),
+        ])
+        if let prompt = usage.promptTokenCount, let cached = usage.cachedContentTokenCount, cached > prompt,
+           !unusable.any("promptTokenCount", "cachedContentTokenCount") {
+            unusable.add("promptTokenCount", note: "cachedContentTokenCount \(cached) exceeds promptTokenCount \(prompt), which includes it")
         }
-        return nil
+        return unusable
     }
 }
 

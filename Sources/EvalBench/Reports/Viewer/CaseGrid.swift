@@ -25,6 +25,9 @@ package struct CaseGrid: Sendable {
         package var failures: [String]
         package var latencyMs: Double?
         package var ttftMs: Double?
+        /// Why the request's usage cannot all be true, when it cannot: its token figures are
+        /// then nil here (they are in results.jsonl as reported).
+        package var usageSuspect: String?
         package var inputTokens: Int?
         package var cachedInputTokens: Int?
         package var outputTokens: Int?
@@ -235,6 +238,8 @@ package struct CaseGridCollector: Sendable {
 
     private static func turn(_ request: RequestResult) -> CaseGrid.Turn {
         let answer = request.output
+        let suspect = request.usage.implausibility
+        let usage = suspect == nil ? request.usage : Usage()
         let error = request.skipReason ?? request.errorKind.map { kind in
             kind.rawValue + (request.errorMessage.map { ": " + $0 } ?? "")
         }
@@ -244,9 +249,9 @@ package struct CaseGridCollector: Sendable {
             omittedCharacters: max(0, (answer?.count ?? 0) - CaseGrid.answerLimit),
             status: request.status, error: error,
             failures: request.failedAssertions.map { $0.name + ": " + ($0.message ?? "failed") },
-            latencyMs: request.timing?.latencyMs, ttftMs: request.timing?.ttftMs,
-            inputTokens: request.usage.inputTokens, cachedInputTokens: request.usage.cachedInputTokens,
-            outputTokens: request.usage.outputTokens, cacheHitRatio: request.usage.cacheHitRatio,
+            latencyMs: request.timing?.latencyMs, ttftMs: request.timing?.ttftMs, usageSuspect: suspect,
+            inputTokens: usage.inputTokens, cachedInputTokens: usage.cachedInputTokens,
+            outputTokens: usage.outputTokens, cacheHitRatio: usage.cacheHitRatio,
             toolCalls: (request.toolCalls ?? []).map(Self.describe))
     }
 

@@ -108,7 +108,8 @@ enum CaseGridHTML {
         return html + figures(turn) + "</div>"
     }
 
-    /// The figures as results.csv writes them, empty when not reported.
+    /// The figures as results.csv writes them, empty when not reported or impossible, and
+    /// `data-usage-suspect` saying why when the usage cannot all be true.
     private static func figureAttributes(_ turn: CaseGrid.Turn) -> String {
         let values: [(String, String?)] = [
             ("latency-ms", turn.latencyMs.flatMap { DecimalText.fixed($0, places: 2) }),
@@ -118,17 +119,24 @@ enum CaseGridHTML {
             ("output-tokens", turn.outputTokens.map(String.init)),
             ("cache-hit-ratio", turn.cacheHitRatio.flatMap { DecimalText.fixed($0, places: 4) }),
         ]
-        return values.map { " data-\($0.0)=\"\($0.1 ?? "")\"" }.joined()
+        let suspect = turn.usageSuspect.map { " data-usage-suspect=\"" + escape($0) + "\"" } ?? ""
+        return values.map { " data-\($0.0)=\"\($0.1 ?? "")\"" }.joined() + suspect
     }
 
     private static func figures(_ turn: CaseGrid.Turn) -> String {
         func tokens(_ value: Int?) -> String { value.map(String.init) ?? "n/a" }
         let cached = turn.cachedInputTokens.map { " (\($0) cached)" } ?? ""
+        // Impossible figures are not shown as numbers: the page says why, and results.jsonl has them.
+        let usage = if let suspect = turn.usageSuspect {
+            "<span class=\"usage-suspect\" title=\"input and output tokens\">tokens n/a: impossible usage ("
+                + escape(suspect) + ")</span>"
+        } else {
+            "<span title=\"input and output tokens\">\(tokens(turn.inputTokens)) in\(cached) · \(tokens(turn.outputTokens)) out</span>"
+        }
         return "<div class=\"figures\">"
             + "<span title=\"latency\">\(ReportFormat.millisecondsWithUnit(turn.latencyMs))</span>"
             + "<span title=\"time to first token\">TTFT \(ReportFormat.millisecondsWithUnit(turn.ttftMs))</span>"
-            + "<span title=\"input and output tokens\">\(tokens(turn.inputTokens)) in\(cached) · \(tokens(turn.outputTokens)) out</span>"
-            + "<span title=\"cache hit\">cache \(ReportFormat.percent(turn.cacheHitRatio))</span></div>"
+            + usage + "<span title=\"cache hit\">cache \(ReportFormat.percent(turn.cacheHitRatio))</span></div>"
     }
 
     static func escape(_ text: String) -> String {
