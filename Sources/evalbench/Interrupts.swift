@@ -21,7 +21,9 @@ final class Interrupts: @unchecked Sendable {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [weak self] in self?.fire() }
+            // Signals that came before the handler ran are one event: `data` counts them. (The
+            // source holds its handler and the handler the source: both last as long as the process.)
+            source.setEventHandler { [weak self, source] in self?.fire(times: Int(source.data)) }
             source.resume()
             sources.append(source)
         }
@@ -33,8 +35,8 @@ final class Interrupts: @unchecked Sendable {
     func watch(_ backends: [any Backend]) { queue.sync { self.backends = backends } }
     var wasInterrupted: Bool { queue.sync { interrupted } }
 
-    private func fire() {
-        count += 1
+    private func fire(times: Int) {
+        count += max(1, times)
         interrupted = true
         if count == 1 {
             printError("\nevalbench: interrupted; stopping, keeping finished results (Ctrl-C again to quit at once)")

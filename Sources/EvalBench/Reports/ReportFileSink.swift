@@ -11,13 +11,14 @@ package final class ReportFileSink {
     /// Starts writing `file`; failures name the file as `ReportWriteFailure`.
     package init(_ file: URL) throws {
         self.file = file
-        temporary = TemporaryFiles.register(beside: file)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: temporary) else {
-            TemporaryFiles.unregister(temporary)
-            throw ReportWriteFailure(path: file.path, reason: "could not create \(temporary.lastPathComponent)")
+        let created: (url: URL, descriptor: Int32)
+        do {
+            created = try TemporaryFiles.create(beside: file)
+        } catch {
+            throw ReportWriteFailure(path: file.path, reason: "could not create its temporary file: \(error.localizedDescription)")
         }
-        self.handle = handle
+        temporary = created.url
+        handle = FileHandle(fileDescriptor: created.descriptor, closeOnDealloc: true)
     }
 
     /// Whether the temporary file was moved into place or removed.

@@ -283,18 +283,26 @@ struct CommandLineTests {
         let server = FakeOpenAIServer { _ in FakeOpenAIServer.Script(steps: [.content("ok", afterMs: 150)]) }
         try server.start()
         defer { server.stop() }
-        let (process, out, results) = try await startForty(in: directory, against: server, suite: "i", expect: "", waitingFor: 4,
-                                                           stderr: directory.appendingPathComponent("stderr.txt"))
-        kill(process.processIdentifier, SIGINT)
-        usleep(5_000)
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        #expect(try ResultStore.read(results).count >= 4)
-        let stderr = try String(contentsOf: directory.appendingPathComponent("stderr.txt"), encoding: .utf8)
-        #expect(stderr.contains("quit at once; every finished result is in results.jsonl") && stderr.contains("`evalbench report DIR`"), "\(stderr)")
-        let hidden = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
-        #expect(hidden.isEmpty, "\(hidden)")
+        // The second at several moments, so that some land while the reports are being written.
+        for pause in [1_000, 5_000, 15_000] as [UInt32] {
+            let attempt = directory.appendingPathComponent("pause-\(pause)")
+            try FileManager.default.createDirectory(at: attempt, withIntermediateDirectories: true)
+            let (process, out, results) = try await startForty(in: attempt, against: server, suite: "i", expect: "", waitingFor: 4,
+                                                               stderr: attempt.appendingPathComponent("stderr.txt"))
+            kill(process.processIdentifier, SIGINT)
+            usleep(pause)
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 130)
+            #expect(try ResultStore.read(results).count >= 4)
+            let stderr = try String(contentsOf: attempt.appendingPathComponent("stderr.txt"), encoding: .utf8)
+            // Later, the run may have written its reports and ended before the second came.
+            if pause == 1_000 {
+                #expect(stderr.contains("quit at once; every finished result is in results.jsonl") && stderr.contains("`evalbench report DIR`"), "\(stderr)")
+            }
+            let hidden = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
+            #expect(hidden.isEmpty, "\(pause) µs: \(hidden)")
+        }
     }
 
     @Test("--max-error-rate exits 3 when errors exceed it and 2 when it is not a fraction; the binary appends to GITHUB_STEP_SUMMARY and writes junit.xml")
