@@ -9,13 +9,12 @@ import Darwin
 /// Cancels the run on the first Ctrl-C (finished results and reports are kept) and stops
 /// what the backends started and exits on the second.
 final class Interrupts: @unchecked Sendable {
-    // @unchecked: `cancel`, `backends`, `count` and `interrupted` are only touched on `queue`.
+    // @unchecked: `cancel`, `backends` and `count` are only touched on `queue`.
     private let queue = DispatchQueue(label: "evalbench.signals")
     private var sources: [DispatchSourceSignal] = []
     private var cancel: (@Sendable () -> Void)?
     private var backends: [any Backend] = []
     private var count = 0
-    private var interrupted = false
 
     func install() {
         for signalNumber in [SIGINT, SIGTERM] {
@@ -33,11 +32,9 @@ final class Interrupts: @unchecked Sendable {
     func watch<Success: Sendable>(_ task: Task<Success, Never>) { queue.sync { cancel = { task.cancel() } } }
     /// The backends the second Ctrl-C stops at once.
     func watch(_ backends: [any Backend]) { queue.sync { self.backends = backends } }
-    var wasInterrupted: Bool { queue.sync { interrupted } }
 
     private func fire(times: Int) {
         count += max(1, times)
-        interrupted = true
         if count == 1 {
             printError("\nevalbench: interrupted; stopping, keeping finished results (Ctrl-C again to quit at once)")
             cancel?()

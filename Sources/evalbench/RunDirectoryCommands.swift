@@ -13,7 +13,10 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
     } catch {
         failLoading(error)
     }
-    if let problem = RunDirectory(directory).nothingToReport(results, metadata: metadata) { failLoading(problem) }
+    if let problem = RunDirectory(directory).nothingToReport(results, metadata: metadata) {
+        printError(problem.description)
+        fail("1 problem found; no report was written", status: .usage)
+    }
     if let target = parsed.target() { metadata.target = target }
     // The run's --baseline, when it is still there, for the baseline answers in report.html.
     var baseline: ResultTable?

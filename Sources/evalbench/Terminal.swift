@@ -39,6 +39,9 @@ func printError(_ text: String) {
 
 /// `evalbench: message` on stderr, then exits with `status`.
 func fail(_ message: String, status: ExitStatus) -> Never {
+    // A second Ctrl-C is quitting at once and removed the files being written: what failed
+    // for that is no failure of the run, and the exit is the interruption's.
+    if TemporaryFiles.isQuitting { exit(ExitStatus.interrupted.rawValue) }
     printError("evalbench: \(message)")
     exit(status.rawValue)
 }

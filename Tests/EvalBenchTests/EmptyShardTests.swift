@@ -67,6 +67,9 @@ struct EmptyShardTests {
             let directory = RunDirectory(out)
             #expect(try directory.readMetadata().shard?.caseRuns == 0)
             #expect(try directory.readResults().isEmpty)
+            let checks = try directory.readMetadata().verdict?.checks ?? []
+            #expect(checks.contains("a shard that holds no case passes: evalbench merge gates the whole run"), "\(checks)")
+            #expect(!checks.contains { $0.contains("--allow-empty") }, "no --allow-empty was given")
         }
         var merge = MergeRequest(partDirectories: parts.map(\.path), outputDirectory: work.appendingPathComponent("merged").path)
         merge.gate = Gate(minPassRate: 0)

@@ -60,7 +60,7 @@ struct VerdictReportTests {
         #expect(sections.prefix(2) == ["verdict", "results"], "\(sections)")
     }
 
-    @Test("a gate that held: PASS, exit 0, no reasons, the default gate named; an interrupted verdict lists no checks")
+    @Test("a gate that held: PASS, exit 0, no reasons, the pass-rate gate named; an interrupted verdict lists no checks")
     func passedGate() async throws {
         let work = PackagePaths.temporaryDirectory("verdict-pass")
         defer { try? FileManager.default.removeItem(at: work) }
@@ -77,6 +77,33 @@ struct VerdictReportTests {
         let text = SummaryMarkdown.verdict(interrupted, note: nil)
         #expect(text.contains("**INTERRUPTED**: exit 130") && text.contains("Why:\n\n- 3 of 12 planned requests did not run"))
         #expect(!text.contains("Gates checked:") && text.contains("Notes:\n\n- a note\n"))
+    }
+
+    @Test("reports written again for a run that never ended (no end time, no verdict in run.json) say it is unfinished and end at its last request")
+    func unfinishedRun() async throws {
+        let work = PackagePaths.temporaryDirectory("verdict-unfinished")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let outcome = try await run(work.appendingPathComponent("out"), gate: Gate(minPassRate: 0.5))
+        let directory = RunDirectory(outcome.outputDirectory)
+        // As run.json is while the run goes: written at its start, before any end or verdict.
+        var metadata = try directory.readMetadata()
+        metadata.endedAt = nil
+        metadata.verdict = nil
+        try metadata.write(to: directory.metadata)
+        let results = try directory.readResultTable()
+        let later = Date().addingTimeInterval(3_600)
+        try EvalRun.writeReports(results, metadata: try directory.readMetadata(), verdictNote: RunDirectory.rewrittenVerdictNote, to: directory.url)
+        let summary = try String(contentsOf: directory.summaryMarkdown, encoding: .utf8)
+        #expect(summary.hasPrefix("> **Unfinished: the run stopped before it ended (quit at once, a crash or kill -9), so run.json has no end time; "
+            + "these figures cover only the 12 requests recorded (finish it with --resume)**"), "\(summary.prefix(300))")
+        #expect(!summary.contains("## Verdict"))
+        let last = EvalRun.lastEnd(of: results, after: metadata.startedAt)
+        #expect(last >= metadata.startedAt && last < later)
+        #expect(summary.contains("to \(ISO8601DateFormatter().string(from: last))"), "the run ends with its last request, not when the report is written")
+        #expect(summary.contains("## Recommendation\n\nNo recommendation: the run was interrupted"))
+        let rows = try String(contentsOf: directory.file(RunDirectory.FileName.recommendationCSV), encoding: .utf8)
+            .split(whereSeparator: \.isNewline).dropFirst()
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix(",false") }, "an unfinished run recommends nothing")
     }
 
     @Test("what the gates checked mirrors how they judge: --min-pass-rate, suites' own gates and the default gate, errors, baseline, --allow-empty")

@@ -45,7 +45,8 @@ extension Gate {
     /// What this gate checks on a run of `suites` (their names) with `suiteGates` (suite name →
     /// its `gates`, for those that have them), compared with `baseline` if any: one line each,
     /// as the reports list them beside the verdict. Mirrors `evaluate`.
-    package func checks(suites: [String], suiteGates: [String: SuiteGates], baseline: String?) -> [String] {
+    /// `emptyShard`: this is a shard that holds no case, let pass though no `--allow-empty` was given.
+    package func checks(suites: [String], suiteGates: [String: SuiteGates], baseline: String?, emptyShard: Bool = false) -> [String] {
         var checks: [String] = []
         var seen: Set<String> = []
         let suites = suites.filter { seen.insert($0).inserted }
@@ -75,8 +76,9 @@ extension Gate {
             }
         }
         if let baseline { checks.append("no significant regression against the baseline \(baseline) (--baseline)") }
-        checks.append(allowsEmptyRun ? "a run in which no case ran passes (--allow-empty)"
-                                     : "at least one case ran (--allow-empty lets a run of none pass)")
+        checks.append(emptyShard ? "a shard that holds no case passes: evalbench merge gates the whole run"
+            : allowsEmptyRun ? "a run in which no case ran passes (--allow-empty)"
+            : "at least one case ran (--allow-empty lets a run of none pass)")
         checks.append("every backend selected could be reached and used")
         return checks
     }

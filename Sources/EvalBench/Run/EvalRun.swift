@@ -320,7 +320,7 @@ package enum EvalRun {
         try store.close()
         metadata.endedAt = Date()
         metadata.backends = ordered.map { backendInfo($0, availability: availability[$0.name] ?? .available, plan: loaded.plan) }
-        let comparison = try compare(results, with: loaded, request, in: directory)
+        let comparison = compare(results, with: loaded, request)
         let gate = gate(loaded, request, comparison: comparison)
         var verdict = verdict(results, gate: gate, loaded, availability: availability, ordered: ordered, comparison: comparison,
                               baseline: request.baselineDirectory)
@@ -332,10 +332,11 @@ package enum EvalRun {
         // Decided before the reports, so that summary.md and report.html open with it and
         // run.json keeps it for `evalbench report`.
         metadata.verdict = RecordedVerdict(verdict, checks: metadata.interruption == nil
-            ? gate.checks(suites: loaded.suites.map(\.name), suiteGates: suiteGates(loaded), baseline: request.baselineDirectory) : [])
+            ? gate.checks(suites: loaded.suites.map(\.name), suiteGates: suiteGates(loaded), baseline: request.baselineDirectory,
+                          emptyShard: loaded.shard?.caseRuns == 0 && !request.gate.allowsEmptyRun) : [])
         try metadata.write(to: directory.metadata)
         try writeReports(results, metadata: metadata, baseline: loaded.baselineResults, to: directory.url)
-        try appendStepSummaries(from: directory.url, comparison: comparison, environment: request.environment)
+        try finishReports(in: directory, comparison: comparison, baseline: request.baselineDirectory, environment: request.environment)
         return RunOutcome(outputDirectory: directory.url, results: results, verdict: verdict, comparison: comparison,
                           interruption: metadata.interruption)
     }
@@ -414,30 +415,31 @@ package enum EvalRun {
                                        structuredOutput: usesOutput ? backend.structuredOutputSupport : nil)
     }
 
-    /// With `--baseline`, compares `results` with the baseline's and writes compare.md and compare.csv.
-    static func compare(_ results: ResultTable, with loaded: LoadedRun, _ request: RunRequest,
-                        in directory: RunDirectory) throws -> Comparison? {
-        try compare(results, with: loaded.baselineResults, named: request.baselineDirectory,
-                    thresholds: request.comparisonThresholds, in: directory, environment: request.environment)
+    /// With `--baseline`, compares `results` with the baseline's.
+    static func compare(_ results: ResultTable, with loaded: LoadedRun, _ request: RunRequest) -> Comparison? {
+        compare(results, with: loaded.baselineResults, named: request.baselineDirectory, thresholds: request.comparisonThresholds)
     }
 
-    /// With a baseline (its results, and its directory as given), compares `results` with it,
-    /// writes compare.md and compare.csv into `directory` and appends compare.md to the step
-    /// summary; nil without one. `run --baseline` and `merge --baseline` both come here.
+    /// With a baseline (its results, and its directory as given), compares `results` with it;
+    /// nil without one. `run --baseline` and `merge --baseline` both come here. Written by
+    /// `finishReports`, after the run's own reports, so that a failure to write compare.md
+    /// loses none of them.
     package static func compare(_ results: ResultTable, with baseline: ResultTable?, named baselineDirectory: String?,
-                                thresholds: ComparisonThresholds, in directory: RunDirectory,
-                                environment: [String: String]) throws -> Comparison? {
-        guard let baseline, let baselineDirectory else { return nil }
-        let comparison = Comparison(baseline: baseline, current: results, thresholds: thresholds)
-        try comparison.write(to: directory.url, baselineName: baselineDirectory, currentName: directory.url.path)
-        return comparison
+                                thresholds: ComparisonThresholds) -> Comparison? {
+        guard let baseline, baselineDirectory != nil else { return nil }
+        return Comparison(baseline: baseline, current: results, thresholds: thresholds)
     }
 
-    /// With `GITHUB_STEP_SUMMARY` set, appends summary.md, then compare.md when there was a comparison.
-    package static func appendStepSummaries(from directory: URL, comparison: Comparison?, environment: [String: String]) throws {
-        try appendStepSummary(from: directory, environment: environment)
+    /// After the run's reports: compare.md and compare.csv when there was a comparison, then,
+    /// with `GITHUB_STEP_SUMMARY` set, summary.md and compare.md appended to the step summary.
+    package static func finishReports(in directory: RunDirectory, comparison: Comparison?, baseline: String?,
+                                      environment: [String: String]) throws {
+        if let comparison, let baseline {
+            try comparison.write(to: directory.url, baselineName: baseline, currentName: directory.url.path)
+        }
+        try appendStepSummary(from: directory.url, environment: environment)
         if comparison != nil {
-            try appendStepSummary(from: directory, file: RunDirectory.FileName.compareMarkdown, environment: environment)
+            try appendStepSummary(from: directory.url, file: RunDirectory.FileName.compareMarkdown, environment: environment)
         }
     }
 
@@ -526,11 +528,13 @@ package enum EvalRun {
             if let stop = stopped[backend.name] { parts.append("\(stop.keys.count) case runs skipped by \(stop.reason)") }
             notes[backend.name] = parts.joined(separator: "; ")
         }
+        // A run that never ended (quit at once, a crash, kill -9) ends, for its reports, with
+        // its last recorded request, and says it is unfinished as an interrupted run does.
         var input = ReportInput(results: results, suiteNames: metadata.suites.map(\.suite),
-                                startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? Date(),
+                                startedAt: metadata.startedAt, endedAt: metadata.endedAt ?? lastEnd(of: results, after: metadata.startedAt),
                                 backendNotes: notes,
                                 reasoningMappings: metadata.backends.reduce(into: [:]) { $0[$1.name] = $1.reasoning })
-        input.interruption = metadata.interruption?.headline
+        input.interruption = metadata.interruption?.headline ?? (metadata.endedAt == nil ? RunMetadata.unfinishedHeadline(recorded: results.count) : nil)
         input.shard = metadata.mergedFrom == nil ? metadata.shard.map { "\($0.index)/\($0.count)" } : nil
         input.partialMerge = metadata.partialMergeHeadline
         input.baselineResults = baseline
@@ -543,6 +547,17 @@ package enum EvalRun {
             onDeviceWindow: metadata.config.backends.first { $0.placement == .onDevice }?.contextSize
                 ?? RecommendationSettings.defaultOnDeviceWindow)
         try ReportWriter.write(input, to: directory)
+    }
+
+    /// When the last of `results` ended (its start and latency), `start` when none says.
+    static func lastEnd(of results: some Collection<RequestResult>, after start: Date) -> Date {
+        var last = start
+        for result in results {
+            guard let timing = result.timing else { continue }
+            let end = timing.startedAt.addingTimeInterval((timing.latencyMs ?? 0) / 1000)
+            if end > last { last = end }
+        }
+        return last
     }
 
     static func reasoningTable(_ backend: any Backend) -> [String: String] {

@@ -73,9 +73,8 @@ package enum RunMerge {
         var metadata = mergedMetadata(parts, request)
         if let target = request.target { metadata.target = target }
         metadata.partialMerge = coverage.gaps.isEmpty ? nil : coverage.gaps.map(\.message)
-        let comparison = try EvalRun.compare(results, with: baseline, named: request.baselineDirectory,
-                                             thresholds: request.comparisonThresholds, in: directory,
-                                             environment: request.environment)
+        let comparison = EvalRun.compare(results, with: baseline, named: request.baselineDirectory,
+                                         thresholds: request.comparisonThresholds)
         var gate = request.gate
         if comparison != nil { gate.everyCaseMustPassByDefault = false }
         let (unavailable, unavailableHere) = availability(metadata.backends)
@@ -94,7 +93,8 @@ package enum RunMerge {
         // As `run --baseline` does: report.html shows the baseline's answers and flips, and
         // run.json names the baseline so that `evalbench report` shows them again.
         try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, to: directory.url)
-        try EvalRun.appendStepSummaries(from: directory.url, comparison: comparison, environment: request.environment)
+        try EvalRun.finishReports(in: directory, comparison: comparison, baseline: request.baselineDirectory,
+                                  environment: request.environment)
         return MergeOutcome(outputDirectory: directory.url, results: results, verdict: verdict,
                             comparison: comparison, missing: missing, interruption: metadata.interruption)
     }

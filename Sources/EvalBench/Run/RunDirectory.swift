@@ -62,10 +62,15 @@ package struct RunDirectory: Sendable, Equatable {
     /// none (a shard that holds no cases).
     package func nothingToReport(_ results: ResultTable, metadata: RunMetadata) -> Diagnostic? {
         guard results.isEmpty, metadata.shard?.caseRuns != 0 else { return nil }
+        let resume = "`evalbench run ... --resume \(url.path)` sends what is missing"
+        if metadata.interruption != nil || metadata.endedAt == nil {
+            return Diagnostic(file: self.results.path,
+                              message: "holds no results: the run stopped before any request finished; the reports beside it were left as they were",
+                              fix: resume)
+        }
         return Diagnostic(file: self.results.path,
                           message: "holds no results, so there is nothing to report; the reports beside it were left as they were",
-                          fix: "check that this is the run's directory and that its results.jsonl was not emptied or cut short; "
-                              + "`evalbench run ... --resume \(url.path)` sends what is missing")
+                          fix: "check that this is the run's directory and that its results.jsonl was not emptied or cut short; " + resume)
     }
 
     /// What the reports `evalbench report` writes say under the verdict.

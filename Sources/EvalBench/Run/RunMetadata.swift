@@ -134,6 +134,13 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
+    /// The line every report of a run that never ended opens with (its run.json has no end
+    /// time: it quit at once on a second Ctrl-C, crashed or was killed), `recorded` requests in.
+    package static func unfinishedHeadline(recorded: Int) -> String {
+        "Unfinished: the run stopped before it ended (quit at once, a crash or kill -9), so run.json has no end time; "
+            + "these figures cover only the \(recorded) requests recorded (finish it with --resume)"
+    }
+
     /// For a partial merge, the line every report opens with; nil for a whole run.
     package var partialMergeHeadline: String? {
         guard let partialMerge, !partialMerge.isEmpty else { return nil }
@@ -148,7 +155,11 @@ package struct RunMetadata: Sendable, Codable, Equatable {
             var container = encoder.singleValueContainer()
             try container.encode(Self.timestamp(date))
         }
-        try TemporaryFiles.writeAtomically(encoder.encode(self), to: url)
+        do {
+            try TemporaryFiles.writeAtomically(encoder.encode(self), to: url)
+        } catch {
+            throw ReportWriteFailure(path: url.path, reason: error.localizedDescription)
+        }
     }
 
     package static func read(from url: URL) throws -> RunMetadata {

@@ -43,6 +43,10 @@ package enum TemporaryFiles {
         registry.lock.withLock { _ = registry.paths.remove(temporary.path) }
     }
 
+    /// Whether the process is quitting at once (`removeAll()` was called): a failure to write
+    /// that follows is its doing, and the exit is the interruption's.
+    package static var isQuitting: Bool { registry.lock.withLock { registry.quitting } }
+
     /// The temporary files being written now.
     package static var inFlight: Set<String> { registry.lock.withLock { registry.paths } }
 
