@@ -146,6 +146,13 @@ struct AppleBackendTests {
             snapshot: AppleUsage(inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningTokens: 0))
         let reported = await AppleTokenAccounting.usage(sessionChange, request: request, schema: nil, output: "x", counter: counter)
         #expect(reported == Usage(inputTokens: 40, cachedInputTokens: 32, outputTokens: 5, reasoningTokens: 0, source: .reported))
+        // A negative reading leaves its figure unknown and says why, as other backends' notes do.
+        let negative = AppleTokenAccounting.Reported(
+            sessionBefore: AppleUsage(inputTokens: -4, cachedInputTokens: 0, outputTokens: 20, reasoningTokens: 0),
+            sessionAfter: AppleUsage(inputTokens: 140, cachedInputTokens: 92, outputTokens: 25, reasoningTokens: 0))
+        let flagged = await AppleTokenAccounting.usage(negative, request: request, schema: nil, output: "x", counter: counter)
+        #expect(flagged.inputTokens == nil && flagged.outputTokens == 5)
+        #expect(flagged.suspect == "session usage before the request: input_tokens -4 is negative", "\(flagged)")
 
         let snapshotOnly = AppleTokenAccounting.Reported(snapshot: AppleUsage(inputTokens: 12, outputTokens: 2))
         #expect(await AppleTokenAccounting.usage(snapshotOnly, request: request, schema: nil, output: "x", counter: counter)

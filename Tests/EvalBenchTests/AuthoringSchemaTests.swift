@@ -42,6 +42,11 @@ struct AuthoringSchemaTests {
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": " "}]}"#)).isEmpty, "an empty prompt")
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "turns": [{"prompt": ""}]}]}"#)).isEmpty,
                 "an empty turn prompt")
+        // A variant's template needs {{prompt}}, written with spaces inside the braces or not, as the loader reads it.
+        for (template, valid) in [("{{prompt}} (short)", true), ("{{ prompt }} (short)", true), ("{{topic}} (short)", false)] {
+            let text = #"{"format": "evalbench.suite/1", "variants": [{"name": "v", "prompt": "\#(template)"}], "cases": [{"id": "a", "prompt": "x"}]}"#
+            #expect(suiteSchema.validate(suite(text)).isEmpty == valid, "\(template)")
+        }
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x", "expect": [{"type": "contains"}]}]}"#)).isEmpty,
                 "contains needs a value")
         #expect(suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x", "expect": [{"type": "judge", "backend": "b", "rubric": "r", "not": true}]}]}"#)).isEmpty)

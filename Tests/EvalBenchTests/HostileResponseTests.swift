@@ -244,7 +244,9 @@ struct HostileResponseTests {
         let result = fixtureResult(caseID: "a", status: .pass, latencyMs: 250, ttftMs: 50, usage: usage)
         let row = ResultsCSV.render([result]).components(separatedBy: "\r\n")[1].components(separatedBy: ",")
         #expect(row[13] == "" && row[14] == "", "tpot and output_tps are empty: \(row)")
-        #expect(result.usage.outputTokens == -2, "the count itself is kept as reported, for results.jsonl")
+        let tokens = Array(row[15...18])
+        #expect(tokens == ["", "", "", ""], "no figure of an impossible usage is shown as a number: \(row)")
+        #expect(row.last == "output_tokens -2 is negative", "usage_suspect says why: \(row)")
     }
 
     @Test("a backend none of whose requests was answered exits 3, whatever the error; the model's own failures do not")

@@ -98,6 +98,10 @@ struct SecretPatternsTests {
         let dashes = redactor("----------------------------x9Kq2")
         #expect(dashes.redact("a rule: --------------------------") == "a rule: --------------------------")
         // A short secret is only found whole.
+        // Two runs side by side, the byte before the second being the byte before it in the key too.
+        let twin = "abcdefghiXklmnoX0123456789ABCDEFG"
+        let halves = String(twin.prefix(16)) + String(twin.dropFirst(10).prefix(20))
+        #expect(redactor(twin).redact("<\(halves)>") == "<[redacted][redacted]>")
         let short = redactor("bear-0123456789abc")
         #expect(short.redact("0123456789abcdefghij") == "0123456789abcdefghij", "12 bytes of it")
         #expect(short.redact("x bear-0123456789ab y") == "x [redacted] y", "17 of its 18 bytes")

@@ -146,13 +146,14 @@ struct HTTPResponseParserTests {
             try parse("HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n", in: 100)
         }
         // Two lengths that differ frame nothing (RFC 9112 §6.3); the same length twice is one.
-        #expect(throws: HTTPResponseParser.Malformed(reason: "Content-Length values that differ (5, 50)")) {
+        #expect(throws: HTTPResponseParser.Malformed(reason: "Content-Length values that differ (5, 50)", isServersDoing: true)) {
             try parse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 50\r\n\r\nhello", in: 100)
         }
         #expect(try parse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", in: 100, close: false).body == "hello")
         // A compressed body, which the client asked not to get and cannot read.
         #expect(throws: HTTPResponseParser.Malformed(
-            reason: "a body compressed with Content-Encoding: gzip, which evalbench asked not to get (Accept-Encoding: identity)")) {
+            reason: "a body compressed with Content-Encoding: gzip, which evalbench asked not to get (Accept-Encoding: identity)",
+            isServersDoing: true)) {
             try parse("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n\u{1F}\u{8B}", in: 100)
         }
         #expect(try parse("HTTP/1.1 200 OK\r\nContent-Encoding: identity\r\nContent-Length: 2\r\n\r\nok", in: 100).body == "ok")
@@ -185,13 +186,32 @@ extension LoopbackNetworkTests {
             #expect(received.body == Data("{}".utf8))
         }
 
-        @Test("a caller's own Accept-Encoding is sent instead of identity")
+        @Test("a caller's own Accept-Encoding gives way to identity: this client decodes no coding")
         func callersAcceptEncoding() async throws {
             let server = FakeHTTPServer { _ in .full(status: 200, body: Data("ok".utf8)) }
             try server.start()
             defer { server.stop() }
             _ = await fetch(server.baseURL, headers: ["Accept-Encoding": "br"])
-            #expect(server.requests.first?.headers["accept-encoding"] == "br")
+            #expect(server.requests.first?.headers["accept-encoding"] == "identity")
+        }
+
+        @Test("a compressed 200 fails as bad_request (sent again it would come back the same); a compressed 401 keeps its status")
+        func compressedBodies() async throws {
+            let server = FakeHTTPServer { request in
+                request.path.hasSuffix("/denied")
+                    ? .full(status: 401, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08]))
+                    : .full(status: 200, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08]))
+            }
+            try server.start()
+            defer { server.stop() }
+            let refused = try #require(await fetch(server.baseURL).failure)
+            #expect(refused.kind == .badRequest && refused.httpStatus == 200)
+            #expect(refused.message.contains("a body compressed with Content-Encoding: gzip"), "\(refused.message)")
+            var status: Int?
+            for try await event in SocketStreamTransport().stream(HTTPStreamRequest(url: server.baseURL.appendingPathComponent("denied"), timeoutSeconds: 10)) {
+                if case let .response(code, _) = event { status = code }
+            }
+            #expect(status == 401, "the status reaches the backend, which classifies it (auth)")
         }
 
         @Test("a malformed body in the same bytes as its head fails after that status, not 'before any response'", arguments: [true, false])

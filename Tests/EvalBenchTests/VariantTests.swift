@@ -32,6 +32,14 @@ struct VariantTests {
         let suite = try SuiteLoader.load(data: Data(#"{"format": "evalbench.suite/1", "suite": "v", "variants": [{"name": "a", "prompt": "{{ prompt }} (one word)"}], "cases": [{"id": "c", "prompt": "p"}]}"#.utf8), file: "v.json")
         let plan = Planner.plan([suite], PlanSelection(backends: ["x"]))
         #expect(plan.caseRuns.first?.evalCase.turns.map(\.prompt) == ["p (one word)"])
+        // An unknown variable is the one problem: the placeholder is there, however the rest rendered.
+        do {
+            _ = try SuiteLoader.load(data: Data(#"{"format": "evalbench.suite/1", "suite": "v", "variants": [{"name": "a", "prompt": "{{ prompt }} in {{stlye}}"}], "cases": [{"id": "c", "prompt": "p"}]}"#.utf8), file: "v.json")
+            Issue.record("must not load")
+        } catch {
+            #expect(!error.diagnostics.map(\.message).contains("the variant's prompt template has no {{prompt}}"), "\(error.diagnostics)")
+            #expect(error.diagnostics.count == 1)
+        }
     }
 
     @Test("a prompt template without {{prompt}} and a duplicate variant name are load errors")

@@ -22,6 +22,9 @@ struct HTTPResponseParser {
 
     struct Malformed: Error, Equatable {
         var reason: String
+        /// `bad_request` for what the server does every time (a compressed body, lengths that
+        /// differ): sending again would not help; `network` for a response garbled on its way.
+        var isServersDoing = false
     }
 
     private enum Framing {
@@ -233,9 +236,12 @@ struct HTTPResponseParser {
     private static func framing(_ head: Head, method: String) throws -> Framing {
         if method == "HEAD" || head.status == 204 || head.status == 304 { return .none }
         // evalbench asks for none (`Accept-Encoding: identity`) and decodes none: a compressed
-        // body would reach the SSE parser as bytes it cannot read.
-        if let coding = head.headers["content-encoding"], !coding.split(separator: ",").allSatisfy({ $0.trimmingWhitespace().lowercased() == "identity" }) {
-            throw Malformed(reason: "a body compressed with Content-Encoding: \(coding.prefix(40)), which evalbench asked not to get (Accept-Encoding: identity)")
+        // answer would reach the SSE parser as bytes it cannot read. An error's status says
+        // enough without its body (a 401, a 429 and its Retry-After), so only a 2xx is refused.
+        if (200..<300).contains(head.status), let coding = head.headers["content-encoding"],
+           !coding.split(separator: ",").allSatisfy({ $0.trimmingWhitespace().lowercased() == "identity" }) {
+            throw Malformed(reason: "a body compressed with Content-Encoding: \(coding.prefix(40)), which evalbench asked not to get (Accept-Encoding: identity)",
+                            isServersDoing: true)
         }
         if let encoding = head.headers["transfer-encoding"], has(encoding, "chunked") { return .chunked }
         if let text = head.headers["content-length"] {
@@ -245,7 +251,7 @@ struct HTTPResponseParser {
                 throw Malformed(reason: "a Content-Length that is not a number")
             }
             guard values.allSatisfy({ $0 == length }) else {
-                throw Malformed(reason: "Content-Length values that differ (\(text.prefix(60)))")
+                throw Malformed(reason: "Content-Length values that differ (\(text.prefix(60)))", isServersDoing: true)
             }
             return length == 0 ? .none : .length(length)
         }

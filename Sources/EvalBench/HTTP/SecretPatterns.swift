@@ -120,6 +120,8 @@ struct SecretPatterns: Sendable {
             if run.count >= Self.fragmentMinimum, Self.isVaried(text, run) {
                 found.append(run)
                 index += longest
+                // What follows a run was not measured from before it.
+                stretchStart = index
             } else {
                 index += 1
             }

@@ -470,7 +470,7 @@ final class SocketExchange: @unchecked Sendable {
                 status = head.status
                 heldHead = (head.status, head.headers)
             }
-            return finish(.failed(.network, "the response was malformed (\(error.reason))"))
+            return finish(.failed(error.isServersDoing ? .badRequest : .network, "the response was malformed (\(error.reason))"))
         } catch {
             return finish(.failed(.network, "the response was malformed"))
         }

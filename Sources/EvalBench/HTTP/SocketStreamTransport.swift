@@ -91,7 +91,8 @@ package final class SocketStreamTransport: HTTPStreaming {
     }
 
     /// The request head and body: the caller's headers, with the framing (`Host`, `Content-Length`)
-    /// this client's to set, and `Accept-Encoding: identity` unless the caller asked for a coding.
+    /// this client's to set, and `Accept-Encoding: identity` (a caller's own is left out: this
+    /// client decodes no coding).
     /// Without a `Connection` header the connection is kept alive.
     static func outgoing(_ request: HTTPStreamRequest, to endpoint: SocketEndpoint) -> [UInt8] {
         let (requestTarget, hostHeader) = (endpoint.target, endpoint.hostHeader)
@@ -99,15 +100,13 @@ package final class SocketStreamTransport: HTTPStreaming {
         bytes.reserveCapacity(256 + (request.body?.count ?? 0))
         func add(_ text: String) { bytes.append(contentsOf: text.utf8) }
         add(request.method); add(" "); add(requestTarget); add(" HTTP/1.1\r\nHost: "); add(hostHeader); add("\r\n")
-        var asksEncoding = false
         for (name, value) in request.headers {
             let lowered = name.lowercased()
-            if lowered == "host" || lowered == "content-length" || lowered == "transfer-encoding" { continue }
-            if lowered == "accept-encoding" { asksEncoding = true }
+            if lowered == "host" || lowered == "content-length" || lowered == "transfer-encoding" || lowered == "accept-encoding" { continue }
             add(name); add(": "); add(value); add("\r\n")
         }
         // Without it any coding is acceptable (RFC 9110 §12.5.3), and this client decodes none.
-        if !asksEncoding { add("Accept-Encoding: identity\r\n") }
+        add("Accept-Encoding: identity\r\n")
         if let body = request.body {
             add("Content-Length: "); add(String(body.count)); add("\r\n")
         } else if request.method == "POST" || request.method == "PUT" {

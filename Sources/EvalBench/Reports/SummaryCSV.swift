@@ -10,7 +10,8 @@ package enum SummaryCSV {
     /// Columns after the fixed ones and before the `metric:<name>` columns.
     /// The `requests_*` counts say how many sent requests reported each figure: a token or
     /// cost cell is empty unless all of them did. `token_source` is `reported`, `counted`,
-    /// `estimated` or `mixed: …`. `tool_calls` and `tool_rounds` are empty for a group without tools.
+    /// `estimated` or `mixed: …`, then `(N impossible or unreadable, left out)` when some usage
+    /// could not be true (alone when none could). `tool_calls` and `tool_rounds` are empty for a group without tools.
     /// `distinct_models` counts the model names its answered requests reported (empty above
     /// `ModelTally.capacity`, which are not counted one by one) and `model_requests` those that
     /// reported `model`, the most frequent: a router's fallbacks show there.

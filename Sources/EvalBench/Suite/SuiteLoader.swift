@@ -180,9 +180,9 @@ private struct SuiteReader {
                 variant.instructions = render(text, at: node, path: reader.path.key("instructions"), vars: vars)
             }
             if let text = reader.string("prompt"), let node = reader["prompt"] {
-                // Rendered first, so that `{{ prompt }}`, as any variable may be written, counts.
+                // As a placeholder, however written (`{{ prompt }}`): not a variable's value that holds it.
                 let template = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
-                if !template.contains("{{prompt}}") {
+                if !Template(text).names.contains("prompt") {
                     log.error("the variant's prompt template has no {{prompt}}", at: node.location, path: reader.path.key("prompt"),
                               fix: "write where each case's prompt goes, e.g. \"{{prompt}}\\nAnswer in one word.\"")
                 }

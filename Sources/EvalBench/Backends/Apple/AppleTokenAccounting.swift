@@ -22,6 +22,22 @@ enum AppleTokenAccounting {
         /// The last snapshot's (or response's) usage.
         var snapshot: AppleUsage?
 
+        /// The first negative count of the session's readings, said as the notes of other
+        /// backends say theirs (`session usage before the request: input_tokens -4 is negative`); nil when none.
+        var impossibleReading: String? {
+            let readings: [(String, AppleUsage?)] = [("session usage before the request", sessionBefore),
+                                                    ("session usage after the request", sessionAfter), ("snapshot usage", snapshot)]
+            let keys: [(String, KeyPath<AppleUsage, Int?>)] = [("input_tokens", \.inputTokens), ("cached_input_tokens", \.cachedInputTokens),
+                                                               ("output_tokens", \.outputTokens), ("reasoning_tokens", \.reasoningTokens)]
+            for (name, reading) in readings {
+                guard let reading else { continue }
+                for (key, path) in keys {
+                    if let value = reading[keyPath: path], value < 0 { return "\(name): \(key) \(value) is negative" }
+                }
+            }
+            return nil
+        }
+
         var best: AppleUsage? {
             if let change = AppleUsage.change(from: sessionBefore, to: sessionAfter), !change.isEmpty,
                change.inputTokens != nil || change.outputTokens != nil {
@@ -35,8 +51,11 @@ enum AppleTokenAccounting {
     static func usage(_ reported: Reported, request: ModelRequest, schema: AppleSchema?, tools: [AppleToolSpec] = [],
                       calls: [ToolCallRecord] = [], output: String, counter: any AppleModelDriving) async -> Usage {
         if let usage = reported.best {
-            return Usage(inputTokens: usage.inputTokens, cachedInputTokens: usage.cachedInputTokens,
-                         outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens, source: .reported)
+            var figures = Usage(inputTokens: usage.inputTokens, cachedInputTokens: usage.cachedInputTokens,
+                                outputTokens: usage.outputTokens, reasoningTokens: usage.reasoningTokens, source: .reported)
+            // A figure left unknown because a reading was impossible says so, as other backends' do.
+            figures.suspect = reported.impossibleReading
+            return figures
         }
         let written = calls.map(\.writtenArguments)
         let read = calls.flatMap { [$0.writtenArguments, $0.result].compactMap { $0 } }
