@@ -51,4 +51,23 @@ struct TemporaryFilesTests {
         #expect(try hidden(directory).isEmpty, "a sink whose writer threw before finish removes its file")
         #expect(!TemporaryFiles.inFlight.contains { $0.hasPrefix(directory.path) })
     }
+
+    @Test("results.jsonl written whole (a resumed run's start, a merge) goes through a registered file, which removeAll takes away mid-write")
+    func resultsFile() throws {
+        let directory = PackagePaths.temporaryDirectory("temporary-files-results")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let run = RunDirectory(directory)
+        _ = try run.writeResults(streaming: (0..<3).map { fixtureResult(caseID: "c\($0)", status: .pass) })
+        #expect(try ResultStore.read(run.results).count == 3)
+        #expect(try hidden(directory).isEmpty)
+        // Quitting at once while the lines are being written: the temporary file goes, results.jsonl stays as it was.
+        let quitting = (0..<3).lazy.map { index -> RequestResult in
+            if index == 2 { #expect(TemporaryFiles.removeAll(in: directory) == 1) }
+            return fixtureResult(caseID: "d\(index)", status: .pass)
+        }
+        #expect(throws: ReportWriteFailure.self) { _ = try run.writeResults(streaming: quitting) }
+        #expect(try hidden(directory).isEmpty)
+        #expect(try ResultStore.read(run.results).map(\.caseID) == ["c0", "c1", "c2"])
+    }
 }

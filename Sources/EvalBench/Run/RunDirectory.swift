@@ -210,13 +210,18 @@ package struct RunDirectory: Sendable, Equatable {
     /// a million results (`merge`'s) are never held as text, and a failed write leaves the old
     /// file as it was.
     package func writeResults<Results: Sequence<RequestResult>>(streaming all: Results) throws -> ResultTable {
-        let partial = file(FileName.results + ".partial")
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-            throw ReportWriteFailure(path: partial.path, reason: "could not create the file")
+        // A registered temporary file (`TemporaryFiles`): a second Ctrl-C removes it.
+        let created: (url: URL, descriptor: Int32)
+        do {
+            created = try TemporaryFiles.create(beside: results)
+        } catch {
+            throw ReportWriteFailure(path: results.path, reason: "could not create its temporary file: \(error.localizedDescription)")
         }
+        let partial = created.url
+        defer { TemporaryFiles.unregister(partial) }
         var table = ResultTable()
         do {
-            let handle = try FileHandle(forWritingTo: partial)
+            let handle = FileHandle(fileDescriptor: created.descriptor, closeOnDealloc: true)
             defer { try? handle.close() }
             var buffer = Data()
             buffer.reserveCapacity(1 << 20 + 4_096)
