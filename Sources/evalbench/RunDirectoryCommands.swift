@@ -28,7 +28,7 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
         }
     }
     do {
-        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, verdictNote: RunDirectory.rewrittenVerdictNote,
+        try EvalRun.writeReports(results, metadata: metadata, baseline: baseline, verdictNote: RecordedVerdict.rewrittenNote,
                                  to: directory)
     } catch {
         fail("\(error)", status: .infrastructure)

@@ -19,7 +19,7 @@ struct SampleReportTests {
         let run = RunDirectory(copy)
         // As `evalbench report` writes them (scripts/sample-report ends with it).
         try EvalRun.writeReports(try run.readResults(), metadata: try run.readMetadata(),
-                                 verdictNote: RunDirectory.rewrittenVerdictNote, to: copy)
+                                 verdictNote: RecordedVerdict.rewrittenNote, to: copy)
         let written = try FileManager.default.contentsOfDirectory(atPath: copy.path).sorted()
         let checkedIn = try FileManager.default.contentsOfDirectory(atPath: Self.sample.path).sorted()
         #expect(written == checkedIn, "the sample's files; refresh it with scripts/sample-report --reports-only")

@@ -92,7 +92,7 @@ struct VerdictReportTests {
         try metadata.write(to: directory.metadata)
         let results = try directory.readResultTable()
         let later = Date().addingTimeInterval(3_600)
-        try EvalRun.writeReports(results, metadata: try directory.readMetadata(), verdictNote: RunDirectory.rewrittenVerdictNote, to: directory.url)
+        try EvalRun.writeReports(results, metadata: try directory.readMetadata(), verdictNote: RecordedVerdict.rewrittenNote, to: directory.url)
         let summary = try String(contentsOf: directory.summaryMarkdown, encoding: .utf8)
         #expect(summary.hasPrefix("> **Unfinished: the run stopped before it ended (quit at once, a crash or kill -9), so run.json has no end time; "
             + "these figures cover only the 12 requests recorded (finish it with --resume)**"), "\(summary.prefix(300))")

@@ -25,3 +25,15 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         }
     }
 }
+
+extension ExitStatus {
+    /// The word the terminal and the reports give a verdict with this status.
+    package var verdictWord: String {
+        switch self {
+        case .success: "PASS"
+        case .gateFailed: "FAIL"
+        case .interrupted: "INTERRUPTED"
+        case .usage, .infrastructure: "ERROR"
+        }
+    }
+}

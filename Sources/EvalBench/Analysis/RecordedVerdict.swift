@@ -23,21 +23,18 @@ package struct RecordedVerdict: Sendable, Codable, Equatable {
         notes = verdict.notes
     }
 
+    /// Most reasons, checks or notes summary.md and report.html list; the rest are counted,
+    /// and all are in run.json.
+    package static let listLimit = 20
+
+    /// What reports written again later (`evalbench report`) say under the verdict: it is the
+    /// one recorded when the run ended, not decided again.
+    package static let rewrittenNote = "Recorded when the run ended: `evalbench report` wrote these reports again from "
+        + "results.jsonl and did not apply the gates again."
+
     /// The exit code's meaning, or nil for a code this build does not know (a newer run.json).
     package var meaning: String? {
         ExitStatus(rawValue: exitCode)?.meaning
-    }
-}
-
-extension ExitStatus {
-    /// The word the terminal and the reports give a verdict with this status.
-    package var verdictWord: String {
-        switch self {
-        case .success: "PASS"
-        case .gateFailed: "FAIL"
-        case .interrupted: "INTERRUPTED"
-        case .usage, .infrastructure: "ERROR"
-        }
     }
 }
 

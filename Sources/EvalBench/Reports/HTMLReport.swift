@@ -91,7 +91,7 @@ package enum HTMLReport {
         html += "<p><strong class=\"verdict-word\">" + escape(verdict.status) + "</strong>: exit \(verdict.exitCode)"
             + escape(verdict.meaning.map { " (\($0))" } ?? "") + "</p>\n"
         if let note { html += "<p>" + escape(note) + "</p>\n" }
-        let limit = SummaryMarkdown.verdictListLimit
+        let limit = RecordedVerdict.listLimit
         for (title, items) in [("Why:", verdict.reasons), ("Gates checked:", verdict.checks), ("Notes:", verdict.notes)] where !items.isEmpty {
             html += "<p>" + escape(title) + "</p>\n<ul>\n" + items.prefix(limit).map { "<li>" + escape($0) + "</li>\n" }.joined()
             if items.count > limit { html += "<li>… and \(items.count - limit) more in run.json</li>\n" }

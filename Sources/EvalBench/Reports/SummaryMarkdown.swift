@@ -57,9 +57,6 @@ package enum SummaryMarkdown {
             """
     }
 
-    /// Most reasons, checks or notes listed under the verdict; the rest are counted, and all are in run.json.
-    static let verdictListLimit = 20
-
     /// The verdict the run ended with, first after the title (a step summary trimmed to
     /// GitHub's limit keeps it): the word, the exit code, why, what the gates checked, notes.
     static func verdict(_ verdict: RecordedVerdict, note: String?) -> String {
@@ -69,8 +66,8 @@ package enum SummaryMarkdown {
         func list(_ title: String, _ items: [String]) {
             guard !items.isEmpty else { return }
             text += "\n\(title)\n\n"
-            for item in items.prefix(verdictListLimit) { text += "- " + MarkdownTable.escape(item) + "\n" }
-            if items.count > verdictListLimit { text += "- … and \(items.count - verdictListLimit) more in run.json\n" }
+            for item in items.prefix(RecordedVerdict.listLimit) { text += "- " + MarkdownTable.escape(item) + "\n" }
+            if items.count > RecordedVerdict.listLimit { text += "- … and \(items.count - RecordedVerdict.listLimit) more in run.json\n" }
         }
         list("Why:", verdict.reasons)
         list("Gates checked:", verdict.checks)

@@ -73,10 +73,6 @@ package struct RunDirectory: Sendable, Equatable {
                           fix: "check that this is the run's directory and that its results.jsonl was not emptied or cut short; " + resume)
     }
 
-    /// What the reports `evalbench report` writes say under the verdict.
-    package static let rewrittenVerdictNote = "Recorded when the run ended: `evalbench report` wrote these reports again from "
-        + "results.jsonl and did not apply the gates again."
-
     /// Why this run's results cannot be read, or nil when its directory holds a results file:
     /// the directory is missing or a file, or has no results.jsonl. `role` as for `readResults`.
     package func missingResults(role: String?) -> Diagnostic? {

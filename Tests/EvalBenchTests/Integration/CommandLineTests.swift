@@ -398,7 +398,7 @@ struct CommandLineTests {
         let rewritten = try String(contentsOf: summaryURL, encoding: .utf8)
         #expect(rewritten.contains("## Verdict\n\n**FAIL**: exit 1"), "\(rewritten)")
         #expect(rewritten.contains("fake · none · default: pass rate 50.0% is below --min-pass-rate 75.0%"))
-        #expect(rewritten.contains(RunDirectory.rewrittenVerdictNote))
+        #expect(rewritten.contains(RecordedVerdict.rewrittenNote))
 
         try Data().write(to: directory.appendingPathComponent("out/results.jsonl"))
         let empty = try await runEvalbench(["report", "out"], in: directory)
