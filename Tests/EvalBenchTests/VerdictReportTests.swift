@@ -113,19 +113,24 @@ struct VerdictReportTests {
         #expect(own == [
             "suite 'a': every backend × reasoning × variant passes at least 80.0% of its case runs (its gates.minPassRate)",
             "every case run of 'b' passes (the default gate)",
+            "no backend was stopped by fail fast (defaults.failFastAfter): its pass rate would cover only the case runs sent before",
             "suite 'a': at most 10.0% of its requests sent end in an error (its gates.maxErrorRate)",
             "at least one case ran (--allow-empty lets a run of none pass)",
             "every backend selected could be reached and used",
         ])
         // The command line's flags override the suites' gates, as in `evaluate`.
         let flags = Gate(minPassRate: 0.7, maxErrorRate: 0.05, allowsEmptyRun: true).checks(suites: ["a"], suiteGates: suiteGates, baseline: nil)
-        #expect(flags.prefix(3) == [
+        #expect(flags.prefix(4) == [
             "every backend × reasoning × variant passes at least 70.0% of its case runs (--min-pass-rate)",
+            "no backend was stopped by fail fast (defaults.failFastAfter): its pass rate would cover only the case runs sent before",
             "at most 5.0% of the requests sent end in an error (--max-error-rate)",
             "a run in which no case ran passes (--allow-empty)",
         ])
-        #expect(Gate().checks(suites: ["b"], suiteGates: [:], baseline: nil).first
-            == "every case run passes (the default gate; --min-pass-rate sets a pass rate instead)")
+        let byDefault = Gate().checks(suites: ["b"], suiteGates: [:], baseline: nil)
+        #expect(byDefault.first == "every case run passes (the default gate; --min-pass-rate sets a pass rate instead)")
+        #expect(!byDefault.contains { $0.contains("fail fast") }, "under the default gate the failures that stopped it fail the run already")
+        #expect(!Gate(minPassRate: 0).checks(suites: ["b"], suiteGates: [:], baseline: nil).contains { $0.contains("fail fast") },
+                "--min-pass-rate 0 asks for no gate (a shard that leaves them to its merge)")
         // With a baseline the comparison is the gate: no "every case passes".
         let compared = Gate(everyCaseMustPassByDefault: false).checks(suites: ["b"], suiteGates: [:], baseline: "runs/main")
         #expect(compared.first == "no significant regression against the baseline runs/main (--baseline)")

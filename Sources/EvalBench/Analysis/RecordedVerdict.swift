@@ -64,6 +64,11 @@ extension Gate {
                 }
             }
         }
+        // As `evaluate`: under a pass-rate gate above 0, a backend stopped early is no pass.
+        let passRateGated = minPassRate.map { $0 > 0 } ?? suites.contains { (suiteGates[$0]?.minPassRate ?? 0) > 0 }
+        if passRateGated {
+            checks.append("no backend was stopped by fail fast (defaults.failFastAfter): its pass rate would cover only the case runs sent before")
+        }
         if let maxErrorRate {
             checks.append("at most \(Self.percent(maxErrorRate)) of the requests sent end in an error (--max-error-rate)")
         } else {
