@@ -6,15 +6,21 @@ import Testing
 /// removes the ones being written, so no `.name.<uuid>.tmp` is left in the run's directory.
 @Suite("temporary report files: written whole, and removed when the process quits at once", .serialized)
 struct TemporaryFilesTests {
+    /// An empty directory of its own for a test.
+    private func scratch(_ name: String) throws -> URL {
+        let directory = PackagePaths.temporaryDirectory(name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     private func hidden(_ directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
     }
 
     @Test("writeAtomically replaces the file whole and leaves no temporary file or registration")
     func atomicWrite() throws {
-        let directory = PackagePaths.temporaryDirectory("temporary-files-atomic")
+        let directory = try scratch("temporary-files-atomic")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("summary.md")
         try TemporaryFiles.writeAtomically(Data("first".utf8), to: file)
         try TemporaryFiles.writeAtomically(Data("second".utf8), to: file)
@@ -30,9 +36,8 @@ struct TemporaryFilesTests {
 
     @Test("a report being written in pieces is removed by removeAll; a sink dropped unfinished leaves nothing")
     func sinks() throws {
-        let directory = PackagePaths.temporaryDirectory("temporary-files-sink")
+        let directory = try scratch("temporary-files-sink")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let junit = directory.appendingPathComponent("junit.xml")
         let sink = try ReportFileSink(junit)
         try sink.write("<testsuites>")
@@ -54,9 +59,8 @@ struct TemporaryFilesTests {
 
     @Test("results.jsonl written whole (a resumed run's start, a merge) goes through a registered file, which removeAll takes away mid-write")
     func resultsFile() throws {
-        let directory = PackagePaths.temporaryDirectory("temporary-files-results")
+        let directory = try scratch("temporary-files-results")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let run = RunDirectory(directory)
         _ = try run.writeResults(streaming: (0..<3).map { fixtureResult(caseID: "c\($0)", status: .pass) })
         #expect(try ResultStore.read(run.results).count == 3)

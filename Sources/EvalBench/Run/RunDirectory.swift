@@ -207,18 +207,14 @@ package struct RunDirectory: Sendable, Equatable {
     /// file as it was.
     package func writeResults<Results: Sequence<RequestResult>>(streaming all: Results) throws -> ResultTable {
         // A registered temporary file (`TemporaryFiles`): a second Ctrl-C removes it.
-        let created: (url: URL, descriptor: Int32)
+        let replacement: TemporaryFiles.Replacement
         do {
-            created = try TemporaryFiles.create(beside: results)
+            replacement = try TemporaryFiles.Replacement(results)
         } catch {
             throw ReportWriteFailure(path: results.path, reason: "could not create its temporary file: \(error.localizedDescription)")
         }
-        let partial = created.url
-        defer { TemporaryFiles.unregister(partial) }
         var table = ResultTable()
         do {
-            let handle = FileHandle(fileDescriptor: created.descriptor, closeOnDealloc: true)
-            defer { try? handle.close() }
             var buffer = Data()
             buffer.reserveCapacity(1 << 20 + 4_096)
             for result in all {
@@ -227,18 +223,16 @@ package struct RunDirectory: Sendable, Equatable {
                 buffer.append(UInt8(ascii: "\n"))
                 table.append(encoded.result)
                 if buffer.count >= 1 << 20 {
-                    try handle.write(contentsOf: buffer)
+                    try replacement.write(buffer)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
             // Not synchronised to disk (no fsync), as the whole-file write before it was not: every
             // run starts its results.jsonl here, and an fsync on a busy disk held a thread for seconds.
-            try handle.write(contentsOf: buffer)
-            guard rename(partial.path, results.path) == 0 else {
-                throw ReportWriteFailure(path: results.path, reason: String(cString: strerror(errno)))
-            }
+            try replacement.write(buffer)
+            try replacement.commit()
         } catch {
-            try? FileManager.default.removeItem(at: partial)
+            replacement.abandon()
             throw error as? ReportWriteFailure ?? ReportWriteFailure(path: results.path, reason: error.localizedDescription)
         }
         return table

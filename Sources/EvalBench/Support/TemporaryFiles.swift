@@ -27,7 +27,7 @@ package enum TemporaryFiles {
     /// Makes and opens (for writing) a temporary file beside `file`, hidden and unique to this
     /// write, registered until `unregister`. Made under the registry's lock, so that `removeAll`
     /// either finds it or comes first, and then none is made.
-    package static func create(beside file: URL) throws -> (url: URL, descriptor: Int32) {
+    private static func create(beside file: URL) throws -> (url: URL, descriptor: Int32) {
         let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
         return try registry.lock.withLock {
             if registry.quitting { throw Quitting() }
@@ -39,7 +39,7 @@ package enum TemporaryFiles {
     }
 
     /// `temporary` was moved into place or removed.
-    package static func unregister(_ temporary: URL) {
+    private static func unregister(_ temporary: URL) {
         registry.lock.withLock { _ = registry.paths.remove(temporary.path) }
     }
 
@@ -66,27 +66,69 @@ package enum TemporaryFiles {
         }
     }
 
-    /// Writes `data` to `file` whole or not at all: into a temporary file beside it, then
-    /// renamed over it (what `Data.write(options: .atomic)` does, with a name that `removeAll` knows).
+    /// Writes `data` to `file` whole or not at all: into a `Replacement`, then moved over it
+    /// (what `Data.write(options: .atomic)` does, with a name that `removeAll` knows).
     package static func writeAtomically(_ data: Data, to file: URL) throws {
-        let (temporary, descriptor) = try create(beside: file)
-        defer { unregister(temporary) }
-        let written = data.withUnsafeBytes { buffer in
-            transferAll(buffer.count) { done in write(descriptor, buffer.baseAddress! + done, buffer.count - done) }
+        let replacement = try Replacement(file)
+        try replacement.write(data)
+        try replacement.commit()
+    }
+
+    /// A file written whole beside `file`, in as many pieces as its writer likes, then moved
+    /// over it by `commit`, so that a reader never sees half of it; a replacement that failed,
+    /// or was dropped before `commit`, is removed. Its errors name no file: callers do.
+    package final class Replacement {
+        private let file: URL
+        private let temporary: URL
+        /// Open until `commit` or `abandon`, then -1.
+        private var descriptor: Int32
+
+        package init(_ file: URL) throws {
+            self.file = file
+            (temporary, descriptor) = try TemporaryFiles.create(beside: file)
         }
-        close(descriptor)
-        if let code = written {
-            unlink(temporary.path)
-            throw failure(code)
+
+        deinit { abandon() }
+
+        /// Appends `data`; on a failure the replacement is removed.
+        package func write(_ data: Data) throws {
+            let failed = data.withUnsafeBytes { buffer in
+                transferAll(buffer.count) { done in systemWrite(descriptor, buffer.baseAddress! + done, buffer.count - done) }
+            }
+            if let code = failed {
+                abandon()
+                throw TemporaryFiles.failure(code)
+            }
         }
-        guard rename(temporary.path, file.path) == 0 else {
-            let code = errno
+
+        /// Closes the file and moves it over `file`; on a failure it is removed.
+        package func commit() throws {
+            close(descriptor)
+            descriptor = -1
+            defer { TemporaryFiles.unregister(temporary) }
+            guard rename(temporary.path, file.path) == 0 else {
+                let code = errno
+                unlink(temporary.path)
+                throw TemporaryFiles.failure(code)
+            }
+        }
+
+        /// Closes and removes the file, unless it was moved into place or removed already.
+        package func abandon() {
+            guard descriptor >= 0 else { return }
+            close(descriptor)
+            descriptor = -1
             unlink(temporary.path)
-            throw failure(code)
+            TemporaryFiles.unregister(temporary)
         }
     }
 
     private static func failure(_ code: Int32) -> NSError {
         NSError(domain: NSPOSIXErrorDomain, code: Int(code), userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(code))])
     }
+}
+
+/// write(2), named apart from `Replacement.write`.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }
