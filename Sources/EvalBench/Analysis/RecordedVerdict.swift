@@ -15,11 +15,12 @@ package struct RecordedVerdict: Sendable, Codable, Equatable {
     /// What a reader should know that did not decide the exit code.
     package var notes: [String]
 
-    package init(_ verdict: Gate.Verdict, checks: [String]) {
+    /// `verdict` with what the gates checked; none for an interrupted run, whose gates were not applied.
+    package init(_ verdict: Gate.Verdict, checks: @autoclosure () -> [String]) {
         status = verdict.exitStatus.verdictWord
         exitCode = verdict.exitStatus.rawValue
         reasons = verdict.reasons
-        self.checks = checks
+        self.checks = verdict.exitStatus == .interrupted ? [] : checks()
         notes = verdict.notes
     }
 

@@ -34,6 +34,9 @@ struct SecretPatterns: Sendable {
     /// For each byte, where a run of `fragmentMinimum` bytes of a longer secret may begin with
     /// it: the secret's index in `patterns`, and the position in it.
     private let fragmentStarts: [[(pattern: Int, position: Int)]]
+    /// Whether any secret is long enough for its runs to be looked for: most answers of a
+    /// backend with a short secret are not scanned again.
+    private let findsFragments: Bool
 
     init(_ secrets: [String]) {
         let bytes = secrets.map { Array($0.utf8) }.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
@@ -53,6 +56,7 @@ struct SecretPatterns: Sendable {
             for position in 0...(secret.count - Self.fragmentMinimum) { starts[Int(secret[position])].append((index, position)) }
         }
         fragmentStarts = starts
+        findsFragments = bytes.contains { $0.count > Self.fragmentMinimum }
     }
 
     var isEmpty: Bool { patterns.isEmpty }
@@ -82,7 +86,7 @@ struct SecretPatterns: Sendable {
     /// (`wholeMatches`), then runs of a secret's bytes among what is left.
     private func matches(in text: UnsafeBufferPointer<UInt8>, clipped: Bool) -> [Range<Int>] {
         let whole = wholeMatches(in: text, clipped: clipped)
-        let runs = fragments(in: text, outside: whole)
+        let runs = findsFragments ? fragments(in: text, outside: whole) : []
         return runs.isEmpty ? whole : (whole + runs).sorted { $0.lowerBound < $1.lowerBound }
     }
 

@@ -331,9 +331,9 @@ package enum EvalRun {
         if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
         // Decided before the reports, so that summary.md and report.html open with it and
         // run.json keeps it for `evalbench report`.
-        metadata.verdict = RecordedVerdict(verdict, checks: metadata.interruption == nil
-            ? gate.checks(suites: loaded.suites.map(\.name), suiteGates: suiteGates(loaded), baseline: request.baselineDirectory,
-                          emptyShard: loaded.shard?.caseRuns == 0 && !request.gate.allowsEmptyRun) : [])
+        metadata.verdict = RecordedVerdict(verdict, checks: gate.checks(
+            suites: loaded.suites.map(\.name), suiteGates: suiteGates(loaded), baseline: request.baselineDirectory,
+            emptyShard: loaded.shard?.caseRuns == 0 && !request.gate.allowsEmptyRun))
         try metadata.write(to: directory.metadata)
         try writeReports(results, metadata: metadata, baseline: loaded.baselineResults, to: directory.url)
         try finishReports(in: directory, comparison: comparison, baseline: request.baselineDirectory, environment: request.environment)

@@ -87,8 +87,8 @@ package enum RunMerge {
         // Interrupted parts make an interrupted run, which the gates do not judge.
         if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
         // As a run does: decided before the reports, which open with it.
-        metadata.verdict = RecordedVerdict(verdict, checks: metadata.interruption == nil
-            ? gate.checks(suites: metadata.suites.map(\.suite), suiteGates: suiteGates, baseline: request.baselineDirectory) : [])
+        metadata.verdict = RecordedVerdict(verdict, checks: gate.checks(suites: metadata.suites.map(\.suite), suiteGates: suiteGates,
+                                                                          baseline: request.baselineDirectory))
         try metadata.write(to: directory.metadata)
         // As `run --baseline` does: report.html shows the baseline's answers and flips, and
         // run.json names the baseline so that `evalbench report` shows them again.

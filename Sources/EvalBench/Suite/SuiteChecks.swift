@@ -35,7 +35,7 @@ enum SuiteChecks {
             }
             for (toolPath, message, fix) in toolProblems(evalCase, path: path) { problem(toolPath, message, fix) }
             for (turnIndex, turn) in evalCase.turns.enumerated() {
-                if isBlank(turn.prompt) {
+                if turn.prompt.isBlank {
                     problem("\(path).turns[\(turnIndex)].prompt", "turn \(turnIndex + 1) of case '\(evalCase.id)' has an empty prompt",
                             "pass Turn(prompt:) the message the model should answer")
                 }
@@ -48,17 +48,12 @@ enum SuiteChecks {
             }
         }
         for (index, variant) in suite.variants.enumerated() {
-            if let template = variant.promptTemplate, isBlank(template) {
+            if let template = variant.promptTemplate, template.isBlank {
                 problem("$.variants[\(index)].prompt", "variant '\(variant.name)' has an empty prompt template, so every prompt it wraps is sent empty",
                         "put {{prompt}} where each case's prompt goes, or leave promptTemplate nil")
             }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
-    }
-
-    /// Empty or only whitespace: a message Anthropic refuses, and nearly always a mistake.
-    private static func isBlank(_ text: String) -> Bool {
-        text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// A case's tool sets (its own and those its turns switch to): names the providers accept,

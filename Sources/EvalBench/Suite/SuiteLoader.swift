@@ -502,8 +502,8 @@ private struct SuiteReader {
     private func renderPrompt(_ text: String, at node: JSONNode, path: JSONPath, vars: [String: String],
                               rowColumns: Set<String>) -> String {
         let prompt = render(text, at: node, path: path, vars: vars)
-        guard prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return prompt }
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard prompt.isBlank else { return prompt }
+        guard !text.isBlank else {
             log.error(text.isEmpty ? "the prompt is empty" : "the prompt is only whitespace", at: node.location, path: path,
                       fix: "write the message the model should answer")
             return prompt

@@ -26,3 +26,9 @@ extension String {
     /// `trimmingCharacters(in: .whitespaces)`, fast when the ends are ASCII; see `Substring`'s.
     func trimmingWhitespace() -> String { self[...].trimmingWhitespace() }
 }
+
+extension String {
+    /// Whether this is empty or only whitespace and line breaks: a prompt or a template that
+    /// says nothing.
+    var isBlank: Bool { trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+}
