@@ -139,7 +139,7 @@ struct HighConcurrencyRounds {
                  String(format: "%.1f–%.1f, %.1f, %.1f", first.median, start.median, end.median, wall.median), "where the wall goes")
         }
         // Both cores busy would be 2.0: below it, answers waited for a core that sat idle (or
-        // for one another); see README, "Performance".
+        // for one another); see docs/performance.md.
         let cpu = rounds.compactMap(\.cpuAfterWaitMs)
         let cores = rounds.compactMap { round in round.cpuAfterWaitMs.map { $0 / (round.wallMs - HighConcurrencyFigures.waitMs) } }
         if let cpu = Self.spread(cpu), let cores = Self.spread(cores) {
@@ -148,7 +148,7 @@ struct HighConcurrencyRounds {
                  "where the wall goes")
         }
         // Threads runnable but not running while fewer than all cores are busy: the kernel
-        // left them queued behind another thread (see README, "Performance").
+        // left them queued behind another thread (see docs/performance.md).
         if let waited = Self.spread(rounds.compactMap(\.runQueueWaitAfterWaitMs)) {
             line("\(label): waiting for a core after \(Int(HighConcurrencyFigures.waitMs)) ms",
                  String(format: "%.1f ms", waited.median) + (rounds.count > 1 ? String(format: " (%.1f–%.1f)", waited.low, waited.high) : ""),

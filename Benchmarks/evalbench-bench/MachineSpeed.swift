@@ -1,6 +1,6 @@
 // The machine's speed at the moment of a bench run, so that figures from different hours can
 // be told apart from changes in the code: this VM has run the same build 1.4 times slower in
-// one hour than in another (README, "Performance"). A fixed single-thread workload of the kinds
+// one hour than in another (docs/performance.md). A fixed single-thread workload of the kinds
 // evalbench's hot paths are made of (sorting Doubles, hashing strings into a dictionary,
 // appending bytes), timed as wall clock, median of 5.
 import EvalBench
