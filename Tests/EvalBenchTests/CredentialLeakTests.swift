@@ -47,6 +47,25 @@ struct CredentialLeakTests {
         #expect(!LiteralSecret.looksLikeSecret("2023-06-01"))
     }
 
+    @Test("a key under a harmless name in extraBody, or after --api-key in a server's arguments, is refused at load without its value")
+    func keyOutsideHeaders() throws {
+        let key = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"
+        let inBody = try problems(backend: #"{ "name": "b", "kind": "openai", "baseURL": "http://127.0.0.1:9/v1", "model": "m", "extraBody": {"metadata": {"note": "\#(key)"}} }"#)
+        let body = try #require(inBody.first, "\(inBody)")
+        #expect(inBody.count == 1 && body.message.contains("looks like a secret") && body.location != nil, "\(inBody)")
+        #expect(body.path?.description.hasSuffix("extraBody.metadata.note") == true, "\(body)")
+        for arguments in [#"["--api-key", "\#(key)"]"#, #"["--port", "8080", "--api-key=\#(key)"]"#, #"["--hf-token", "hf_abcdefghijklmnop"]"#] {
+            let found = try problems(backend: #"{ "name": "l", "kind": "llama-server", "model": "m", "modelPath": "/nonexistent/model.gguf", "arguments": \#(arguments) }"#)
+            let argument = found.filter { $0.message.contains("would put a secret in the config file") }
+            #expect(argument.count == 1 && argument[0].fix?.contains("LLAMA_API_KEY") == true, "\(arguments): \(found)")
+            #expect(found.allSatisfy { !$0.description.contains(key) && !$0.description.contains("hf_abcdefghijklmnop") }, "\(found)")
+        }
+        // Paths, model names and options that name files are not keys.
+        let fine = try problems(backend: #"{ "name": "l", "kind": "llama-server", "model": "m", "modelPath": "/root/.cache/Gemma-3-270M-IT-Q4_K_M.gguf", "arguments": ["--api-key-file", "/run/keys/llama", "--ssl-key-file", "k.pem", "-c", "4096"], "extraBody": {"note": "Token budgets matter"} }"#)
+        #expect(!fine.contains { $0.message.contains("secret") }, "\(fine)")
+        #expect(LiteralSecret.looksLikeKey("Bearer abcdefghijklmnop") && !LiteralSecret.looksLikeKey("Token budget"))
+    }
+
     @Test("the redactor removes URL credentials, query values and secret-looking values of any header")
     func redactorCoversURLsAndHeaders() throws {
         let url = try #require(URL(string: "https://user:pa55word-x@api.example.com/v1?key=AIzaSecretValue123&alt=sse"))
@@ -135,6 +154,18 @@ struct CacheAndValueLimitTests {
         let plain = Config(backends: [BackendConfig(name: "a", model: "m", options: OpenAIKind(baseURL: "https://x.openai.azure.com/v1?api-version=2024-10-21",
                                                                                              headers: ["X-Title": "demo"]))])
         #expect(loadDiagnostics { () throws(LoadError) in try ConfigChecks.check(plain) }.isEmpty)
+    }
+
+    @Test("a config built in Swift with a key in extraBody is refused like one read from a file, without its value")
+    func swiftConfigKeyInBody() {
+        let secret = "sk-proj-0123456789abcdef"
+        let config = Config(backends: [
+            BackendConfig(name: "a", model: "m", options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1", extraBody: ["metadata": .object(["note": .string(secret)])])),
+            BackendConfig(name: "b", model: "m", options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1", extraBody: ["note": .string("Token budgets matter")])),
+        ])
+        let found = loadDiagnostics { () throws(LoadError) in try ConfigChecks.check(config) }
+        #expect(found.map(\.path) == ["$.backends[0].extraBody.metadata.note"], "\(found)")
+        #expect(found.allSatisfy { !$0.description.contains(secret) && $0.location == nil })
     }
 }
 

@@ -19,6 +19,7 @@ enum ConfigChecks {
                                               fix: "give every backend a distinct name"))
             }
             diagnostics += plainSightProblems(backend.options, path: "$.backends[\(index)]", file: file)
+            diagnostics += literalKeyProblems(backend, index: index, file: file)
             for problem in backend.options.problems(of: backend, among: config.backends) {
                 diagnostics.append(Diagnostic(file: file, path: "$.backends[\(index)].\(problem.key)",
                                               message: problem.message, fix: problem.fix))
@@ -53,6 +54,22 @@ enum ConfigChecks {
                                        fix: "remove it from the URL; " + LiteralSecret.fix))
         }
         return problems
+    }
+
+    /// What the file's loader refuses elsewhere in a backend (`LiteralSecret.report`): a key
+    /// under a secret's name, a string that is surely a key (in `extraBody`, say), or the value
+    /// of a server argument such as `--api-key`, found in what the backend encodes to (as
+    /// run.json would hold it). The headers and the base URL are `plainSightProblems`'.
+    private static func literalKeyProblems(_ backend: BackendConfig, index: Int, file: String) -> [Diagnostic] {
+        guard let data = try? JSONEncoder().encode(backend), let document = try? JSONDocument(data: data, file: file) else { return [] }
+        let log = DiagnosticLog(file: file)
+        LiteralSecret.report(in: document.root, path: JSONPath.root.key("backends").index(index), log: log, skippingHeaders: true)
+        // Where in the encoded text is no place in the caller's code.
+        return log.diagnostics.map { diagnostic in
+            var diagnostic = diagnostic
+            diagnostic.location = nil
+            return diagnostic
+        }
     }
 
     /// The limits of a config built in Swift, bounded as the loader bounds those of a file.

@@ -14,30 +14,80 @@ enum LiteralSecret {
     /// The fix every refusal shares.
     static let fix = "put it in an environment variable and set \"apiKeyEnv\" to that variable's name (for a header of your own, \"headersFromEnv\": {\"Header-Name\": \"VARIABLE\"})"
 
-    /// Reports every secret-named key in `node` and the objects nested in it.
-    static func report(in node: JSONNode, path: JSONPath, log: DiagnosticLog) {
+    /// Reports every secret-named key in `node` and the objects nested in it, every string that
+    /// looks like a key whatever its name (a well-known key prefix or an auth scheme), and the
+    /// value of every command-line option named like a secret (`--api-key KEY`, `--hf-token=T`).
+    /// Header values are checked where headers are read (`headerValueProblem`), more strictly.
+    /// `skippingHeaders` leaves a backend's `headers` to checks of their own (a config built in Swift).
+    static func report(in node: JSONNode, path: JSONPath, log: DiagnosticLog, inHeaders: Bool = false, skippingHeaders: Bool = false) {
         switch node.content {
         case .object(let members):
             for member in members {
                 let memberPath = path.key(member.key)
                 // Its keys are header names and its values variable names, checked where it is read.
                 if member.key == ConfigKey.headersFromEnv.name { continue }
+                if skippingHeaders, member.key == "headers" { continue }
+                // A key pasted in place of the variable's name is refused where it is read, saying so.
+                if member.key == ConfigKey.apiKeyEnv.name { continue }
                 if isSecretName(member.key) {
                     let what = path.description.hasSuffix(".headers") ? "the header '\(member.key)'" : "'\(member.key)'"
                     log.error("\(what) would put a secret in the config file, and evalbench reads secrets only from the environment",
                               at: member.keyLocation, path: memberPath, fix: "remove it; \(fix)")
                 } else {
-                    report(in: member.value, path: memberPath, log: log)
+                    report(in: member.value, path: memberPath, log: log, inHeaders: path.description.hasSuffix(".headers"))
                 }
             }
         case .array(let elements):
             for (index, element) in elements.enumerated() {
-                report(in: element, path: path.index(index), log: log)
+                if index > 0, case .string(let previous) = elements[index - 1].content, let option = secretOption(previous),
+                   !option.hasValue, case .string = element.content {
+                    reportOptionValue(option.name, at: element.location, path: path.index(index), log: log)
+                } else if case .string(let text) = element.content, let option = secretOption(text), option.hasValue {
+                    reportOptionValue(option.name, at: element.location, path: path.index(index), log: log)
+                } else {
+                    report(in: element, path: path.index(index), log: log)
+                }
+            }
+        case .string(let value):
+            if !inHeaders, looksLikeKey(value) {
+                log.error("this value looks like a secret (a key's well-known prefix, or an auth scheme and a token), and evalbench reads secrets only from the environment",
+                          at: node.location, path: path, fix: "remove it; \(fix)")
             }
         default:
             return
         }
     }
+
+    /// A command-line option named like a secret (`--api-key`, `--hf-token`, `-api_key=…`):
+    /// its name, and whether its value is in the same argument (after `=`).
+    static func secretOption(_ argument: String) -> (name: String, hasValue: Bool)? {
+        guard argument.hasPrefix("-") else { return nil }
+        let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(parts[0])
+        guard name.count > 1, isSecretName(String(name.drop { $0 == "-" })) else { return nil }
+        return (name, parts.count == 2)
+    }
+
+    private static func reportOptionValue(_ name: String, at location: SourceLocation, path: JSONPath, log: DiagnosticLog) {
+        log.error("the argument '\(name)' would put a secret in the config file (and on the process's command line, which other users of the machine can read), and evalbench reads secrets only from the environment",
+                  at: location, path: path,
+                  fix: "remove '\(name)' and its value, and set the environment variable the program reads instead before running evalbench (llama-server: LLAMA_API_KEY for --api-key, HF_TOKEN for --hf-token)")
+    }
+
+    /// Whether a literal value, under any name, is surely a key: one token with a well-known
+    /// key prefix (`sk-`, `AIza`, `ghp_`, …), or an auth scheme and one long token (`Bearer …`).
+    /// Narrower than `looksLikeSecret`, whose long mixed-case tokens include file paths, so that
+    /// it can be applied to every string of a config.
+    static func looksLikeKey(_ value: String) -> Bool {
+        let words = value.split(whereSeparator: \.isWhitespace)
+        if words.count == 2, ["bearer", "basic", "token", "apikey"].contains(words[0].lowercased()), words[1].count >= 12 { return true }
+        guard words.count == 1, let word = words.first, word.count >= 12 else { return false }
+        return keyPrefixes.contains(where: word.hasPrefix)
+    }
+
+    /// The prefixes of well-known API keys and tokens.
+    static let keyPrefixes = ["sk-", "sk_", "rk_", "pk_live", "xoxb-", "xoxp-", "ghp_", "gho_", "github_pat_", "glpat-", "hf_",
+                              "AIza", "AKIA", "eyJ"]
 
     /// What is wrong with a header a config writes literally, value `value`: it looks like a
     /// credential, or holds a control character that would end the header line; nil when
@@ -67,9 +117,7 @@ enum LiteralSecret {
         let text = value.trimmingCharacters(in: .whitespaces)
         let lowered = text.lowercased()
         if ["bearer ", "basic ", "token ", "apikey "].contains(where: lowered.hasPrefix) { return true }
-        let prefixes = ["sk-", "sk_", "rk_", "pk_live", "xoxb-", "xoxp-", "ghp_", "gho_", "github_pat_", "glpat-", "hf_",
-                        "AIza", "AKIA", "eyJ"]
-        if text.count >= 12, prefixes.contains(where: text.hasPrefix) { return true }
+        if text.count >= 12, keyPrefixes.contains(where: text.hasPrefix) { return true }
         guard text.count >= 32, !text.contains(" ") else { return false }
         let scalars = text.unicodeScalars
         return scalars.contains { ("A"..."Z").contains($0) } && scalars.contains { ("a"..."z").contains($0) }
