@@ -436,6 +436,12 @@ package enum EvalRun {
                                       environment: [String: String]) throws {
         if let comparison, let baseline {
             try comparison.write(to: directory.url, baselineName: baseline, currentName: directory.url.path)
+        } else {
+            // An earlier run in this directory (replaced, or resumed without --baseline) may have
+            // left its comparison: it compared other results, and would read as this run's.
+            for name in [RunDirectory.FileName.compareMarkdown, RunDirectory.FileName.compareCSV] {
+                try? FileManager.default.removeItem(at: directory.file(name))
+            }
         }
         try appendStepSummary(from: directory.url, environment: environment)
         if comparison != nil {

@@ -451,6 +451,15 @@ struct CommandLineTests {
         let step = try String(contentsOf: stepSummary, encoding: .utf8)
         #expect(step.contains("# evalbench compare") && step.contains("# evalbench: cmp"), "the step summary has summary.md and compare.md")
 
+        // A run that replaces it without --baseline leaves no comparison of other results behind.
+        let replaced = try await runEvalbench(["run", "s.json", "--config", "good.json", "--out", "replaced", "--baseline", "base", "--no-progress"], in: directory)
+        #expect(replaced.status == 0 && FileManager.default.fileExists(atPath: directory.appendingPathComponent("replaced/compare.md").path))
+        let plain = try await runEvalbench(["run", "s.json", "--config", "good.json", "--out", "replaced", "--no-progress"], in: directory)
+        #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
+        for name in ["compare.md", "compare.csv"] {
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("replaced/\(name)").path), "\(name) left from the run replaced")
+        }
+
         // The same pair through `compare`, into --out; a threshold of a 100-point drop lets it through.
         let compared = try await runEvalbench(["compare", "base", "worse", "--out", "cmp"], in: directory)
         #expect(compared.status == 1, "\(compared.stdout)\(compared.stderr)")
