@@ -328,6 +328,19 @@ struct ComparisonTests {
                 "a malformed line is skipped, the good ones around it kept")
         #expect(skipped.first?.location?.line == 2)
         #expect(skipped.first?.description.contains("results.jsonl:2:1: error: not a result line, skipped") == true)
+        // What compares, gates or reports refuses it: without that request the results would read as whole.
+        do {
+            _ = try Comparison.readResults(inRun: directory.path, role: "baseline")
+            Issue.record("a line mid-file that is not a result must be refused")
+        } catch let diagnostic as Diagnostic {
+            #expect(diagnostic.location?.line == 2 && diagnostic.file.hasSuffix("results.jsonl"), "\(diagnostic)")
+            #expect(diagnostic.message.contains("the baseline run's results.jsonl was edited or damaged there"), "\(diagnostic)")
+            #expect(diagnostic.fix?.contains("--resume") == true)
+        }
+        #expect(try RunDirectory(directory).finishedResults().count == 2, "--resume skips it and sends its request again")
+        // A torn last line (a crash while writing it) is still only a warning.
+        try Data("\(good)\n\(other)\n{\"key\": \"s/c".utf8).write(to: directory.appendingPathComponent("results.jsonl"))
+        #expect(try Comparison.readResults(inRun: directory.path, role: "baseline").count == 2)
     }
 
     @Test("p-values read with two significant digits, changes with a sign")

@@ -371,7 +371,7 @@ package final class ResultStore: @unchecked Sendable {
                 let result = decoded.hasUnfitFigures ? decoded.withFiniteFigures() : decoded
                 return .result(result, RecordedTurn(result))
             } catch {
-                let torn = line.last ? "a torn last line" : "not a result line"
+                let torn = line.last ? "a torn last line" : ResultStore.notAResult
                 // Foundation on Linux calls any value of the wrong type "not valid JSON", with no path.
                 let why = (try? JSONDocument(data: line.bytes, file: url.path)) != nil && ResultStore.describe(error).hasPrefix("The given data was not valid JSON")
                     ? "the line is valid JSON, but a value in it is not of the type a result holds (a count that is not a whole number, a date in another form)"
@@ -382,6 +382,13 @@ package final class ResultStore: @unchecked Sendable {
             }
         }
     }
+
+    /// How a skipped line before the last begins its message: the file was edited or damaged there.
+    static let notAResult = "not a result line"
+
+    /// Whether `diagnostic` is a skipped line before the last that is not a result (not a torn
+    /// last line, nor a repeated result).
+    package static func isDamagedLine(_ diagnostic: Diagnostic) -> Bool { diagnostic.message.hasPrefix(notAResult) }
 
     /// Prints a skipped line's warning on standard error.
     package static func warn(_ diagnostic: Diagnostic) {

@@ -51,9 +51,24 @@ package struct RunDirectory: Sendable, Equatable {
         try readingResults(role: role) { try ResultStore.read($0) }
     }
 
-    /// The recorded results as `readResults` reads them, kept compactly for the reports.
-    package func readResultTable(role: String? = nil) throws -> ResultTable {
-        try readingResults(role: role) { try ResultStore.readTable($0) }
+    /// The recorded results as `readResults` reads them, kept compactly for the reports. A line
+    /// before the last that is not a result (the file edited, or damaged) is refused with its
+    /// place, unless `skippingDamage` (`--resume`, which sends that request again): the reports,
+    /// a comparison or a merge without that request would read as whole. A torn last line (a
+    /// crash while writing it) and a repeated line are skipped with a warning, as before.
+    package func readResultTable(role: String? = nil, skippingDamage: Bool = false) throws -> ResultTable {
+        var damage: Diagnostic?
+        let table = try readingResults(role: role) { url in
+            try ResultStore.readTable(url) { diagnostic in
+                guard !skippingDamage, ResultStore.isDamagedLine(diagnostic) else { return ResultStore.warn(diagnostic) }
+                if damage == nil { damage = diagnostic }
+            }
+        }
+        guard let damage else { return table }
+        let run = role.map { "the \($0) run's" } ?? "this run's"
+        throw Diagnostic(file: damage.file, location: damage.location,
+                         message: "\(damage.message.replacingOccurrences(of: ", skipped", with: "")); \(run) results.jsonl was edited or damaged there, and what is read from it without that request would read as whole",
+                         fix: "restore the file, or remove that line and finish the run with `evalbench run ... --resume \(url.path)`, which sends its request again")
     }
 
     /// Why `evalbench report` refuses to write this run's reports again: its results file holds
@@ -108,7 +123,7 @@ package struct RunDirectory: Sendable, Equatable {
     /// run's turns are found as neighbours in plan order (by key where there is no plan
     /// index), not by a dictionary of every key.
     package func finishedResults(keeping isKept: (RequestResult) -> Bool = { _ in true }) throws -> ResultTable {
-        let all = try readResultTable(role: "resumed")
+        let all = try readResultTable(role: "resumed", skippingDamage: true)
         let order = RunMerge.planOrder([all])
         var finished = [Bool](repeating: false, count: all.count)
         var start = 0
