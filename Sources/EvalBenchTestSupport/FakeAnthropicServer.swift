@@ -56,6 +56,10 @@ public final class FakeAnthropicServer: Sendable {
         case endAfter(steps: Int)
         /// The connection is reset (TCP RST) after this many steps.
         case resetAfter(steps: Int)
+        /// `member` of every `event` event (`message_start`, `content_block_delta`,
+        /// `message_delta`, …) is `value`, a JSON text such as `"\"Paris\""` or `5`, in place of
+        /// what the API sends there, as a broken server or a proxy that rewrites events might.
+        case mistypedMember(event: String, member: String, value: String)
 
         /// `{"type": "error", "error": {"type": type, "message": message}}` with this status.
         public static func anthropicError(status: Int, type: String, message: String,
@@ -231,7 +235,7 @@ public final class FakeAnthropicServer: Sendable {
             break
         case .resetAfter?:
             return .streamThenReset(headers: headers, pieces: pieces)
-        case .httpError?, nil:
+        case .httpError?, .mistypedMember?, nil:
             pieces.append(.init(writer.ending()))
         }
         return .stream(headers: headers, pieces: pieces)
@@ -267,8 +271,8 @@ private struct EventWriter {
             if let output = usage.outputTokens { reported["output_tokens"] = min(1, output) }
             message["usage"] = reported
         }
-        return Self.event("message_start", ["type": "message_start", "message": message])
-            + Self.event("ping", ["type": "ping"])
+        return emit("message_start", ["type": "message_start", "message": message])
+            + emit("ping", ["type": "ping"])
     }
 
     mutating func piece(for step: FakeAnthropicServer.Step) -> FakeHTTPResponse.Piece {
@@ -290,7 +294,7 @@ private struct EventWriter {
             let deltas = fragments.map { delta(["type": "input_json_delta", "partial_json": $0]) }.joined()
             return .init(afterMs: afterMs, opening + deltas)
         case let .ping(afterMs):
-            return .init(afterMs: afterMs, Self.event("ping", ["type": "ping"]))
+            return .init(afterMs: afterMs, emit("ping", ["type": "ping"]))
         }
     }
 
@@ -305,8 +309,8 @@ private struct EventWriter {
             if let output = usage.outputTokens { reported["output_tokens"] = output }
             messageDelta["usage"] = reported
         }
-        text += Self.event("message_delta", messageDelta)
-        text += Self.event("message_stop", ["type": "message_stop"])
+        text += emit("message_delta", messageDelta)
+        text += emit("message_stop", ["type": "message_stop"])
         return text
     }
 
@@ -316,7 +320,7 @@ private struct EventWriter {
         var text = close()
         index += 1
         open = kind
-        text += Self.event("content_block_start", ["type": "content_block_start", "index": index, "content_block": contentBlock])
+        text += emit("content_block_start", ["type": "content_block_start", "index": index, "content_block": contentBlock])
         return text
     }
 
@@ -327,11 +331,11 @@ private struct EventWriter {
         if block == .thinking {
             text += delta(["type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pk"])
         }
-        return text + Self.event("content_block_stop", ["type": "content_block_stop", "index": index])
+        return text + emit("content_block_stop", ["type": "content_block_stop", "index": index])
     }
 
     private func delta(_ delta: [String: Any]) -> String {
-        Self.event("content_block_delta", ["type": "content_block_delta", "index": index, "delta": delta])
+        emit("content_block_delta", ["type": "content_block_delta", "index": index, "delta": delta])
     }
 
     private static func inputUsage(_ usage: FakeAnthropicServer.ReportedUsage) -> [String: Any] {
@@ -344,5 +348,16 @@ private struct EventWriter {
 
     static func event(_ name: String, _ data: [String: Any]) -> String {
         "event: \(name)\ndata: \(json(data))\n\n"
+    }
+
+    /// The event `name` as the script's fault has it: a member of the wrong kind, or as it is.
+    private func emit(_ name: String, _ data: [String: Any]) -> String {
+        guard case let .mistypedMember(event, member, value)? = script.fault, event == name,
+              let replacement = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed) else {
+            return Self.event(name, data)
+        }
+        var data = data
+        data[member] = replacement
+        return Self.event(name, data)
     }
 }

@@ -119,6 +119,54 @@ extension LoopbackNetworkTests {
             }
         }
 
+        @Test("a member of the wrong kind in message_start, content_block_delta or message_delta is bad_request, sent once, naming it and never its value")
+        func mistypedMember() async throws {
+            let cases: [(event: String, member: String, said: String)] = [
+                ("message_start", "message", "malformed message_start event in the stream: its message is a string where the Messages API sends an object"),
+                ("content_block_delta", "delta", "malformed content_block_delta event in the stream: its delta is a string where the Messages API sends an object"),
+                ("message_delta", "delta", "malformed message_delta event in the stream: its delta is a string where the Messages API sends an object"),
+            ]
+            for (event, member, said) in cases {
+                // The value echoes the key: the message must carry neither it nor a redaction of it.
+                let server = try startedServer([.init(steps: [.text("Paris")], usage: .init(inputTokens: 12, outputTokens: 2),
+                                                      fault: .mistypedMember(event: event, member: member, value: "\"\(secretKey)\""))])
+                defer { server.stop() }
+                let results = try await run(server, cases: [EvalCase(id: event, turns: [Turn(prompt: "x"), Turn(prompt: "y")])], retries: 1)
+                let first = try #require(results.first)
+                #expect(first.status == .error && first.errorKind == .badRequest, "\(event): \(String(describing: first.errorKind))")
+                #expect(first.errorMessage?.hasPrefix("claude: \(said);") == true, "\(String(describing: first.errorMessage))")
+                #expect(first.errorMessage?.contains(secretKey) == false && first.errorMessage?.contains("[redacted]") == false)
+                #expect(results.last?.status == .skipped, "\(event): the turn after an error is skipped")
+                #expect(server.requests.count == 1, "\(event): not retried, since the server would send it the same way")
+            }
+        }
+
+        @Test("--resume sends again a case run that failed on a malformed event, as it does other malformed responses, and then keeps the answer")
+        func resumeSendsMistypedAgain() async throws {
+            let server = try startedServer([.init(steps: [.text("Paris")], fault: .mistypedMember(event: "content_block_delta", member: "delta", value: "5")),
+                                            paris])
+            defer { server.stop() }
+            let config = """
+            {"backends": [{"name": "claude", "kind": "anthropic", "model": "claude-test", "baseURL": "\(server.baseURL.absoluteString)"}],
+             "defaults": {"retries": 0}}
+            """
+            let suite = """
+            {"format": "evalbench.suite/1", "suite": "s", "cases": [{"id": "a", "prompt": "What is the capital of France?",
+             "expect": [{"type": "contains", "value": "Paris"}]}]}
+            """
+            let fixture = try RunFixture("anthropic-resume-mistyped", suite: suite, config: config)
+            defer { fixture.remove() }
+            let request = fixture.request()
+            let first = try await EvalRun.execute(try EvalRun.load(request), request, transport: URLSessionStreamTransport())
+            #expect(first.results.map(\.errorKind) == [.badRequest])
+            var resumed = fixture.request()
+            resumed.outputDirectory = nil
+            resumed.resumeDirectory = first.outputDirectory.path
+            let outcome = try await EvalRun.execute(try EvalRun.load(resumed), resumed, transport: URLSessionStreamTransport())
+            #expect(outcome.results.map(\.status) == [.pass], "\(outcome.results.map { $0.errorMessage ?? "" })")
+            #expect(server.requests.count == 2, "sent again on resume")
+        }
+
         @Test("an error body that echoes the API key is redacted from the message")
         func keyRedacted() async throws {
             let server = try startedServer([.init(fault: .anthropicError(

@@ -55,6 +55,28 @@ private func answer(_ text: String = "Paris", start: String = #"{"input_tokens":
           (9, blockStop(0) + messageEnd(stopReason, usage: end))])
 }
 
+/// Streams whose last event has a member of the wrong kind, each with what the failure says.
+private let mistypedMembers: [(stream: String, said: String)] = {
+    let opened: String = messageStart() + blockStart(0, "text")
+    let delta: String = "malformed content_block_delta event in the stream: its "
+    var cases: [(stream: String, said: String)] = []
+    cases.append((event("message_start", #"{"type":"message_start","message":"hidden-value"}"#),
+                  "malformed message_start event in the stream: its message is a string where the Messages API sends an object"))
+    cases.append((event("message_start", #"{"type":"message_start","message":5}"#),
+                  "malformed message_start event in the stream: its message is an integer where the Messages API sends an object"))
+    cases.append((opened + event("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":"hidden-value"}"#),
+                  delta + "delta is a string where the Messages API sends an object"))
+    cases.append((opened + event("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":5}}"#),
+                  delta + "delta.text is an integer where the Messages API sends a string"))
+    cases.append((opened + event("content_block_delta", #"{"type":"content_block_delta","index":0.5,"delta":{"type":"text_delta","text":"x"}}"#),
+                  delta + "index is a number that could not be read as the Messages API sends it"))
+    cases.append((opened + textDelta(0, "Paris") + event("message_delta", #"{"type":"message_delta","delta":["hidden-value"]}"#),
+                  "malformed message_delta event in the stream: its delta is an array where the Messages API sends an object"))
+    cases.append((messageStart() + event("content_block_start", #"{"index":0,"content_block":true}"#),
+                  "malformed content_block_start event in the stream: its content_block is a boolean where the Messages API sends an object"))
+    return cases
+}()
+
 private func failure(_ result: Result<ModelResponse, BackendFailure>) -> BackendFailure? {
     guard case let .failure(failure) = result else { return nil }
     return failure
@@ -353,6 +375,17 @@ struct AnthropicStreamReaderTests {
     func malformed() throws {
         let failed = try #require(failure(read([(1, "event: message_start\ndata: {not json\n\n")])))
         #expect(failed.kind == .decoding)
+    }
+
+    @Test("an event with a member of the wrong kind is a malformed response from the server: bad_request, naming the event and the member, never the value",
+          arguments: mistypedMembers)
+    func mistypedMember(_ stream: String, _ said: String) throws {
+        let failed = try #require(failure(read([(1, stream)])))
+        #expect(failed.kind == .badRequest, "the server's doing, as a response it framed wrongly is")
+        #expect(!failed.kind.isRetryable, "sent again at once, it would come back the same")
+        #expect(Gate.infrastructureKinds.contains(failed.kind), "--resume sends it again, as it does other malformed responses")
+        #expect(failed.message.hasPrefix("claude: " + said + "; check that baseURL is a Messages API server"), "\(failed.message)")
+        #expect(!failed.message.contains("hidden-value"))
     }
 
     @Test("an HTTP error status is classified from its Anthropic error body, with Retry-After")

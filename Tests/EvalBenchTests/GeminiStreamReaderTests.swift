@@ -148,6 +148,51 @@ struct GeminiStreamReaderTests {
         #expect(fine.usage.inputTokens == 60 && fine.usage.suspect == nil, "a prompt served wholly from the cache is possible")
     }
 
+    @Test("a totalTokenCount below the counts it totals cannot be true: input and output are unknown and the usage is flagged")
+    func totalBelowItsParts() throws {
+        let usage = #"{"promptTokenCount":100,"cachedContentTokenCount":40,"candidatesTokenCount":20,"thoughtsTokenCount":30,"totalTokenCount":120}"#
+        let response = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP", usage: usage))]).get()
+        var expected = Usage(inputTokens: nil, cachedInputTokens: 40, outputTokens: nil, reasoningTokens: 30, source: .reported)
+        expected.suspect = "totalTokenCount 120 is below promptTokenCount 100 + candidatesTokenCount 20 + thoughtsTokenCount 30 = 150, the counts it totals"
+        #expect(response.usage == expected, "not 100 input and 50 output, figures a total of 120 says cannot all be true")
+        #expect(response.usage.checked() == expected, "the backend's note is the one kept")
+        let toolUse = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP",
+                                          usage: #"{"promptTokenCount":50,"toolUsePromptTokenCount":30,"candidatesTokenCount":2,"totalTokenCount":52}"#))]).get()
+        #expect(toolUse.usage.inputTokens == nil && toolUse.usage.outputTokens == nil)
+        #expect(toolUse.usage.suspect?.hasPrefix("totalTokenCount 52 is below promptTokenCount 50 + candidatesTokenCount 2 + toolUsePromptTokenCount 30 = 82") == true,
+                "the total includes the tool-use prompt tokens: \(toolUse.usage)")
+        let failed = try #require(failureOf(read([(1, chunk(#"[{"text":"x"}]"#, usage: #"{"promptTokenCount":9,"totalTokenCount":8}"#)),
+                                                  (2, chunk(#"[{"text":""}]"#, finish: "SAFETY"))])))
+        #expect(failed.usage?.inputTokens == nil && failed.usage?.suspect?.hasPrefix("totalTokenCount 8 is below") == true,
+                "a failure keeps the same reading of its usage")
+    }
+
+    @Test("a totalTokenCount equal to its parts, or above the parts reported (one left out, or one newer than evalbench), is not flagged")
+    func totalAtOrAboveItsParts() throws {
+        let recorded = #"{"promptTokenCount":21,"candidatesTokenCount":445,"thoughtsTokenCount":213,"toolUsePromptTokenCount":234,"totalTokenCount":913}"#
+        let equal = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP", usage: recorded))]).get()
+        #expect(equal.usage == Usage(inputTokens: 255, cachedInputTokens: 0, outputTokens: 658, reasoningTokens: 213, source: .reported))
+        #expect(equal.usage.implausibility == nil)
+        let above = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP",
+                                        usage: #"{"promptTokenCount":100,"candidatesTokenCount":20,"totalTokenCount":150}"#))]).get()
+        #expect(above.usage == Usage(inputTokens: 100, cachedInputTokens: 0, outputTokens: 20, reasoningTokens: 0, source: .reported))
+        #expect(above.usage.implausibility == nil, "the 30 more may be thoughts a server did not break out: not evidence of a lie")
+        let cached = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP",
+                                         usage: #"{"promptTokenCount":100,"cachedContentTokenCount":90,"candidatesTokenCount":10,"totalTokenCount":110}"#))]).get()
+        #expect(cached.usage.suspect == nil && cached.usage.inputTokens == 100, "the cached count is inside the prompt count, not added to the total")
+    }
+
+    @Test("a totalTokenCount out of range is flagged on its own, and the sums, which do not include it, are kept")
+    func totalOutOfRange() throws {
+        for (total, why) in [("2000000000", "totalTokenCount 2000000000 is above 1000000000, more than any model takes"),
+                             ("-1", "totalTokenCount -1 is negative")] {
+            let response = try read([(1, chunk(#"[{"text":"x"}]"#, finish: "STOP",
+                                               usage: #"{"promptTokenCount":10,"candidatesTokenCount":2,"totalTokenCount":\#(total)}"#))]).get()
+            #expect(response.usage.inputTokens == 10 && response.usage.outputTokens == 2)
+            #expect(response.usage.suspect == why, "\(response.usage)")
+        }
+    }
+
     @Test("events split byte by byte with CRLF line ends are read whole")
     func splitEvents() throws {
         let text = chunk(#"[{"text":"Hel"}]"#) + chunk(#"[{"text":"lo"}]"#, finish: "STOP")

@@ -43,9 +43,9 @@ struct AnthropicStream: SSEProvider {
         let payload = sse.data.trimmingWhitespace()
         // `event: ping` may come with no data at all.
         if payload.isEmpty, sse.event == "ping" { return nil }
-        guard let data = payload.data(using: .utf8),
-              let event = try? decoder.decode(AnthropicEvent.self, from: data) else {
-            return stream.failure(.decoding, "malformed stream event (not a JSON object): \(ServerText.clip(payload, 120))")
+        let data = Data(payload.utf8)
+        guard let event = try? decoder.decode(AnthropicEvent.self, from: data) else {
+            return malformed(payload, data, named: sse.event, stream: stream)
         }
         let type = event.type ?? sse.event ?? ""
         if let misplaced = outOfOrder(type) {
@@ -95,6 +95,25 @@ struct AnthropicStream: SSEProvider {
             break
         }
         return nil
+    }
+
+    /// The failure of an event that could not be read. One that is a JSON object with a member
+    /// of the wrong kind (`"message": "hi"`, `"delta": 5`, `"delta": {"text": 5}`) is the
+    /// server's doing, every time: `bad_request`, as the transports class a response the server
+    /// shaped wrongly (its HTTP framing, a page instead of an event stream). So it is not
+    /// retried, and `--resume` sends it again. The message names the event and the member but
+    /// not the value, which could be anything the server echoed.
+    private func malformed(_ payload: String, _ data: Data, named name: String?, stream: StreamProgress) -> BackendFailure {
+        guard let member = MistypedMember.first(in: data, as: AnthropicEvent.self, decoder: decoder) else {
+            return stream.failure(.decoding, "malformed stream event (not a JSON object): \(ServerText.clip(payload, 120))")
+        }
+        struct Named: Decodable { var type: String? }
+        let type = (try? decoder.decode(Named.self, from: data))?.type ?? name
+        let event = type.map { "\(ServerText.clip($0, 40)) event" } ?? "event"
+        let what = member.expected.map { "is \(member.found) where the Messages API sends \($0)" }
+            ?? "is \(member.found) that could not be read as the Messages API sends it"
+        return stream.failure(.badRequest, "malformed \(event) in the stream: its \(member.path) \(what); "
+                              + "check that baseURL is a Messages API server and that nothing between rewrites its events")
     }
 
     /// What is wrong with an event of `type` arriving now, or nil when it may.

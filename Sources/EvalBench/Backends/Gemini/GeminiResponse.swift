@@ -94,6 +94,9 @@ enum GeminiUsageNormaliser {
     /// not unknown: proto3 JSON omits zero values, and the API documents
     /// `cachedContentTokenCount` as 0 when nothing was served from the cache. Reading it as
     /// nil would leave cache misses out of the aggregate hit ratio and overstate it.
+    ///
+    /// `totalTokenCount` is documented as prompt + candidates + tool-use prompt + thoughts; one
+    /// below the sum of those reported cannot be true, and leaves input and output unknown.
     static func usage(_ usage: GeminiUsage?) -> Usage {
         guard let usage else { return Usage() }
         let counts = [usage.promptTokenCount, usage.cachedContentTokenCount, usage.candidatesTokenCount,
@@ -117,18 +120,47 @@ enum GeminiUsageNormaliser {
 
     /// The unreadable counts, then those impossible on their own, then a prompt count below the
     /// cached count it includes: once tool-use tokens are added to it, input could exceed the
-    /// cached count and the impossibility would no longer show.
+    /// cached count and the impossibility would no longer show. Then a total below its parts.
     private static func unusableParts(_ usage: GeminiUsage) -> UnreadableCounts {
-        var unusable = usage.unreadable.addingImpossible([
+        let impossible = usage.unreadable.addingImpossible([
             ("promptTokenCount", usage.promptTokenCount), ("toolUsePromptTokenCount", usage.toolUsePromptTokenCount),
             ("cachedContentTokenCount", usage.cachedContentTokenCount), ("candidatesTokenCount", usage.candidatesTokenCount),
-            ("thoughtsTokenCount", usage.thoughtsTokenCount),
+            ("thoughtsTokenCount", usage.thoughtsTokenCount), ("totalTokenCount", usage.totalTokenCount),
         ])
+        var unusable = impossible
         if let prompt = usage.promptTokenCount, let cached = usage.cachedContentTokenCount, cached > prompt,
            !unusable.any("promptTokenCount", "cachedContentTokenCount") {
             unusable.add("promptTokenCount", note: "cachedContentTokenCount \(cached) exceeds promptTokenCount \(prompt), which includes it")
         }
+        if let note = totalBelowItsParts(usage, impossible: impossible) {
+            // Which figure is false cannot be told, so neither sum is known.
+            for (name, _) in totalledParts(usage) { unusable.add(name, note: note) }
+        }
         return unusable
+    }
+
+    /// The counts `totalTokenCount` is documented as the sum of, in that order, each as the
+    /// server reported it (nil when left out). `cachedContentTokenCount` is not one: it is
+    /// inside the prompt count.
+    private static func totalledParts(_ usage: GeminiUsage) -> [(String, Int?)] {
+        [("promptTokenCount", usage.promptTokenCount), ("candidatesTokenCount", usage.candidatesTokenCount),
+         ("toolUsePromptTokenCount", usage.toolUsePromptTokenCount), ("thoughtsTokenCount", usage.thoughtsTokenCount)]
+    }
+
+    /// Why `totalTokenCount` cannot total the counts reported beside it: it is below their sum,
+    /// which no count left out could explain. Nil when it can, and when the total or a part is
+    /// already unusable on its own (`impossible` names it). A total above the parts is not
+    /// flagged: a part left out (proto3 omits zeros; a proxy or an older API version may leave
+    /// out one it does not break out) or a count added to the API since could make up the rest.
+    private static func totalBelowItsParts(_ usage: GeminiUsage, impossible: UnreadableCounts) -> String? {
+        let parts = totalledParts(usage).compactMap { name, value in value.map { (name: name, value: $0) } }
+        guard let total = usage.totalTokenCount, !impossible.any("totalTokenCount"),
+              !parts.contains(where: { impossible.any($0.name) }) else { return nil }
+        // Each part is at most `Usage.plausibleTokenLimit` here, so the sum cannot overflow.
+        let sum = parts.reduce(0) { $0 + $1.value }
+        guard sum > total else { return nil }
+        let terms = parts.map { "\($0.name) \($0.value)" }.joined(separator: " + ")
+        return "totalTokenCount \(total) is below \(terms) = \(sum), the counts it totals"
     }
 }
 
