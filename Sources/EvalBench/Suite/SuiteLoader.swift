@@ -160,9 +160,9 @@ private struct SuiteReader {
         }
         var variants: [PromptVariant] = []
         var firstUse: [String: SourceLocation] = [:]
-        // {{prompt}} stands for each turn's prompt; it is filled in per case, not here.
+        // {{prompt}} stands for each turn's prompt: known here, filled in when the variant applies.
         var templateVars = vars
-        templateVars["prompt"] = "{{prompt}}"
+        templateVars["prompt"] = ""
         for (index, element) in elements.enumerated() {
             guard let reader = ObjectReader(element, path: path.index(index), log: log, what: "a variant") else { continue }
             reader.rejectUnknownKeys(allowed: ["name", "description", "instructions", "prompt", "options", "output"])
@@ -180,13 +180,16 @@ private struct SuiteReader {
                 variant.instructions = render(text, at: node, path: reader.path.key("instructions"), vars: vars)
             }
             if let text = reader.string("prompt"), let node = reader["prompt"] {
-                // As a placeholder, however written (`{{ prompt }}`): not a variable's value that holds it.
-                let template = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
-                if !Template(text).names.contains("prompt") {
+                // Rendered here only to report unknown names: the variant fills in the vars with
+                // each turn's prompt in one pass, so that a value holding {{prompt}} stays text.
+                _ = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
+                let names = Set(Template(text).names)
+                if !names.contains("prompt") {
                     log.error("the variant's prompt template has no {{prompt}}", at: node.location, path: reader.path.key("prompt"),
                               fix: "write where each case's prompt goes, e.g. \"{{prompt}}\\nAnswer in one word.\"")
                 }
-                variant.promptTemplate = template
+                variant.promptTemplate = text
+                variant.promptTemplateVars = vars.filter { names.contains($0.key) }
             }
             if let node = reader["options"] { variant.options = readOptions(node, path: reader.path.key("options")) }
             if let node = reader["output"] { variant.output = readOutput(node, path: reader.path.key("output")) }
