@@ -9,11 +9,12 @@ import Darwin
 /// Cancels the run on the first Ctrl-C (finished results and reports are kept) and stops
 /// what the backends started and exits on the second.
 final class Interrupts: @unchecked Sendable {
-    // @unchecked: `cancel`, `backends` and `count` are only touched on `queue`.
+    // @unchecked: `cancel`, `backends`, `runDirectory` and `count` are only touched on `queue`.
     private let queue = DispatchQueue(label: "evalbench.signals")
     private var sources: [DispatchSourceSignal] = []
     private var cancel: (@Sendable () -> Void)?
     private var backends: [any Backend] = []
+    private var runDirectory: URL?
     private var count = 0
 
     func install() {
@@ -32,6 +33,8 @@ final class Interrupts: @unchecked Sendable {
     func watch<Success: Sendable>(_ task: Task<Success, Never>) { queue.sync { cancel = { task.cancel() } } }
     /// The backends the second Ctrl-C stops at once.
     func watch(_ backends: [any Backend]) { queue.sync { self.backends = backends } }
+    /// The directory whose reports the second Ctrl-C says how to write again.
+    func watch(runDirectory: URL) { queue.sync { self.runDirectory = runDirectory } }
 
     private func fire(times: Int) {
         count += max(1, times)
@@ -42,9 +45,16 @@ final class Interrupts: @unchecked Sendable {
             for backend in backends { backend.terminateImmediately() }
             // Reports half written are not left as hidden temporary files beside the finished ones.
             TemporaryFiles.removeAll()
-            printError("evalbench: quit at once; every finished result is in results.jsonl, but the reports may be missing or "
-                       + "from before: `evalbench report DIR` writes them again")
+            printError(Self.quitMessage(runDirectory: runDirectory))
             exit(ExitStatus.interrupted.rawValue)
         }
+    }
+
+    /// What the second Ctrl-C says: where the finished results are and how to write the reports
+    /// again. Before the run has a directory, nothing of it was written.
+    private static func quitMessage(runDirectory: URL?) -> String {
+        guard let runDirectory else { return "evalbench: quit at once, before the run wrote anything" }
+        return "evalbench: quit at once; every finished result is in results.jsonl, but the reports may be missing or "
+            + "from before: `evalbench report \(TerminalText.safe(runDirectory.path))` writes them again"
     }
 }

@@ -23,7 +23,7 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
             return .success(try await EvalRun.execute(
                 loaded, request, transport: transport,
                 onEvent: { event in if case let .recorded(result) = event { progress.record(result) } },
-                onBackendsReady: { interrupts.watch($0) }))
+                onDirectoryReady: { interrupts.watch(runDirectory: $0) }, onBackendsReady: { interrupts.watch($0) }))
         } catch {
             return .failure(error)
         }
@@ -53,7 +53,10 @@ func commandWatch(_ parsed: ParsedCommand) async -> ExitStatus {
     let interrupts = Interrupts()
     interrupts.install()
     let transport = makeTransport()
-    let task = Task { await watch.run(transport: transport, onBackendsReady: { interrupts.watch($0) }, say: say) }
+    let task = Task {
+        await watch.run(transport: transport, onDirectoryReady: { interrupts.watch(runDirectory: $0) },
+                        onBackendsReady: { interrupts.watch($0) }, say: say)
+    }
     interrupts.watch(task)
     await task.value
     return .interrupted

@@ -33,7 +33,7 @@ struct AuthoringSchemaTests {
         }
     }
 
-    @Test("the schemas catch what the loaders catch: an unknown key, a key of another kind, a bad level, an empty prompt")
+    @Test("the schemas catch what the loaders catch: an unknown key, a key of another kind, a bad level, an empty prompt, blank instructions")
     func schemasReject() throws {
         let suiteSchema = try schema("schemas/suite.schema.json")
         func suite(_ text: String) -> JSONValue { JSONValue(try! JSONDocument(data: Data(text.utf8), file: "s").root) }
@@ -42,6 +42,14 @@ struct AuthoringSchemaTests {
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": " "}]}"#)).isEmpty, "an empty prompt")
         #expect(!suiteSchema.validate(suite(#"{"format": "evalbench.suite/1", "cases": [{"id": "a", "turns": [{"prompt": ""}]}]}"#)).isEmpty,
                 "an empty turn prompt")
+        // Instructions, wherever written, say something or are left out, as the loader reads them.
+        for (instructions, valid) in [("Be brief.", true), (" ", false), ("", false)] {
+            let places = [#"{"format": "evalbench.suite/1", "instructions": "\#(instructions)", "cases": [{"id": "a", "prompt": "x"}]}"#,
+                          #"{"format": "evalbench.suite/1", "cases": [{"id": "a", "prompt": "x", "instructions": "\#(instructions)"}]}"#,
+                          #"{"format": "evalbench.suite/1", "cases": [{"id": "a", "turns": [{"prompt": "x", "instructions": "\#(instructions)"}]}]}"#,
+                          #"{"format": "evalbench.suite/1", "variants": [{"name": "v", "instructions": "\#(instructions)"}], "cases": [{"id": "a", "prompt": "x"}]}"#]
+            for text in places { #expect(suiteSchema.validate(suite(text)).isEmpty == valid, "\(text)") }
+        }
         // A variant's template needs {{prompt}}, written with spaces inside the braces or not, as the loader reads it.
         for (template, valid) in [("{{prompt}} (short)", true), ("{{ prompt }} (short)", true), ("{{topic}} (short)", false)] {
             let text = #"{"format": "evalbench.suite/1", "variants": [{"name": "v", "prompt": "\#(template)"}], "cases": [{"id": "a", "prompt": "x"}]}"#

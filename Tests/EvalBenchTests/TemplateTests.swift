@@ -23,6 +23,12 @@ struct TemplateTests {
         #expect(try Template("say {{x}}").render(["x": "{{y}}"]) == "say {{y}}")
     }
 
+    @Test("Filling in some names leaves the other placeholders as written and reads no value for placeholders")
+    func fillsInOnePass() {
+        let template = Template("{{ a }}|{{b}}|{{ c }}|{{a}}")
+        #expect(template.filling(["a": "{{b}}", "b": "{{ a }}"]) == "{{b}}|{{ a }}|{{ c }}|{{b}}")
+    }
+
     @Test("Braces around something that is not a name stay as text")
     func jsonBracesAreText() throws {
         let text = #"Reply like {{"label": "cat"}} or { {x} }"#

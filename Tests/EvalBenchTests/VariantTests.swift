@@ -42,6 +42,43 @@ struct VariantTests {
         }
     }
 
+    @Test("a variable's value is inserted as written: a {{prompt}} or {{ other }} in it is not filled in when a variant wraps the prompt")
+    func valuesAreNotTemplates() throws {
+        let suite = try SuiteLoader.load(data: Data(#"""
+        {"format": "evalbench.suite/1", "suite": "v",
+         "vars": {"braces": "{{prompt}}", "spaced": "{{ prompt }}", "other": "{{ tone }}", "tone": "calm"},
+         "variants": [{"name": "wrapped", "instructions": "{{braces}} {{other}}",
+                       "prompt": "{{braces}} {{spaced}} {{other}} {{tone}}: {{ prompt }}"}],
+         "cases": [{"id": "c", "prompt": "{{braces}} {{other}} Q"}]}
+        """#.utf8), file: "v.json")
+        let wrapped = try #require(Planner.plan([suite], PlanSelection(backends: ["x"])).caseRuns.first?.evalCase)
+        #expect(wrapped.turns.map(\.prompt) == ["{{prompt}} {{ prompt }} {{ tone }} calm: {{prompt}} {{ tone }} Q"])
+        #expect(wrapped.instructions == "{{prompt}} {{ tone }}")
+    }
+
+    @Test("a dataset row's value that reads {{prompt}} is sent as written inside a variant's template")
+    func rowValuesAreNotTemplates() throws {
+        let directory = PackagePaths.temporaryDirectory("variant-row-values")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(#"{"id": "1", "q": "{{prompt}} and {{ tone }}"}"#.utf8).write(to: directory.appendingPathComponent("rows.jsonl"))
+        let file = directory.appendingPathComponent("s.json")
+        try Data(#"""
+        {"format": "evalbench.suite/1", "suite": "s", "vars": {"tone": "calm"},
+         "variants": [{"name": "wrapped", "prompt": "Q: {{prompt}} ({{tone}})"}],
+         "dataset": {"path": "rows.jsonl", "case": {"prompt": "{{q}}"}}}
+        """#.utf8).write(to: file)
+        let suite = try SuiteLoader.load(path: file.path)
+        let wrapped = try #require(Planner.plan([suite], PlanSelection(backends: ["x"])).caseRuns.first?.evalCase)
+        #expect(wrapped.turns.map(\.prompt) == ["Q: {{prompt}} and {{ tone }} (calm)"])
+    }
+
+    @Test("a variant built in Swift puts the prompt where its template says {{prompt}} or {{ prompt }}, and nowhere else")
+    func swiftTemplate() {
+        let variant = PromptVariant(name: "v", promptTemplate: "{{prompt}} / {{ prompt }} / {{tone}}")
+        let wrapped = variant.applied(to: EvalCase(id: "c", prompt: "say {{prompt}}", expect: []))
+        #expect(wrapped.turns.map(\.prompt) == ["say {{prompt}} / say {{prompt}} / {{tone}}"])
+    }
+
     @Test("a prompt template without {{prompt}} and a duplicate variant name are load errors")
     func problems() {
         do {

@@ -267,11 +267,15 @@ package enum EvalRun {
     }
 
     /// Runs a loaded run to the end (or until the task is cancelled) and writes every report.
+    /// `onDirectoryReady` is given the run's directory (`--out`, the resumed one or the one made
+    /// under reports/) before anything is written into it.
     package static func execute(_ loaded: LoadedRun, _ request: RunRequest, transport: any HTTPStreaming,
                                onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in },
+                               onDirectoryReady: @escaping @Sendable (URL) -> Void = { _ in },
                                onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in }) async throws -> RunOutcome {
         let started = Date()
         let directory = RunDirectory(try outputDirectory(for: loaded, request, started: started))
+        onDirectoryReady(directory.url)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let check = loaded.resumeCheck
         let store = try directory.startResults(keeping: try request.resumeDirectory.map { path in

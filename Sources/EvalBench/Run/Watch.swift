@@ -96,14 +96,14 @@ package struct RunWatch: Sendable {
     }
 
     /// Runs and watches until cancelled; each line for the terminal goes to `say` as it happens.
-    package func run(transport: any HTTPStreaming, onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in },
-                    say: (String) -> Void) async {
+    package func run(transport: any HTTPStreaming, onDirectoryReady: @escaping @Sendable (URL) -> Void = { _ in },
+                    onBackendsReady: @escaping @Sendable ([any Backend]) -> Void = { _ in }, say: (String) -> Void) async {
         var previous: [RequestResult]?
         var iteration = 0
         while !Task.isCancelled {
             iteration += 1
             let watched = await runOnce(iteration, previous: &previous, transport: transport,
-                                        onBackendsReady: onBackendsReady, say: say)
+                                        onDirectoryReady: onDirectoryReady, onBackendsReady: onBackendsReady, say: say)
             var watcher = FileWatcher(paths: Array(Set(watched)).sorted())
             say("evalbench: watching \(watcher.paths.joined(separator: ", ")) (Ctrl-C stops)")
             var changed: [String] = []
@@ -118,6 +118,7 @@ package struct RunWatch: Sendable {
     /// One iteration: loads, runs and reports what changed since `previous`; returns the
     /// files to watch (the suites, their datasets, the config).
     private func runOnce(_ iteration: Int, previous: inout [RequestResult]?, transport: any HTTPStreaming,
+                         onDirectoryReady: @escaping @Sendable (URL) -> Void,
                          onBackendsReady: @escaping @Sendable ([any Backend]) -> Void, say: (String) -> Void) async -> [String] {
         var watched = request.suitePaths + [request.configPath ?? "evalbench.json"]
         let loaded: LoadedRun
@@ -133,7 +134,8 @@ package struct RunWatch: Sendable {
         }
         watched += loaded.suites.compactMap(\.datasetFile)
         do {
-            let outcome = try await EvalRun.execute(loaded, request, transport: transport, onBackendsReady: onBackendsReady)
+            let outcome = try await EvalRun.execute(loaded, request, transport: transport, onDirectoryReady: onDirectoryReady,
+                                                    onBackendsReady: onBackendsReady)
             say("evalbench: watch iteration \(iteration): \(outcome.results.count) results; report \(RunDirectory(outcome.outputDirectory).summaryMarkdown.path)")
             let current = Array(outcome.results)
             if let previous {

@@ -95,8 +95,13 @@ public struct PromptVariant: Sendable, Codable, Equatable {
     public var name: String
     /// Replaces each case's instructions.
     public var instructions: String?
-    /// Wraps each turn's prompt: `{{prompt}}` stands for the prompt as written.
+    /// Wraps each turn's prompt: `{{prompt}}` stands for the prompt as written. A suite file's
+    /// other `{{name}}`s are filled in from its vars with the prompt, in one pass.
     public var promptTemplate: String?
+    /// The values of `promptTemplate`'s other placeholders: the suite file's vars it uses. Kept
+    /// apart, not filled in at load, so that a value holding `{{prompt}}` is never taken for
+    /// the placeholder.
+    package var promptTemplateVars: [String: String]?
     /// Merged over each case's options.
     public var options: GenerationOptions?
     /// Replaces each case's structured output.
@@ -119,9 +124,10 @@ public struct PromptVariant: Sendable, Codable, Equatable {
         if let options { result.options = options.merged(over: evalCase.options) }
         if let output { result.output = output }
         if let promptTemplate {
+            let template = Template(promptTemplate)
             result.turns = evalCase.turns.map { turn in
                 var turn = turn
-                turn.prompt = promptTemplate.replacingOccurrences(of: "{{prompt}}", with: turn.prompt)
+                turn.prompt = template.filling((promptTemplateVars ?? [:]).merging(["prompt": turn.prompt]) { _, prompt in prompt })
                 return turn
             }
         }

@@ -2,8 +2,8 @@ import Foundation
 
 /// The checks a suite built in Swift gets in place of the loader's: what the type system
 /// cannot say (a name, at least one case, distinct non-empty ids, turns with prompts that are
-/// not empty, nor made empty by a variant, limits in range, regular expressions that compile and
-/// cannot take exponential time). A suite file gets these and more from `SuiteLoader`, with
+/// not empty, nor made empty by a variant, instructions that are not empty, limits in range,
+/// regular expressions that compile and cannot take exponential time). A suite file gets these and more from `SuiteLoader`, with
 /// line and column.
 enum SuiteChecks {
     static func check(_ suite: Suite) throws(LoadError) {
@@ -34,6 +34,7 @@ enum SuiteChecks {
                 problem("\(path).turns", "case '\(evalCase.id)' has no turns", "add a Turn(prompt:expect:)")
             }
             for (toolPath, message, fix) in toolProblems(evalCase, path: path) { problem(toolPath, message, fix) }
+            for (instructionsPath, message, fix) in instructionsProblems(evalCase, path: path) { problem(instructionsPath, message, fix) }
             for (turnIndex, turn) in evalCase.turns.enumerated() {
                 if turn.prompt.isBlank {
                     problem("\(path).turns[\(turnIndex)].prompt", "turn \(turnIndex + 1) of case '\(evalCase.id)' has an empty prompt",
@@ -52,8 +53,28 @@ enum SuiteChecks {
                 problem("$.variants[\(index)].prompt", "variant '\(variant.name)' has an empty prompt template, so every prompt it wraps is sent empty",
                         "put {{prompt}} where each case's prompt goes, or leave promptTemplate nil")
             }
+            if variant.instructions?.isBlank == true {
+                problem("$.variants[\(index)].instructions", "variant '\(variant.name)' has instructions that are empty or only whitespace",
+                        "pass PromptVariant(instructions:) the text the model should follow, or nil to keep each case's")
+            }
         }
         guard diagnostics.isEmpty else { throw LoadError(diagnostics) }
+    }
+
+    /// A case's instructions and those its turns switch to, when empty or only whitespace:
+    /// Anthropic refuses such a system text.
+    private static func instructionsProblems(_ evalCase: EvalCase, path: String) -> [(String, String, String)] {
+        var problems: [(String, String, String)] = []
+        if evalCase.instructions?.isBlank == true {
+            problems.append(("\(path).instructions", "case '\(evalCase.id)' has instructions that are empty or only whitespace",
+                             "pass EvalCase(instructions:) the text the model should follow, or nil for none"))
+        }
+        for (index, turn) in evalCase.turns.enumerated() where turn.switchTo?.instructions?.isBlank == true {
+            problems.append(("\(path).turns[\(index)].instructions",
+                             "turn \(index + 1) of case '\(evalCase.id)' switches to instructions that are empty or only whitespace",
+                             "pass TurnSwitch(instructions:) the text the model should follow, or nil to keep the instructions in force"))
+        }
+        return problems
     }
 
     /// A case's tool sets (its own and those its turns switch to): names the providers accept,

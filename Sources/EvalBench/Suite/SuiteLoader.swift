@@ -111,6 +111,8 @@ private struct SuiteReader {
         var defaults = Defaults()
         if let text = top.string("instructions"), let node = top["instructions"] {
             defaults.instructions = (text, node)
+            // Said here once, whether or not a case inherits them; each case renders them with its vars.
+            if text.isBlank { reportBlank(text, at: node, path: top.path.key("instructions"), as: .instructions) }
         }
         if let node = top["options"] { defaults.options = readOptions(node, path: top.path.key("options")) }
         if let node = top["vars"] { defaults.vars = readVars(node, path: top.path.key("vars")) }
@@ -160,9 +162,9 @@ private struct SuiteReader {
         }
         var variants: [PromptVariant] = []
         var firstUse: [String: SourceLocation] = [:]
-        // {{prompt}} stands for each turn's prompt; it is filled in per case, not here.
+        // {{prompt}} stands for each turn's prompt: known here, filled in when the variant applies.
         var templateVars = vars
-        templateVars["prompt"] = "{{prompt}}"
+        templateVars["prompt"] = ""
         for (index, element) in elements.enumerated() {
             guard let reader = ObjectReader(element, path: path.index(index), log: log, what: "a variant") else { continue }
             reader.rejectUnknownKeys(allowed: ["name", "description", "instructions", "prompt", "options", "output"])
@@ -177,16 +179,20 @@ private struct SuiteReader {
             firstUse[name] = nameNode.location
             var variant = PromptVariant(name: name)
             if let text = reader.string("instructions"), let node = reader["instructions"] {
-                variant.instructions = render(text, at: node, path: reader.path.key("instructions"), vars: vars)
+                variant.instructions = renderNonBlank(text, at: node, path: reader.path.key("instructions"), vars: vars,
+                                                      rowColumns: [], as: .instructions)
             }
             if let text = reader.string("prompt"), let node = reader["prompt"] {
-                // As a placeholder, however written (`{{ prompt }}`): not a variable's value that holds it.
-                let template = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
-                if !Template(text).names.contains("prompt") {
+                // Rendered here only to report unknown names: the variant fills in the vars with
+                // each turn's prompt in one pass, so that a value holding {{prompt}} stays text.
+                _ = render(text, at: node, path: reader.path.key("prompt"), vars: templateVars)
+                let names = Set(Template(text).names)
+                if !names.contains("prompt") {
                     log.error("the variant's prompt template has no {{prompt}}", at: node.location, path: reader.path.key("prompt"),
                               fix: "write where each case's prompt goes, e.g. \"{{prompt}}\\nAnswer in one word.\"")
                 }
-                variant.promptTemplate = template
+                variant.promptTemplate = text
+                variant.promptTemplateVars = vars.filter { names.contains($0.key) }
             }
             if let node = reader["options"] { variant.options = readOptions(node, path: reader.path.key("options")) }
             if let node = reader["output"] { variant.output = readOutput(node, path: reader.path.key("output")) }
@@ -298,9 +304,14 @@ private struct SuiteReader {
         }
         var instructions: String?
         if let node = reader["instructions"] {
-            instructions = reader.string("instructions").map { render($0, at: node, path: path.key("instructions"), vars: vars) }
+            instructions = reader.string("instructions").map {
+                renderNonBlank($0, at: node, path: path.key("instructions"), vars: vars, rowColumns: rowColumns, as: .instructions)
+            }
         } else if let inherited = defaults.instructions {
-            instructions = render(inherited.text, at: inherited.node, path: .root.key("instructions"), vars: vars)
+            // Blank as written, they were reported where the suite's members were read.
+            instructions = inherited.text.isBlank ? inherited.text
+                : renderNonBlank(inherited.text, at: inherited.node, path: .root.key("instructions"), vars: vars,
+                                 rowColumns: rowColumns, as: .instructions)
         }
         let assertions = AssertionReader(scope: TemplateScope(log: log, vars: vars))
         var turns: [Turn] = []
@@ -312,7 +323,8 @@ private struct SuiteReader {
             reader.reportMissing("prompt", fix: "add \"prompt\": \"...\" for one message, or \"turns\": [ ... ] for a conversation")
         case (.some(let node), nil):
             if let prompt = reader.string("prompt") {
-                turns = [Turn(prompt: renderPrompt(prompt, at: node, path: path.key("prompt"), vars: vars, rowColumns: rowColumns))]
+                turns = [Turn(prompt: renderNonBlank(prompt, at: node, path: path.key("prompt"), vars: vars, rowColumns: rowColumns,
+                                                     as: .prompt))]
             }
         case (nil, .some(let node)):
             turns = readTurns(node, path: path.key("turns"), vars: vars, rowColumns: rowColumns, assertions: assertions)
@@ -382,18 +394,20 @@ private struct SuiteReader {
             let expect = reader["expect"].map { assertions.readList($0, path: reader.path.key("expect")) } ?? []
             guard let prompt = reader.string("prompt", requiredFix: "add \"prompt\": \"...\" to the turn"),
                   let promptNode = reader["prompt"] else { continue }
-            turns.append(Turn(prompt: renderPrompt(prompt, at: promptNode, path: reader.path.key("prompt"), vars: vars, rowColumns: rowColumns),
-                              expect: expect, switchTo: readSwitch(reader, vars: vars),
+            turns.append(Turn(prompt: renderNonBlank(prompt, at: promptNode, path: reader.path.key("prompt"), vars: vars,
+                                                     rowColumns: rowColumns, as: .prompt),
+                              expect: expect, switchTo: readSwitch(reader, vars: vars, rowColumns: rowColumns),
                               history: reader["history"].flatMap { readHistory($0, path: reader.path.key("history")) }))
         }
         return turns
     }
 
     /// A turn's `instructions`, `options`, `reasoning` and `backend`, if it has any.
-    private func readSwitch(_ reader: ObjectReader, vars: [String: String]) -> TurnSwitch? {
+    private func readSwitch(_ reader: ObjectReader, vars: [String: String], rowColumns: Set<String>) -> TurnSwitch? {
         var change = TurnSwitch()
         if let node = reader["instructions"], let text = reader.string("instructions") {
-            change.instructions = render(text, at: node, path: reader.path.key("instructions"), vars: vars)
+            change.instructions = renderNonBlank(text, at: node, path: reader.path.key("instructions"), vars: vars,
+                                                 rowColumns: rowColumns, as: .instructions)
         }
         if let node = reader["options"] { change.options = readOptions(node, path: reader.path.key("options")) }
         if reader["reasoning"] != nil {
@@ -495,18 +509,17 @@ private struct SuiteReader {
         TemplateScope(log: log, vars: vars).render(text, at: node, path: path)
     }
 
-    /// A case's or a turn's prompt, rendered; one that is empty or only whitespace is reported
-    /// at `node`: Anthropic refuses such a message (a wasted request), and it is nearly always a
-    /// typo or a variable that rendered to nothing. `rowColumns` are the variables a dataset
-    /// row gave, named in the fix as columns to fill.
-    private func renderPrompt(_ text: String, at node: JSONNode, path: JSONPath, vars: [String: String],
-                              rowColumns: Set<String>) -> String {
-        let prompt = render(text, at: node, path: path, vars: vars)
-        guard prompt.isBlank else { return prompt }
+    /// A prompt or instructions, rendered; text that is empty or only whitespace is reported at
+    /// `node`: Anthropic refuses such a message or system text (a wasted request), and it is
+    /// nearly always a typo or a variable that rendered to nothing. `rowColumns` are the
+    /// variables a dataset row gave, named in the fix as columns to fill.
+    private func renderNonBlank(_ text: String, at node: JSONNode, path: JSONPath, vars: [String: String],
+                                rowColumns: Set<String>, as kind: SentText) -> String {
+        let rendered = render(text, at: node, path: path, vars: vars)
+        guard rendered.isBlank else { return rendered }
         guard !text.isBlank else {
-            log.error(text.isEmpty ? "the prompt is empty" : "the prompt is only whitespace", at: node.location, path: path,
-                      fix: "write the message the model should answer")
-            return prompt
+            reportBlank(text, at: node, path: path, as: kind)
+            return rendered
         }
         // Only whitespace around the placeholders, so every variable it uses rendered empty.
         let names = Template(text).names
@@ -520,10 +533,27 @@ private struct SuiteReader {
             fixes.append("give \(quoted(others)) a value in the case's or the suite's \"vars\"")
         }
         let what = names.allSatisfy { vars[$0]?.isEmpty ?? true } ? "empty" : "empty or only whitespace"
-        log.error("the prompt '\(Diagnostic.excerpt(text))' renders empty: \(quoted(names)) \(names.count == 1 ? "is" : "are") \(what)",
+        log.error("\(kind.name) '\(Diagnostic.excerpt(text))' \(kind.isPlural ? "render" : "renders") empty: "
+                  + "\(quoted(names)) \(names.count == 1 ? "is" : "are") \(what)",
                   at: node.location, path: path, fix: "check the variable that rendered empty: " + fixes.joined(separator: "; "))
-        return prompt
+        return rendered
     }
+
+    /// `text`, empty or only whitespace as written, reported at `node` with how to fix it.
+    private func reportBlank(_ text: String, at node: JSONNode, path: JSONPath, as kind: SentText) {
+        log.error("\(kind.name) \(kind.isPlural ? "are" : "is") \(text.isEmpty ? "empty" : "only whitespace")",
+                  at: node.location, path: path, fix: kind.fix)
+    }
+}
+
+/// A text a suite sends to the model that must say something, as its diagnostics name it.
+private struct SentText {
+    static let prompt = SentText(name: "the prompt", isPlural: false, fix: "write the message the model should answer")
+    static let instructions = SentText(name: "the instructions", isPlural: true,
+                                       fix: "write the instructions the model should follow, or remove \"instructions\"")
+    let name: String
+    let isPlural: Bool
+    let fix: String
 }
 
 /// The variables in force for one case, and the log their misuse is reported to.

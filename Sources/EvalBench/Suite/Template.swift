@@ -9,7 +9,8 @@ package struct Template: Sendable, Equatable {
 
     private enum Part: Sendable, Equatable {
         case text(Substring)
-        case variable(String)
+        /// A placeholder's name, and the placeholder as written (`{{ name }}`).
+        case variable(String, written: Substring)
     }
 
     package init(_ source: String) {
@@ -21,7 +22,7 @@ package struct Template: Sendable, Equatable {
     package var names: [String] {
         var seen: Set<String> = []
         return parts.compactMap { part in
-            guard case .variable(let name) = part, seen.insert(name).inserted else { return nil }
+            guard case .variable(let name, _) = part, seen.insert(name).inserted else { return nil }
             return name
         }
     }
@@ -36,11 +37,18 @@ package struct Template: Sendable, Equatable {
     package func render(_ vars: [String: String]) throws(UnknownVariables) -> String {
         let unknown = names.filter { vars[$0] == nil }
         guard unknown.isEmpty else { throw UnknownVariables(names: unknown) }
+        return filling(vars)
+    }
+
+    /// The text with each placeholder whose name `values` has replaced, in one pass over the
+    /// template: the others are left as written, and a value is inserted as it is, so a
+    /// `{{name}}` inside it is text.
+    package func filling(_ values: [String: String]) -> String {
         var result = ""
         for part in parts {
             switch part {
             case .text(let text): result += text
-            case .variable(let name): result += vars[name]!
+            case let .variable(name, written): result += values[name] ?? String(written)
             }
         }
         return result
@@ -62,7 +70,7 @@ package struct Template: Sendable, Equatable {
                 continue
             }
             if textStart < index { parts.append(.text(Substring(scalars[textStart..<index]))) }
-            parts.append(.variable(name))
+            parts.append(.variable(name, written: Substring(scalars[index..<end])))
             index = end
             textStart = end
         }

@@ -15,15 +15,17 @@ private func fakeConfig(_ server: FakeOpenAIServer, extra: String = "") -> Strin
 }
 
 /// Starts `evalbench run` on a 40-case suite against `server` and returns once `results.jsonl`
-/// holds at least `lines` results (or 30 s passed), with the process and the results file.
-private func startForty(in directory: URL, against server: FakeOpenAIServer, suite: String,
-                        expect: String, waitingFor lines: Int, stderr: URL? = nil) async throws -> (Process, URL, URL) {
+/// holds at least `lines` results (or 30 s passed), with the process, the run's directory and
+/// the results file. The directory is `out` in `directory`, or with `namedByRun` (no `--out`)
+/// the one the run makes under `reports/`.
+private func startForty(in directory: URL, against server: FakeOpenAIServer, suite: String, expect: String,
+                        waitingFor lines: Int, stderr: URL? = nil, namedByRun: Bool = false) async throws -> (Process, URL, URL) {
     try write(fakeConfig(server), to: directory.appendingPathComponent("evalbench.json"))
     let cases = (1...40).map { #"{"id": "c\#($0)", "prompt": "q\#($0)"\#(expect)}"# }
     try write(#"{"format": "evalbench.suite/1", "suite": "\#(suite)", "cases": [\#(cases.joined(separator: ","))]}"#,
               to: directory.appendingPathComponent("s.json"))
-    let out = directory.appendingPathComponent("out")
-    let process = evalbenchProcess(["run", "s.json", "--out", out.path, "--no-progress"], in: directory)
+    var out = directory.appendingPathComponent("out")
+    let process = evalbenchProcess(["run", "s.json", "--no-progress"] + (namedByRun ? [] : ["--out", out.path]), in: directory)
     process.standardOutput = FileHandle.nullDevice
     if let stderr {
         FileManager.default.createFile(atPath: stderr.path, contents: nil)
@@ -32,12 +34,17 @@ private func startForty(in directory: URL, against server: FakeOpenAIServer, sui
         process.standardError = FileHandle.nullDevice
     }
     try process.run()
-    let results = out.appendingPathComponent("results.jsonl")
+    let reports = directory.appendingPathComponent("reports")
     let deadline = Date().addingTimeInterval(30)
-    while Date() < deadline, ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count < lines {
+    while Date() < deadline {
+        if namedByRun, let made = try? FileManager.default.contentsOfDirectory(atPath: reports.path).first {
+            out = reports.appendingPathComponent(made)
+        }
+        let results = out.appendingPathComponent("results.jsonl")
+        if ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n").count >= lines { break }
         try await Task.sleep(nanoseconds: 20_000_000)
     }
-    return (process, out, results)
+    return (process, out, out.appendingPathComponent("results.jsonl"))
 }
 
 @Suite("The evalbench command line", .serialized)
@@ -276,7 +283,7 @@ struct CommandLineTests {
         #expect(summary.contains("i/c1"))
     }
 
-    @Test("a second Ctrl-C quits at once, exit 130, saying how to write the reports, with no temporary file left in the run's directory")
+    @Test("a second Ctrl-C quits at once, exit 130, saying how to write the run's reports, with no temporary file left in the run's directory")
     func secondInterrupt() async throws {
         let directory = PackagePaths.temporaryDirectory("cli-interrupt-twice")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -284,11 +291,13 @@ struct CommandLineTests {
         try server.start()
         defer { server.stop() }
         // The second at several moments, so that some land while the reports are being written.
+        // The first run has no --out: the directory it names is the one it made under reports/.
         for pause in [1_000, 5_000, 15_000] as [UInt32] {
             let attempt = directory.appendingPathComponent("pause-\(pause)")
             try FileManager.default.createDirectory(at: attempt, withIntermediateDirectories: true)
             let (process, out, results) = try await startForty(in: attempt, against: server, suite: "i", expect: "", waitingFor: 4,
-                                                               stderr: attempt.appendingPathComponent("stderr.txt"))
+                                                               stderr: attempt.appendingPathComponent("stderr.txt"),
+                                                               namedByRun: pause == 1_000)
             kill(process.processIdentifier, SIGINT)
             usleep(pause)
             kill(process.processIdentifier, SIGINT)
@@ -298,7 +307,8 @@ struct CommandLineTests {
             let stderr = try String(contentsOf: attempt.appendingPathComponent("stderr.txt"), encoding: .utf8)
             // Later, the run may have written its reports and ended before the second came.
             if pause == 1_000 {
-                #expect(stderr.contains("quit at once; every finished result is in results.jsonl") && stderr.contains("`evalbench report DIR`"), "\(stderr)")
+                #expect(stderr.contains("quit at once; every finished result is in results.jsonl"), "\(stderr)")
+                #expect(stderr.contains("`evalbench report \(out.path)` writes them again"), "\(stderr)")
             }
             let hidden = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
             #expect(hidden.isEmpty, "\(pause) µs: \(hidden)")
