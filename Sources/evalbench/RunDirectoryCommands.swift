@@ -11,7 +11,7 @@ func commandReport(_ parsed: ParsedCommand) -> ExitStatus {
         results = try RunDirectory(directory).readResultTable()
         metadata = try RunDirectory(directory).readMetadata()
     } catch {
-        failLoading(error)
+        failLoading(error, outcome: "no report was written")
     }
     if let problem = RunDirectory(directory).nothingToReport(results, metadata: metadata) {
         printError(problem.description)

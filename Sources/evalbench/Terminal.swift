@@ -54,15 +54,15 @@ func fail(_ error: UsageError) -> Never {
 
 /// A suite, config or run directory that could not be read: every diagnostic, then the
 /// count; exit 2.
-func failLoading(_ error: any Error) -> Never {
+func failLoading(_ error: any Error, outcome: String = "nothing was sent") -> Never {
     switch error {
     case let error as LoadError:
         printError(error.description)
         let count = error.diagnostics.count
-        fail("\(count) problem\(count == 1 ? "" : "s") found; nothing was sent", status: .usage)
+        fail("\(count) problem\(count == 1 ? "" : "s") found; \(outcome)", status: .usage)
     case let diagnostic as Diagnostic:
         printError(diagnostic.description)
-        fail("1 problem found; nothing was sent", status: .usage)
+        fail("1 problem found; \(outcome)", status: .usage)
     default:
         fail("\(error)", status: .usage)
     }

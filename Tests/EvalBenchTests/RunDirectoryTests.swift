@@ -79,6 +79,16 @@ struct RunDirectoryTests {
             #expect(diagnostic.file == run.results.path)
             #expect(diagnostic.message == "the run directory has no results.jsonl")
         }
+        try FileManager.default.createDirectory(at: run.results, withIntermediateDirectories: true)
+        #expect(run.missingResults(role: "resumed")?.message == "the resumed run's results.jsonl is a directory, not the file of results a run writes",
+                "checked where --resume is loaded (exit 2), not when the run reads it")
+        do {
+            _ = try run.readResultTable(role: "baseline")
+            Issue.record("a results.jsonl that is a directory must fail")
+        } catch let diagnostic as Diagnostic {
+            #expect(diagnostic.message.contains("is a directory") && !diagnostic.message.contains("NSCocoaErrorDomain"), "\(diagnostic)")
+        }
+        try FileManager.default.removeItem(at: run.results)
         do {
             _ = try RunDirectory(directory.appendingPathComponent("nowhere")).readMetadata()
             Issue.record("a missing directory has no run.json to read")

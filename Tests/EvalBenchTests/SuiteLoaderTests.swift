@@ -109,6 +109,11 @@ struct SuiteLoaderTests {
         #expect(found.map(\.path) == ["$.cases[0].id", "$.cases[1].id"])
         #expect(found[0].fix?.contains("\"a-b-c\"") == true)
         #expect(found[1].message == "the case id is empty")
+        // A suggestion never starts with '-' (it would read as an option after --case), and names an example when nothing is left.
+        #expect(ObjectReader.resultKeySuggestion(for: "=cmd", what: "case id") == "cmd")
+        #expect(ObjectReader.resultKeySuggestion(for: "é-ü", what: "case id") == "capital-france")
+        #expect(ObjectReader.resultKeySuggestion(for: "", what: "backend name") == "local")
+        #expect(ObjectReader.resultKeySuggestion(for: "my model (v2)", what: "backend name") == "my-model-v2")
     }
 
     @Test("An unknown template variable is an error naming it and the vars available")

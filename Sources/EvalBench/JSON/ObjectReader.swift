@@ -227,12 +227,32 @@ struct ObjectReader {
     func resultKeyName(_ key: String, what: String, requiredFix: String? = nil) -> String? {
         guard let name = string(key, requiredFix: requiredFix), let value = self[key] else { return nil }
         guard name.isEmpty || !ObjectReader.isResultKeyName(name) else { return name }
-        let cleaned = String(name.map { ObjectReader.isResultKeyName(String($0)) ? $0 : "-" })
-        log.error(name.isEmpty ? "the \(what) is empty" : "the \(what) '\(name)' may contain only letters, digits, '.', '_' and '-'",
+        let suggestion = ObjectReader.resultKeySuggestion(for: name, what: what)
+        log.error(name.isEmpty ? "the \(what) is empty" : "the \(what) '\(name)' may contain only ASCII letters, digits, '.', '_' and '-'",
                   at: value.location, path: path.key(key),
-                  fix: name.isEmpty ? "give it a short name such as \"capital-france\""
-                                    : "it becomes part of result keys joined with '/'; use e.g. \"\(cleaned)\"")
+                  fix: name.isEmpty ? "give it a short name such as \"\(suggestion)\""
+                                    : "it becomes part of result keys joined with '/'; use e.g. \"\(suggestion)\"")
         return nil
+    }
+
+    /// A name like `name` that a result key can hold: each other character made '-', runs of
+    /// them one, none at either end (a name that starts with '-' reads as an option on the
+    /// command line: `--case -cmd`); an example for `what` when nothing is left.
+    static func resultKeySuggestion(for name: String, what: String) -> String {
+        var cleaned = ""
+        for character in name {
+            let kept: Character = isResultKeyName(String(character)) ? character : "-"
+            if kept == "-", cleaned.last == "-" { continue }
+            cleaned.append(kept)
+        }
+        let trimmed = cleaned.trimmingCharacters(in: CharacterSet(charactersIn: "-."))
+        if !trimmed.isEmpty { return trimmed }
+        switch what {
+        case "backend name": return "local"
+        case "suite name": return "smoke"
+        case "variant name": return "terse"
+        default: return "capital-france"
+        }
     }
 
     static func isResultKeyName(_ name: String) -> Bool {

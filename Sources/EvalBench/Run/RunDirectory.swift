@@ -93,9 +93,14 @@ package struct RunDirectory: Sendable, Equatable {
     package func missingResults(role: String?) -> Diagnostic? {
         let run = role.map { "the \($0) run" } ?? "the run"
         if let problem = missingDirectory(run) { return problem }
-        guard FileManager.default.fileExists(atPath: results.path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: results.path, isDirectory: &isDirectory) else {
             return Diagnostic(file: results.path, message: "\(run) directory has no \(FileName.results)",
                               fix: "pass the --out directory of an earlier `evalbench run`, or rerun it there")
+        }
+        if isDirectory.boolValue {
+            return Diagnostic(file: results.path, message: "\(run)'s \(FileName.results) is a directory, not the file of results a run writes",
+                              fix: "pass the --out directory of an earlier `evalbench run`, or move that directory away and rerun it there")
         }
         return nil
     }

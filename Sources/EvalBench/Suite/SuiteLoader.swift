@@ -253,7 +253,7 @@ private struct SuiteReader {
             }
             var evalCase = rowReader.readCase(caseReader, defaults: rowDefaults, requireID: false)
             if !ObjectReader.isResultKeyName(id) {
-                rowLog.error("the case id '\(id)' may contain only letters, digits, '.', '_' and '-'", at: template.location,
+                rowLog.error("the case id '\(id)' may contain only ASCII letters, digits, '.', '_' and '-'", at: template.location,
                              path: path.key("case").key("id"), fix: "give the template an \"id\" such as \"q-{{id}}\", or clean the column")
                 evalCase = nil
             } else if let first = firstUse[id] {

@@ -416,6 +416,17 @@ struct CommandLineTests {
         #expect(rewritten.contains("fake · none · default: pass rate 50.0% is below --min-pass-rate 75.0%"))
         #expect(rewritten.contains(RecordedVerdict.rewrittenNote))
 
+        // A line edited mid-file: refused at its line, the reports left as they were.
+        let resultsURL = directory.appendingPathComponent("out/results.jsonl")
+        var lines = try String(contentsOf: resultsURL, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[1] = String(lines[1].prefix(40)) + "GARBAGE"
+        try Data(lines.joined(separator: "\n").utf8).write(to: resultsURL)
+        let damaged = try await runEvalbench(["report", "out"], in: directory)
+        #expect(damaged.status == 2, "\(damaged.stdout)\(damaged.stderr)")
+        #expect(damaged.stderr.contains("results.jsonl:2:1: error: not a result line") && damaged.stderr.contains("1 problem found; no report was written"),
+                "\(damaged.stderr)")
+        #expect(try String(contentsOf: summaryURL, encoding: .utf8) == rewritten, "the reports are left as they were")
+
         try Data().write(to: directory.appendingPathComponent("out/results.jsonl"))
         let empty = try await runEvalbench(["report", "out"], in: directory)
         #expect(empty.status == 2, "\(empty.stdout)\(empty.stderr)")
