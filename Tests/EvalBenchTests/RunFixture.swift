@@ -48,3 +48,8 @@ func loadDiagnostics(_ load: () throws(LoadError) -> Void) -> [Diagnostic] {
         return error.diagnostics
     }
 }
+
+/// The diagnostics loading suite `text`, named `file`, reports; empty when it loads.
+func suiteProblems(_ text: String, file: String) -> [Diagnostic] {
+    loadDiagnostics { () throws(LoadError) in _ = try SuiteLoader.load(data: Data(text.utf8), file: file) }
+}
