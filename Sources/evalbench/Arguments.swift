@@ -44,9 +44,15 @@ enum Values {
         return nil
     }
 
-    /// `K/N` with 1 ≤ K ≤ N, or `auto`.
+    /// `K/N` with 1 ≤ K ≤ N ≤ `RunLimits.maxShards`, or `auto`.
     static func checkShard(_ text: String) -> String? {
-        ShardRequest(text, count: nil) == nil ? "must be K/N with 1 ≤ K ≤ N (such as 2/4), or auto, got '\(text)'" : nil
+        Shard.problem(text)
+    }
+
+    /// `--shards N`: a whole number of shards, 1 to `RunLimits.maxShards`.
+    static func checkShardCount(_ text: String) -> String? {
+        guard let count = Int(text) else { return "must be a number of shards from 1 to \(RunLimits.maxShards), got '\(text)'" }
+        return Shard.countProblem(count)
     }
 
     /// Each name of a comma-separated list is a reasoning level.

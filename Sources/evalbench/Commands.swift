@@ -73,10 +73,11 @@ enum Options {
                                              default: "CURRENT_DIR")
     static let shard = OptionSpec.value(
         "--shard", "K/N",
-        help: "Run only part K of N (1 ≤ K ≤ N): the cases whose hash of suite/case id falls in it, each with all its repeats, levels, variants and backends; `evalbench merge` combines the parts. auto takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) and N from --shards.",
+        help: "Run only part K of N (1 ≤ K ≤ N ≤ \(RunLimits.maxShards)): the cases whose hash of suite/case id falls in it, each with all its repeats, levels, variants and backends; `evalbench merge` combines the parts. auto takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) and N from --shards.",
         default: "every case", check: Values.checkShard)
     static let shards = OptionSpec.value(
-        "--shards", "N", help: "The number of shards, for --shard auto.", default: "none", check: Values.checkWholeNumber(minimum: 1))
+        "--shards", "N", help: "The number of shards, for --shard auto (at most \(RunLimits.maxShards)).", default: "none",
+        check: Values.checkShardCount)
     static let mergeOut = OptionSpec.value("--out", "DIR", help: "Where the merged results.jsonl and reports are written.",
                                            default: "merged")
     static let allowPartial = OptionSpec.flag(

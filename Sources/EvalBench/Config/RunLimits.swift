@@ -22,6 +22,13 @@ package enum RunLimits {
     package static let maxWeight = 1_000_000.0
     /// A price per million tokens, or per request, in US dollars.
     package static let maxPrice = 1_000_000.0
+    /// Shards of one run (`--shard K/N`, `--shards N`, and N as run.json records it). GitHub
+    /// Actions runs at most 256 jobs of a matrix and GitLab's `parallel` at most 200; a Kubernetes
+    /// Indexed Job allows 100,000 completions, but every shard is a machine with its own model
+    /// server or rate-limit budget, and past a few thousand most shards of any suite hold no case
+    /// (they run one in N of the cases). Above it N is a typo (`--shard 1/1000000000` was taken,
+    /// and merging its part recomputed each case's shard for every N).
+    package static let maxShards = 10_000
     /// Requests a run's matrix may send unless `--max-requests` raises it.
     package static let defaultMaxRequests = 1_000_000
     /// The largest `defaults.maxResponseBytes`: 2 GiB.

@@ -41,12 +41,28 @@ package struct Shard: Sendable, Codable, Equatable, CustomStringConvertible {
         Shard.of(suite: suite, caseID: caseID, count: count) == index
     }
 
-    /// `K/N` with 1 ≤ K ≤ N, else nil.
+    /// `K/N` with 1 ≤ K ≤ N ≤ `RunLimits.maxShards`, else nil.
     package init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), Self.countProblem(count) == nil,
               (1...count).contains(index) else { return nil }
         self.init(index: index, count: count)
+    }
+
+    /// Why `text` is neither `K/N` nor `auto`, said for `--shard`; nil when it is one.
+    package static func problem(_ text: String) -> String? {
+        guard text != "auto", Shard(text) == nil else { return nil }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2, Int(parts[0]) != nil, let count = Int(parts[1]), countProblem(count) != nil {
+            return "must have N, the number of shards, from 1 to \(RunLimits.maxShards), got '\(text)'"
+        }
+        return "must be K/N with 1 ≤ K ≤ N (such as 2/4), or auto, got '\(text)'"
+    }
+
+    /// Why `count` cannot be a number of shards (N), or nil when it can.
+    package static func countProblem(_ count: Int) -> String? {
+        (1...RunLimits.maxShards).contains(count) ? nil
+            : "must be a number of shards from 1 to \(RunLimits.maxShards), got \(count)"
     }
 }
 
@@ -73,6 +89,14 @@ package enum ShardRequest: Sendable, Equatable {
     package func resolve(environment: [String: String]) throws -> Shard {
         switch self {
         case let .part(shard, shardsGiven):
+            // A shard made in code was not read by `Shard(_:)`: its bounds are checked here.
+            if let problem = Shard.countProblem(shard.count) {
+                throw Diagnostic(file: "--shard", message: "--shard \(shard): N \(problem)", fix: Self.fewerShards)
+            }
+            guard (1...shard.count).contains(shard.index) else {
+                throw Diagnostic(file: "--shard", message: "--shard \(shard): K must be 1 to N",
+                                 fix: "number the shards 1 to N (on GitHub Actions: --shard ${{ matrix.shard }}/${{ strategy.job-total }})")
+            }
             if let shardsGiven, shardsGiven != shard.count {
                 throw Diagnostic(file: "--shards", message: "--shards \(shardsGiven) disagrees with --shard \(shard.index)/\(shard.count)",
                                  fix: "give the number of shards once: --shard K/N alone, or --shard auto --shards N")
@@ -83,6 +107,9 @@ package enum ShardRequest: Sendable, Equatable {
                 throw Diagnostic(file: "--shard", message: "--shard auto needs the number of shards",
                                  fix: "pass --shards N (the Indexed Job's completions)")
             }
+            if let problem = Shard.countProblem(count) {
+                throw Diagnostic(file: "--shards", message: "--shards \(problem)", fix: Self.fewerShards)
+            }
             guard let text = environment["JOB_COMPLETION_INDEX"], let zeroBased = Int(text), (0..<count).contains(zeroBased) else {
                 let found = environment["JOB_COMPLETION_INDEX"].map { "is '\($0)'" } ?? "is not set"
                 throw Diagnostic(file: "--shard", message: "--shard auto reads JOB_COMPLETION_INDEX, which \(found); it must be 0...\(count - 1)",
@@ -90,6 +117,13 @@ package enum ShardRequest: Sendable, Equatable {
             }
             return Shard(index: zeroBased + 1, count: count)
         }
+    }
+}
+
+extension ShardRequest {
+    /// How to stay within `RunLimits.maxShards`.
+    static var fewerShards: String {
+        "split the run into at most \(RunLimits.maxShards) shards (each shard is a machine; more would mostly hold no case)"
     }
 }
 
@@ -111,6 +145,65 @@ package struct ShardRecord: Sendable, Codable, Equatable {
 
     /// The shard as `K/N`.
     package var shard: Shard { Shard(index: index, count: count) }
+}
+
+extension ShardRecord {
+    private enum CodingKeys: String, CodingKey {
+        case index, count, partitionKey, planSHA256, cases, caseRuns, requests
+    }
+
+    /// A key of the coding path that names a position, for errors' JSON paths.
+    private struct PathKey: CodingKey {
+        var stringValue: String
+        var intValue: Int?
+        init(stringValue: String) { self.stringValue = stringValue }
+        init(intValue: Int) {
+            stringValue = String(intValue)
+            self.intValue = intValue
+        }
+    }
+
+    /// Reads the record as run.json holds it, refusing figures no run writes (a count of 0
+    /// shards crashed `merge`), with the JSON path of the value and what it must be.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        count = try container.decode(Int.self, forKey: .count)
+        if let problem = Shard.countProblem(count) {
+            throw DecodingError.dataCorruptedError(forKey: .count, in: container, debugDescription: problem)
+        }
+        index = try container.decode(Int.self, forKey: .index)
+        guard (1...count).contains(index) else {
+            throw DecodingError.dataCorruptedError(forKey: .index, in: container,
+                                                   debugDescription: "the shard's index K must be 1 to N (\(count)), got \(index)")
+        }
+        partitionKey = try container.decode(String.self, forKey: .partitionKey)
+        planSHA256 = try container.decode(String.self, forKey: .planSHA256)
+        caseRuns = try container.decode(Int.self, forKey: .caseRuns)
+        requests = try container.decode(Int.self, forKey: .requests)
+        for (key, value) in [(CodingKeys.caseRuns, caseRuns), (.requests, requests)] where !(0...Self.largestCount).contains(value) {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                   debugDescription: "must be a count from 0 to \(Self.largestCount), got \(value)")
+        }
+        cases = try container.decode([String].self, forKey: .cases)
+        try checkNames(container)
+    }
+
+    /// The most case runs or requests a shard may record: far beyond any run (a merge reads each
+    /// result), and small enough that no sum of them over `RunLimits.maxShards` parts overflows.
+    static let largestCount = 1 << 40
+
+    /// Each case once.
+    private func checkNames(_ container: KeyedDecodingContainer<CodingKeys>) throws {
+        func corrupted(_ path: [any CodingKey], _ description: String) -> DecodingError {
+            .dataCorrupted(DecodingError.Context(codingPath: container.codingPath + path, debugDescription: description))
+        }
+        var seen: Set<String> = []
+        for (position, name) in cases.enumerated() {
+            guard seen.insert(name).inserted else {
+                throw corrupted([CodingKeys.cases, PathKey(intValue: position)], "the case '\(name)' is listed twice")
+            }
+        }
+    }
 }
 
 extension RunPlan {
