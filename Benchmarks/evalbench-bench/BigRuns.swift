@@ -197,10 +197,17 @@ func writeSyntheticShards(count: Int, shards: Int, to directory: URL) throws {
                                    startedAt: Date(), endedAt: Date(), backends: [])
         // Made as run.json holds it (its fields have no public initializer).
         let record: [String: Any] = ["index": index + 1, "count": shards, "partitionKey": Shard.partitionKey, "planSHA256": "bench",
-                                     "cases": cases, "caseRuns": requests[index], "requests": requests[index]]
+                                     "cases": cases, "caseRuns": requests[index], "requests": requests[index],
+                                     "caseRunsOfEachCase": ["bench": syntheticCaseRuns]]
         metadata.shard = try JSONDecoder().decode(ShardRecord.self, from: JSONSerialization.data(withJSONObject: record))
         try metadata.write(to: directory.appendingPathComponent("part-\(index + 1)").appendingPathComponent(RunDirectory.FileName.metadata))
     }
+}
+
+/// The case runs every synthetic case has, in the order of its results (`writeSyntheticResults`:
+/// result i is of backend i mod 5, level i / 5 mod 4, repeat i / 20 mod 5 + 1), as run.json names them.
+let syntheticCaseRuns = (0..<100).map { run in
+    "default/b\(run % 5)/\(ReasoningLevel.allCases[run / 5 % 4].rawValue)/\(run / 20 % 5 + 1)"
 }
 
 /// In a child: the line `measureChild` reads, the wall seconds since `clock` and the peak resident MB.

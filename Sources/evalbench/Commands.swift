@@ -106,7 +106,7 @@ enum Commands {
         conflicts: [(Options.cache, Options.noCache)])
     static let merge = CommandSpec(
         name: "merge", abstract: "Merge a run's shards (run --shard) into one report.",
-        discussion: "Refuses shards of different suites, configs, matrices, splits or evalbench versions, and shards that overlap or leave cases out (naming them). Writes the reports and applies the gates (and --baseline) as one run of the same work would, with the same exit codes.",
+        discussion: "Refuses shards of different suites, configs, matrices, splits or evalbench versions, shards that overlap or hold results of case runs their plan does not have, and shards that leave case runs out (naming them). Writes the reports and applies the gates (and --baseline) as one run of the same work would, with the same exit codes.",
         arguments: [ArgumentSpec("DIR", help: "A shard's directory (its --out).", repeating: true)],
         options: [Options.mergeOut, Options.allowPartial, Options.minPassRate, Options.maxErrorRate, Options.target, Options.allowEmpty, Options.baseline,
                   Options.maxPassRateDrop.requiring(Options.baseline), Options.maxLatencyIncrease.requiring(Options.baseline),

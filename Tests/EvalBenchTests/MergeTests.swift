@@ -229,28 +229,142 @@ struct MergeTests {
         #expect(refused.first?.contains("no results for") == false, "every case has results: \(refused)")
     }
 
-    @Test("past 20 names, merge's lists end with 'and N more': the first 20 in order, then how many of the rest it did not name")
-    func longListsEndWithTheCountOfTheRest() {
+    @Test("past 20 names, merge's lists end with 'and N more': the first 20 in plan order, then how many of the rest it did not name")
+    func longListsEndWithTheCountOfTheRest() throws {
         func result(_ repeatIndex: Int, turn: Int) -> RequestResult {
             RequestResult(key: "geo/c/default/a/none/\(repeatIndex)", suite: "geo", caseID: "c", turn: turn, turns: 2, variant: "default",
                           backend: "a", model: nil, reasoning: .none, repeatIndex: repeatIndex, tags: [], status: .pass, instructions: nil, prompt: "q")
         }
-        let metadata = RunMetadata(toolVersion: "t", arguments: [], suites: [], config: Config(backends: []), gitCommit: nil,
-                                   host: .current(), startedAt: Date(), endedAt: Date(), backends: [])
-        func unfinished(short: ClosedRange<Int>, planned: Int) -> String {
-            // The short case runs have turn 1 of 2; repeats 40 and 41 finished both turns.
-            let results = short.map { result($0, turn: 1) } + [40, 41].flatMap { [result($0, turn: 1), result($0, turn: 2)] }
-            let part = RunMerge.Part(path: "shard-1", metadata: metadata, results: ResultTable(results))
-            return MergeCheck.unfinishedCaseRuns(part, planned: planned, caseRunsOfSuite: MergeCheck.caseRunsOfSuite([part]))
+        func unfinished(short: ClosedRange<Int>, planned: Int) throws -> String {
+            // Repeats 1 and 2 finished both turns, the short ones have turn 1 of 2, the rest left no result.
+            let record = ShardRecord(index: 1, count: 1, partitionKey: Shard.partitionKey, planSHA256: "", cases: ["geo/c"],
+                                     caseRuns: planned, requests: 2 * planned,
+                                     caseRunsOfEachCase: ["geo": (1...planned).map { "default/a/none/\($0)" }])
+            let results = ResultTable([1, 2].flatMap { [result($0, turn: 1), result($0, turn: 2)] } + short.map { result($0, turn: 1) })
+            let plan = try MergePlan(record, file: "run.json", parts: [])
+            let coverage = plan.coverage(of: results, shard: 1)
+            #expect(coverage.unplanned.count == 0 && coverage.otherShards.count == 0)
+            return MergeCheck.unfinished(plan.shortfall(coverage, shard: 1, limit: MergeCheck.namesShown))
         }
-        let named = (10...29).map { "geo/c/default/a/none/\($0) (1 of 2 turns)" }.joined(separator: ", ")
+        let named = (3...22).map { "geo/c/default/a/none/\($0) (1 of 2 turns)" }.joined(separator: ", ")
         // 28 unfinished of 30 planned: 23 with a turn missing, 5 that left no result; 20 named, 8 counted.
-        #expect(unfinished(short: 10...32, planned: 30) == "; 28 of 30 case runs unfinished: \(named) and 8 more")
-        #expect(unfinished(short: 10...29, planned: 22) == "; 20 of 22 case runs unfinished: \(named)", "20 fit: no count")
+        #expect(try unfinished(short: 3...25, planned: 30) == "; 28 of 30 case runs unfinished: \(named) and 8 more")
+        #expect(try unfinished(short: 3...22, planned: 22) == "; 20 of 22 case runs unfinished: \(named)", "20 fit: no count")
 
         #expect(MergeCheck.names((1...23).map { "geo/c\($0)" })
                 == "23 cases: " + (1...20).map { "geo/c\($0)" }.joined(separator: ", ") + " and 3 more")
         #expect(MergeCheck.names((1...20).map { "geo/c\($0)" }) == "20 cases: " + (1...20).map { "geo/c\($0)" }.joined(separator: ", "))
+    }
+
+    /// Diagnostics of a `LoadError` that `body` throws; none when it throws none.
+    private func diagnostics(_ body: () throws -> Void) -> [Diagnostic] {
+        do {
+            try body()
+            return []
+        } catch let error as LoadError {
+            return error.diagnostics
+        } catch {
+            return [Diagnostic(file: "", message: "not a load error: \(error)")]
+        }
+    }
+
+    @Test("a shard missing a planned case run but holding a result of an unplanned case is refused, naming both; --allow-partial refuses the stray too")
+    func unplannedResultRefused() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-unplanned")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        let part = RunDirectory(shards[1])
+        var results = try part.readResults()
+        let record = try #require(try part.readMetadata().shard)
+        // One case run gone, one result of a case the plan does not have: as many lines as before.
+        let dropped = try #require(results.first { $0.repeatIndex == 2 && $0.turns == 1 })
+        results.removeAll { $0.key == dropped.key }
+        var stray = results[0]
+        stray.caseID = "zzz"
+        stray.key = "geo/zzz/default/a/none/1"
+        results.append(stray)
+        try part.writeResults(results)
+        let strayLine = "\(part.results.path): 1 result of no case run its run.json plans (the first: geo/zzz/default/a/none/1 turn \(stray.turn))"
+        let unfinished = "shard 2/3 (\(shards[1].path)) is incomplete: \(record.requests - 1) of \(record.requests) requests recorded; "
+            + "1 of \(record.caseRuns) case runs unfinished: \(dropped.key) (no turn)"
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 2, "\(refused)")
+        #expect(refused.contains { $0.hasPrefix(strayLine) }, "\(refused)")
+        #expect(refused.contains { $0.hasPrefix("\(shards[1].path): \(unfinished) (") }, "\(refused)")
+        let partial = problems { _ = try merge(shards, into: work.appendingPathComponent("p")) { $0.allowPartial = true } }
+        #expect(partial.count == 1 && partial[0].hasPrefix(strayLine), "\(partial)")
+
+        // Without the stray, --allow-partial merges the rest and says which case run is missing.
+        try part.writeResults(results.dropLast())
+        let merged = try merge(shards, into: work.appendingPathComponent("q")) { $0.allowPartial = true }
+        #expect(merged.missing == [unfinished], "\(merged.missing)")
+        #expect(!merged.results.contains { $0.key == dropped.key || $0.caseID == "zzz" })
+    }
+
+    @Test("a result of another shard's case is refused, naming the part, the result and its shard")
+    func otherShardsResultRefused() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-other-shard")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        let borrowed = try #require(try RunDirectory(shards[0]).readResults().first)
+        let part = RunDirectory(shards[1])
+        try part.writeResults(try part.readResults() + [borrowed])
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) { $0.allowPartial = true } }
+        #expect(refused == ["\(part.results.path): 1 result of cases of other shards (the first: \(borrowed.key) turn \(borrowed.turn), of shard 1/3); "
+                            + "shard 2/3 runs only its own cases (pass the --out directory of each `evalbench run --shard K/N` as it was written, once)"],
+                "\(refused)")
+    }
+
+    @Test("a shard whose results hold repeats its plan does not (resumed with another --repeat) is refused, with the count and the first")
+    func resultsOfAnotherRepeatRefused() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-other-repeat")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (_, shards) = try await runs(in: work)
+        // Shard 1 run with --repeat 3; its results put beside the run.json of shard 1 with --repeat 2, as a resume keeps them.
+        var three = request(work.appendingPathComponent("three"), shard: Shard(index: 1, count: 3))
+        three.repeatCount = 3
+        try await run(three)
+        let results = try RunDirectory(work.appendingPathComponent("three")).readResults()
+        let extra = results.filter { $0.repeatIndex == 3 }
+        #expect(!extra.isEmpty)
+        try RunDirectory(shards[0]).writeResults(results)
+        let refused = diagnostics { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?.file == RunDirectory(shards[0]).results.path)
+        #expect(refused.first?.message.hasPrefix("\(extra.count) results of no case run its run.json plans (the first: \(extra[0].key) turn 1)") == true,
+                "\(refused)")
+        #expect(refused.first?.fix?.contains("--resume with other --repeat") == true)
+        #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("m").path))
+    }
+
+    @Test("parts whose run.json predates caseRunsOfEachCase merge as before: case runs taken from the results, unknown cases refused")
+    func recordWithoutCaseRuns() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-old-record")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (whole, shards) = try await runs(in: work)
+        for shard in shards {
+            let file = RunDirectory(shard).metadata
+            var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            var record = try #require(json["shard"] as? [String: Any])
+            #expect(record.removeValue(forKey: "caseRunsOfEachCase") != nil)
+            json["shard"] = record
+            try JSONSerialization.data(withJSONObject: json).write(to: file)
+        }
+        let merged = try merge(shards, into: work.appendingPathComponent("merged"))
+        #expect(merged.results.map(\.key).sorted() == (try RunDirectory(whole).readResults()).map(\.key).sorted() && merged.missing.isEmpty)
+
+        let part = RunDirectory(shards[2])
+        var results = try part.readResults()
+        let dropped = try #require(results.first { $0.repeatIndex == 2 })
+        results.removeAll { $0.key == dropped.key }
+        var stray = results[0]
+        stray.caseID = "zzz"
+        stray.key = "geo/zzz/default/a/none/1"
+        try part.writeResults(results + [stray])
+        let refused = problems { _ = try merge(shards, into: work.appendingPathComponent("m")) }
+        #expect(refused.count == 2, "\(refused)")
+        #expect(refused.contains { $0.hasPrefix("\(part.results.path): 1 result of no case run its run.json plans (the first: geo/zzz/") })
+        #expect(refused.contains { $0.contains("is incomplete") && $0.contains("\(dropped.key) (") }, "\(refused)")
     }
 
     /// Marks each shard interrupted with its last `dropped[i]` results gone, as Ctrl-C leaves a part.

@@ -97,4 +97,26 @@ struct ShardLimitTests {
             #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("merged").path))
         }
     }
+
+    @Test("a part of --shard 1/10000 merged alone with --allow-partial names the missing shards that hold cases, and sums up the rest in one line")
+    func manyMissingShardsSaidInOneLine() async throws {
+        let work = PackagePaths.temporaryDirectory("shard-many")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let part = work.appendingPathComponent("part")
+        try await run(Shard(index: 1, count: 10_000), into: part)
+        var request = MergeRequest(partDirectories: [part.path], outputDirectory: work.appendingPathComponent("merged").path)
+        request.allowPartial = true
+        request.gate = Gate(minPassRate: 0, allowsEmptyRun: true)
+        request.environment = [:]
+        let merged = try RunMerge.execute(request)
+        let holding = Set((0..<12).map { Shard.of(suite: "geo", caseID: "case-\($0)", count: 10_000) }).subtracting([1]).sorted()
+        #expect(merged.missing.dropLast() == holding.map { index in
+            let cases = (0..<12).filter { Shard.of(suite: "geo", caseID: "case-\($0)", count: 10_000) == index }.map { "geo/case-\($0)" }
+            return "shard \(index)/10000 is missing: no results for \(MergeCheck.names(cases))"
+        })
+        let rest = 9_999 - holding.count
+        #expect(merged.missing.last == "\(rest) more shards are missing, none of them with a case: "
+                + (2...10_000).filter { !holding.contains($0) }.prefix(20).map { "\($0)/10000" }.joined(separator: ", ")
+                + " and \(rest - 20) more", "\(merged.missing.last ?? "")")
+    }
 }

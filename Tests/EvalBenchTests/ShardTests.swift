@@ -81,6 +81,23 @@ struct ShardTests {
         }
     }
 
+    @Test("run.json names each suite's case runs once: its cases, each with them, are the whole plan's keys in plan order")
+    func recordNamesThePlan() throws {
+        var geo = suite(cases: 5, turns: { $0 % 2 + 1 })
+        geo.variants = [PromptVariant(name: "plain"), PromptVariant(name: "terse", promptTemplate: "Briefly: {{prompt}}")]
+        let other = suite("other", cases: 3)
+        let plan = Planner.plan([geo, other], PlanSelection(backends: ["a", "b"], reasoning: [.none, .light], repeatCount: 2))
+        let record = plan.sharded(Shard(index: 2, count: 3)).record
+        let runs = try #require(record.caseRunsOfEachCase)
+        #expect(runs["geo"]?.count == 16 && runs["other"]?.count == 8 && runs.count == 2)
+        #expect(runs["geo"]?.prefix(3) == ["plain/a/none/1", "plain/a/none/2", "plain/a/light/1"])
+        let keys = record.cases.flatMap { name in runs[String(ShardRecord.suite(ofCase: name))]!.map { "\(name)/\($0)" } }
+        #expect(keys == plan.caseRuns.map(\.key))
+        // Case runs given one by one, the cases of a suite with different ones: not a matrix, so none is named.
+        let given = RunPlan(caseRuns: [plan.caseRuns[0], plan.caseRuns[17]])
+        #expect(given.sharded(Shard(index: 1, count: 2)).record.caseRunsOfEachCase == nil)
+    }
+
     @Test("a case keeps its shard when cases are added or removed; only N moves it")
     func stableUnderChange() {
         let before = Planner.plan([suite(cases: 100)], PlanSelection(backends: ["a"]))

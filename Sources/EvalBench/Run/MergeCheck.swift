@@ -1,8 +1,9 @@
 import Foundation
 
 /// Whether the shards given to `evalbench merge` make one whole run: the same split, suites,
-/// config and matrix (else `mismatches`, always refused), no case in two parts (a mismatch
-/// too), and every case present (else `gaps`, which `--allow-partial` lets through, said).
+/// config and matrix (else `mismatches`, always refused), no result but of a planned case run
+/// of its own shard's cases (a mismatch too), and every planned case run present with all its
+/// turns (else `gaps`, which `--allow-partial` lets through, said).
 package struct MergeCheck: Sendable {
     /// What is missing, with the part or shard it belongs to and how to complete it.
     package struct Gap: Sendable, Equatable {
@@ -48,10 +49,16 @@ package struct MergeCheck: Sendable {
             if record.planSHA256 != reference.planSHA256 {
                 mismatch(part, "planned a different matrix from \(first.path) (cases, variants, backends, levels or repeats differ)",
                          fix: "run every shard with the same suites, --backend, --reasoning, --repeat, --case, --tag and --variant")
+            } else if record.cases != reference.cases || record.caseRunsOfEachCase != reference.caseRunsOfEachCase {
+                // The same digest of the plan's keys, but another list of them: run.json was edited.
+                mismatches.append(Diagnostic(file: RunDirectory(path: part.path).metadata.path, path: "$.shard",
+                                             message: "names other cases or case runs than \(first.path) under the same planSHA256",
+                                             fix: "run.json is written by `evalbench run`: restore it from the run's copy, or run the shard again"))
             }
         }
-        for index in Set(records.map(\.record.index)).sorted() {
-            let same = records.filter { $0.record.index == index }.map(\.part.path)
+        let partsOfShard = Dictionary(grouping: records, by: \.record.index)
+        for index in partsOfShard.keys.sorted() {
+            let same = partsOfShard[index, default: []].map(\.part.path)
             if same.count > 1 {
                 mismatches.append(Diagnostic(file: same[0], message: "shard \(index)/\(reference.count) is given \(same.count) times: \(same.joined(separator: ", ")); they overlap",
                                              fix: "pass each shard's directory once"))
@@ -79,116 +86,127 @@ package struct MergeCheck: Sendable {
         }
     }
 
-    /// Every case of the plan has results in exactly one part, and each part finished.
+    /// Every result of each part is of a planned case run of its own shard's cases, and every
+    /// planned case run of every shard has all its turns; the missing ones are named.
     private mutating func checkCoverage(_ parts: [RunMerge.Part]) {
         guard let reference = parts.first?.metadata.shard else { return }
-        var partsOfCase: [String: [String]] = [:]
-        for part in parts {
-            // Read from the table without building the results; a case's results are mostly neighbours.
-            var cases: Set<String> = []
-            var last: (suite: String, caseID: String)?
-            for row in part.results.indices {
-                let suite = part.results.suite(at: row), caseID = part.results.caseID(at: row)
-                if let last, last.suite == suite, last.caseID == caseID { continue }
-                last = (suite, caseID)
-                cases.insert("\(suite)/\(caseID)")
-            }
-            for caseID in cases { partsOfCase[caseID, default: []].append(part.path) }
-        }
-        let overlapping = reference.cases.filter { (partsOfCase[$0]?.count ?? 0) > 1 }
-        if !overlapping.isEmpty {
-            let named = overlapping.prefix(Self.namesShown).map { "\($0) (\(partsOfCase[$0]!.joined(separator: ", ")))" }
-            let more = overlapping.count > Self.namesShown ? " and \(overlapping.count - Self.namesShown) more" : ""
-            mismatches.append(Diagnostic(file: parts[0].path, message: "\(overlapping.count) cases have results in more than one part: "
-                                            + named.joined(separator: "; ") + more,
-                                         fix: "merge the shards of one split, each run once with --shard K/N"))
+        let plan: MergePlan
+        do {
+            plan = try MergePlan(reference, file: RunDirectory(path: parts[0].path).metadata.path, parts: parts)
+        } catch {
+            mismatches.append(error)
             return
         }
-        let present = Dictionary(parts.compactMap { part in part.metadata.shard.map { ($0.index, part) } }) { first, _ in first }
-        var caseRunsOfSuite: [String: Set<String>]?
-        for index in 1...reference.count {
-            let cases = reference.cases.filter { Self.shard(of: $0, count: reference.count) == index && partsOfCase[$0] == nil }
-            let shard = Shard(index: index, count: reference.count)
-            if let part = present[index] {
-                if let record = part.metadata.shard, part.results.count < record.requests || !cases.isEmpty {
-                    if caseRunsOfSuite == nil { caseRunsOfSuite = Self.caseRunsOfSuite(parts) }
-                    gaps.append(Gap(path: part.path, message: "shard \(shard) (\(part.path)) is incomplete: \(part.results.count) of \(record.requests) requests recorded"
-                                        + Self.unfinishedCaseRuns(part, planned: record.caseRuns, caseRunsOfSuite: caseRunsOfSuite ?? [:])
-                                        + (cases.isEmpty ? "" : "; no results for \(Self.names(cases))"),
-                                    fix: "finish it with `evalbench run ... --shard \(shard) --resume \(part.path)`"))
-                }
-            } else {
-                gaps.append(Gap(path: "shard \(shard)", message: "shard \(shard) is missing" + (cases.isEmpty ? " (it has no cases)" : ": no results for \(Self.names(cases))"),
-                                fix: "run `evalbench run ... --shard \(shard)` and pass its directory too, or pass --allow-partial"))
-            }
-        }
-    }
-
-    /// A case run's key without its `suite/case/` prefix: `variant/backend/reasoning/repeat`.
-    private static func caseRun(of key: String, suite: String, caseID: String) -> String? {
-        let prefix = "\(suite)/\(caseID)/"
-        return key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : nil
-    }
-
-    /// Each suite's case runs (`variant/backend/reasoning/repeat`) as any part recorded them
-    /// for any of its cases: the plan gives every case of a suite the same ones.
-    static func caseRunsOfSuite(_ parts: [RunMerge.Part]) -> [String: Set<String>] {
-        var runs: [String: Set<String>] = [:]
+        // One part's counts at a time: each is a few bytes a case run it holds, dropped once its shortfall is known.
+        var incomplete: [Int: Gap] = [:]
         for part in parts {
-            for row in part.results.indices {
-                let suite = part.results.suite(at: row)
-                if let run = caseRun(of: part.results.key(at: row), suite: suite, caseID: part.results.caseID(at: row)) {
-                    runs[suite, default: []].insert(run)
-                }
+            guard let record = part.metadata.shard else { continue }
+            let coverage = plan.coverage(of: part.results, shard: record.index)
+            checkStrays(coverage, of: part, record: record)
+            checkCounts(coverage, of: part, record: record, plan: plan)
+            let shortfall = plan.shortfall(coverage, shard: record.index, limit: Self.namesShown)
+            guard shortfall.unfinished > 0 || coverage.recorded < record.requests else { continue }
+            incomplete[record.index] = Gap(
+                path: part.path,
+                message: "shard \(record.shard) (\(part.path)) is incomplete: \(coverage.recorded) of \(record.requests) requests recorded"
+                    + Self.unfinished(shortfall)
+                    + (shortfall.missingCases == 0 ? "" : "; no results for " + Self.names(shortfall.missingNamed, of: shortfall.missingCases)),
+                fix: "finish it with `evalbench run ... --shard \(record.shard) --resume \(part.path)`")
+        }
+        // Said beside results that do not belong (refused either way): the user fixes both at once.
+        let present = Set(parts.compactMap { $0.metadata.shard?.index })
+        let missing = (1...plan.shards).filter { !present.contains($0) }
+        // Each missing shard on a line of its own, in shard order; past `namesShown` of them, only
+        // the first `namesShown` that hold cases, and the rest (of 10,000 shards most hold none) in one.
+        let named = Set(missing.count <= Self.namesShown ? missing
+                        : Array(missing.lazy.filter { !plan.cases(ofShard: $0).isEmpty }.prefix(Self.namesShown)))
+        for index in 1...plan.shards {
+            if let gap = incomplete[index] {
+                gaps.append(gap)
+            } else if named.contains(index) {
+                gaps.append(Self.missing(Shard(index: index, count: plan.shards), plan: plan))
             }
         }
-        return runs
+        let rest = missing.filter { !named.contains($0) }
+        if !rest.isEmpty { gaps.append(Self.missing(more: rest, plan: plan)) }
     }
 
-    /// `; U of P case runs unfinished: …` for a part that finished fewer than its `planned` case
-    /// runs, naming those its results show: a case run with turns missing, and one that other
-    /// cases of its suite ran and this case did not (the first `namesShown`, then how many more).
-    static func unfinishedCaseRuns(_ part: RunMerge.Part, planned: Int, caseRunsOfSuite: [String: Set<String>]) -> String {
-        struct CaseName: Hashable {
-            var suite: String
-            var caseID: String
+    /// A part's results of no planned case run, or of another shard's cases, are refused: they
+    /// are another run's, or the part was edited or resumed with another plan.
+    private mutating func checkStrays(_ coverage: MergePlan.Coverage, of part: RunMerge.Part, record: ShardRecord) {
+        let file = RunDirectory(path: part.path).results.path
+        if let first = coverage.unplanned.first {
+            mismatches.append(Diagnostic(file: file, message: "\(Self.results(coverage.unplanned.count)) of no case run its run.json plans "
+                                            + "(the first: \(first)): the part holds results of another run or plan",
+                                         fix: "run shard \(record.shard) again into an empty directory with the suites and options of the other shards "
+                                            + "(a --resume with other --repeat, --reasoning, --backend, --case, --tag or --variant keeps the old plan's results)"))
         }
-        var turnsOfKey: [String: (recorded: Set<Int>, turns: Int)] = [:]
-        var runsOfCase: [CaseName: Set<String>] = [:]
-        for row in part.results.indices {
-            let key = part.results.key(at: row), name = CaseName(suite: part.results.suite(at: row), caseID: part.results.caseID(at: row))
-            turnsOfKey[key, default: ([], part.results.turns(at: row))].recorded.insert(part.results.turn(at: row))
-            if let run = caseRun(of: key, suite: name.suite, caseID: name.caseID) { runsOfCase[name, default: []].insert(run) }
+        if let first = coverage.otherShards.first {
+            mismatches.append(Diagnostic(file: file, message: "\(Self.results(coverage.otherShards.count)) of cases of other shards (the first: \(first)); "
+                                            + "shard \(record.shard) runs only its own cases",
+                                         fix: "pass the --out directory of each `evalbench run --shard K/N` as it was written, once"))
         }
-        let unfinished = planned - turnsOfKey.values.filter { $0.recorded.count >= $0.turns }.count
-        guard unfinished > 0 else { return "" }
-        var named = turnsOfKey.filter { $0.value.recorded.count < $0.value.turns }
-            .map { "\($0.key) (\($0.value.recorded.count) of \($0.value.turns) turns)" }
-        for (name, runs) in runsOfCase {
-            named += caseRunsOfSuite[name.suite, default: []].subtracting(runs).map { "\(name.suite)/\(name.caseID)/\($0) (no turn)" }
+    }
+
+    /// `1 result`, `3 results`.
+    private static func results(_ count: Int) -> String {
+        "\(count) result\(count == 1 ? "" : "s")"
+    }
+
+    /// The part's run.json agrees with the plan: its case runs are those the plan gives its
+    /// shard, and its results record no more requests than it planned.
+    private mutating func checkCounts(_ coverage: MergePlan.Coverage, of part: RunMerge.Part, record: ShardRecord, plan: MergePlan) {
+        let file = RunDirectory(path: part.path).metadata.path
+        let planned = plan.caseRunCount(ofShard: record.index)
+        if plan.isRecorded, record.caseRuns != planned {
+            mismatches.append(Diagnostic(file: file, path: "$.shard.caseRuns",
+                                         message: "shard \(record.shard) records \(record.caseRuns) case runs, but the plan its cases and caseRunsOfEachCase name gives it \(planned)",
+                                         fix: "run.json is written by `evalbench run`: restore it from the run's copy, or run the shard again"))
         }
-        let shown = named.sorted().prefix(namesShown)
-        let more = unfinished - shown.count
+        if coverage.recorded > record.requests {
+            mismatches.append(Diagnostic(file: file, path: "$.shard.requests",
+                                         message: "shard \(record.shard) planned \(record.requests) requests, but its results record \(coverage.recorded) of its case runs' turns",
+                                         fix: "run the shard again into an empty directory; its results and run.json are not of one run"))
+        }
+    }
+
+    /// `; U of P case runs unfinished: …`, naming those of cases with results; empty when none is.
+    static func unfinished(_ shortfall: MergePlan.Shortfall) -> String {
+        guard shortfall.unfinished > 0 else { return "" }
+        let shown = shortfall.unfinishedNamed
         // "and N more" only after names: with none to name, the count says it all.
-        return "; \(unfinished) of \(planned) case runs unfinished" + (shown.isEmpty ? "" : ": " + shown.joined(separator: ", ")
+        let more = shortfall.unfinished - shown.count
+        return "; \(shortfall.unfinished) of \(shortfall.planned) case runs unfinished" + (shown.isEmpty ? "" : ": " + shown.joined(separator: ", ")
             + (more > 0 ? " and \(more) more" : ""))
+    }
+
+    /// A missing shard, with the cases it leaves out.
+    private static func missing(_ shard: Shard, plan: MergePlan) -> Gap {
+        let cases = plan.cases(ofShard: shard.index)
+        return Gap(path: "shard \(shard)", message: "shard \(shard) is missing" + (cases.isEmpty ? " (it has no cases)"
+                       : ": no results for " + names(cases.prefix(namesShown).map { plan.cases[$0] }, of: cases.count)),
+                   fix: "run `evalbench run ... --shard \(shard)` and pass its directory too, or pass --allow-partial")
+    }
+
+    /// The missing shards not said one by one, in one: how many, their cases, the first named.
+    private static func missing(more indexes: [Int], plan: MergePlan) -> Gap {
+        let cases = indexes.reduce(0) { $0 + plan.cases(ofShard: $1).count }
+        let named = indexes.prefix(namesShown).map { "\($0)/\(plan.shards)" }.joined(separator: ", ")
+            + (indexes.count > namesShown ? " and \(indexes.count - namesShown) more" : "")
+        let held = cases == 0 ? "none of them with a case" : "with \(cases) case\(cases == 1 ? "" : "s") between them"
+        return Gap(path: "shards", message: "\(indexes.count) more shard\(indexes.count == 1 ? " is" : "s are") missing, \(held): \(named)",
+                   fix: "run each with `evalbench run ... --shard K/\(plan.shards)` and pass its directory too, or pass --allow-partial")
     }
 
     private mutating func mismatch(_ part: RunMerge.Part, _ message: String, fix: String) {
         mismatches.append(Diagnostic(file: part.path, message: message, fix: fix))
     }
 
-    /// The shard of `suite/case` among `count`.
-    static func shard(of caseKey: String, count: Int) -> Int {
-        let slash = caseKey.firstIndex(of: "/") ?? caseKey.endIndex
-        let caseID = slash == caseKey.endIndex ? "" : String(caseKey[caseKey.index(after: slash)...])
-        return Shard.of(suite: String(caseKey[..<slash]), caseID: caseID, count: count)
-    }
-
-    /// `a, b, c`, or the first `namesShown` and how many more.
-    static func names(_ cases: [String]) -> String {
-        let shown = cases.prefix(namesShown).joined(separator: ", ")
-        let more = cases.count - min(cases.count, namesShown)
-        return "\(cases.count) case\(cases.count == 1 ? "" : "s"): \(shown)" + (more > 0 ? " and \(more) more" : "")
+    /// `N cases: a, b, c`, the first `namesShown` of `count` cases and how many more.
+    static func names(_ cases: [String], of count: Int? = nil) -> String {
+        let count = count ?? cases.count
+        let shown = cases.prefix(namesShown)
+        let more = count - shown.count
+        return "\(count) case\(count == 1 ? "" : "s"): \(shown.joined(separator: ", "))" + (more > 0 ? " and \(more) more" : "")
     }
 }

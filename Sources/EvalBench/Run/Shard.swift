@@ -31,7 +31,12 @@ package struct Shard: Sendable, Codable, Equatable, CustomStringConvertible {
 
     /// The shard, from 1 to `count`, that runs case `caseID` of `suite`.
     package static func of(suite: String, caseID: String, count: Int) -> Int {
-        let digest = SHA256.digest(Data("\(suite)/\(caseID)".utf8))
+        of(caseNamed: "\(suite)/\(caseID)", count: count)
+    }
+
+    /// The shard, from 1 to `count`, of the case named `suite/case id` (as `ShardRecord.cases` names it).
+    package static func of(caseNamed name: String, count: Int) -> Int {
+        let digest = SHA256.digest(Data(name.utf8))
         let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return Int(value % UInt64(max(1, count))) + 1
     }
@@ -142,17 +147,29 @@ package struct ShardRecord: Sendable, Codable, Equatable {
     /// The case runs and requests this shard planned.
     package var caseRuns: Int
     package var requests: Int
+    /// By suite, the case runs each of its cases has in the unsharded plan, in plan order, each as
+    /// the rest of its key (`variant/backend/reasoning/repeat`): the plan gives every case of a
+    /// suite the same ones. With `cases` it names every planned case run, `suite/case/` and each,
+    /// and its place in the plan, which is what `merge` checks a part's results against. Nil in
+    /// run.json files from before it was recorded (merge then takes them from the results).
+    package var caseRunsOfEachCase: [String: [String]]? = nil
 
     /// The shard as `K/N`.
     package var shard: Shard { Shard(index: index, count: count) }
+
+    /// The suite of `suite/case`, one of `cases`: what precedes the first `/` (neither a suite's
+    /// name nor a case id may hold one).
+    package static func suite(ofCase name: String) -> Substring {
+        name.prefix { $0 != "/" }
+    }
 }
 
 extension ShardRecord {
     private enum CodingKeys: String, CodingKey {
-        case index, count, partitionKey, planSHA256, cases, caseRuns, requests
+        case index, count, partitionKey, planSHA256, cases, caseRuns, requests, caseRunsOfEachCase
     }
 
-    /// A key of the coding path that names a position, for errors' JSON paths.
+    /// A key of the coding path that names a suite or a position, for errors' JSON paths.
     private struct PathKey: CodingKey {
         var stringValue: String
         var intValue: Int?
@@ -185,6 +202,7 @@ extension ShardRecord {
                                                    debugDescription: "must be a count from 0 to \(Self.largestCount), got \(value)")
         }
         cases = try container.decode([String].self, forKey: .cases)
+        caseRunsOfEachCase = try container.decodeIfPresent([String: [String]].self, forKey: .caseRunsOfEachCase)
         try checkNames(container)
     }
 
@@ -192,7 +210,7 @@ extension ShardRecord {
     /// result), and small enough that no sum of them over `RunLimits.maxShards` parts overflows.
     static let largestCount = 1 << 40
 
-    /// Each case once.
+    /// Each case once, each suite's case runs once each, and every case's suite among them.
     private func checkNames(_ container: KeyedDecodingContainer<CodingKeys>) throws {
         func corrupted(_ path: [any CodingKey], _ description: String) -> DecodingError {
             .dataCorrupted(DecodingError.Context(codingPath: container.codingPath + path, debugDescription: description))
@@ -201,6 +219,17 @@ extension ShardRecord {
         for (position, name) in cases.enumerated() {
             guard seen.insert(name).inserted else {
                 throw corrupted([CodingKeys.cases, PathKey(intValue: position)], "the case '\(name)' is listed twice")
+            }
+            if let runs = caseRunsOfEachCase, runs[String(Self.suite(ofCase: name))] == nil {
+                throw corrupted([CodingKeys.cases, PathKey(intValue: position)],
+                                "the case '\(name)' has a suite that caseRunsOfEachCase does not list")
+            }
+        }
+        for (suite, runs) in caseRunsOfEachCase ?? [:] {
+            var seenRuns: Set<String> = []
+            if let repeated = runs.firstIndex(where: { !seenRuns.insert($0).inserted }) {
+                throw corrupted([CodingKeys.caseRunsOfEachCase, PathKey(stringValue: suite), PathKey(intValue: repeated)],
+                                "the case run '\(runs[repeated])' is listed twice")
             }
         }
     }
@@ -211,10 +240,35 @@ extension RunPlan {
     /// reports list case runs as one run does), and what run.json records of it.
     package func sharded(_ shard: Shard) -> (plan: RunPlan, record: ShardRecord) {
         let part = RunPlan(caseRuns: caseRuns.filtered { shard.contains(suite: $0.suite, caseID: $0.evalCase.id) })
+        let keys = caseRuns.map(\.key)
+        let cases = caseIDs
         let record = ShardRecord(index: shard.index, count: shard.count, partitionKey: Shard.partitionKey,
-                                 planSHA256: SHA256.hex(Data(caseRuns.map { $0.key + "\n" }.joined().utf8)),
-                                 cases: caseIDs, caseRuns: part.caseRuns.count, requests: part.requestCount)
+                                 planSHA256: SHA256.hex(Data(keys.map { $0 + "\n" }.joined().utf8)),
+                                 cases: cases, caseRuns: part.caseRuns.count, requests: part.requestCount,
+                                 caseRunsOfEachCase: Self.caseRunsOfEachCase(keys: keys, cases: cases))
         return (part, record)
+    }
+
+    /// Each suite's case runs, `variant/backend/reasoning/repeat`, as its first case has them; nil
+    /// unless every case has them and `cases` with them gives `keys` in order (a plan made by
+    /// `Planner.plan` does; one given case run by case run may not).
+    static func caseRunsOfEachCase(keys: [String], cases: [String]) -> [String: [String]]? {
+        var runs: [String: [String]] = [:]
+        var position = 0
+        for name in cases {
+            let suite = String(ShardRecord.suite(ofCase: name)), prefix = name + "/"
+            var rest: [String] = []
+            while position < keys.count, keys[position].hasPrefix(prefix) {
+                rest.append(String(keys[position].dropFirst(prefix.count)))
+                position += 1
+            }
+            if let first = runs[suite] {
+                guard first == rest else { return nil }
+            } else {
+                runs[suite] = rest
+            }
+        }
+        return position == keys.count ? runs : nil
     }
 
     /// `suite/case` of every case in the plan, once each, in plan order.
