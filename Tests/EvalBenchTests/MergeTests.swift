@@ -337,6 +337,42 @@ struct MergeTests {
         #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("m").path))
     }
 
+    @Test("results that kept another plan's indexes are merged at their case runs' places in this plan, reports byte for byte as one run's")
+    func staleIndexesReplaced() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-stale-index")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let whole = work.appendingPathComponent("whole")
+        try await run(request(whole))
+        let results = try RunDirectory(whole).readResults()
+        let metadata = try RunDirectory(whole).readMetadata()
+        let plan = try EvalRun.load(request(whole)).plan
+        var parts: [URL] = []
+        for index in 1...3 {
+            let shard = Shard(index: index, count: 3)
+            let part = RunDirectory(work.appendingPathComponent("part-\(index)"))
+            try FileManager.default.createDirectory(at: part.url, withIntermediateDirectories: true)
+            // Shard 2's results carry the indexes of a plan with more cases before them; shard 3's none.
+            try part.writeResults(results.filter { shard.contains(suite: $0.suite, caseID: $0.caseID) }.map { result in
+                var result = result
+                result.planIndex = index == 3 ? nil : (index == 2 ? result.planIndex.map { $0 + 1_000 } : result.planIndex)
+                return result
+            })
+            var partMetadata = metadata
+            partMetadata.shard = plan.sharded(shard).record
+            try partMetadata.write(to: part.metadata)
+            parts.append(part.url)
+        }
+        let merged = try merge(parts, into: work.appendingPathComponent("merged"))
+        let planIndexes = { (results: [RequestResult]) in
+            Dictionary(uniqueKeysWithValues: results.map { ("\($0.key) \($0.turn)", $0.planIndex) })
+        }
+        #expect(planIndexes(Array(merged.results)) == planIndexes(results))
+        #expect(try RunDirectory(merged.outputDirectory).readResults().map(\.planIndex) == results.compactMap(\.planIndex).sorted())
+        for name in [RunDirectory.FileName.resultsCSV, RunDirectory.FileName.summaryCSV, RunDirectory.FileName.casesCSV, RunDirectory.FileName.junit] {
+            #expect(try text(merged.outputDirectory, name) == (try text(whole, name)), "\(name)")
+        }
+    }
+
     @Test("parts whose run.json predates caseRunsOfEachCase merge as before: case runs taken from the results, unknown cases refused")
     func recordWithoutCaseRuns() async throws {
         let work = PackagePaths.temporaryDirectory("merge-old-record")

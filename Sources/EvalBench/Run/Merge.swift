@@ -68,8 +68,15 @@ package enum RunMerge {
 
         let directory = RunDirectory(path: request.outputDirectory)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let tables = parts.map(\.results)
-        let results = try directory.writeResults(streaming: planOrder(tables).lazy.map { tables[Int($0.part)][Int($0.row)] })
+        let tables = parts.map(\.results), planIndexes = coverage.planIndexes
+        let results = try directory.writeResults(streaming: planOrder(tables, planIndexes: planIndexes).lazy.map { position in
+            var result = tables[Int(position.part)][Int(position.row)]
+            // A part resumed with another plan kept that plan's indexes: each result gets its case run's.
+            if let index = planIndexes.indices.contains(Int(position.part)) ? planIndexes[Int(position.part)][Int(position.row)] : nil {
+                result.planIndex = index
+            }
+            return result
+        })
         var metadata = mergedMetadata(parts, request)
         if let target = request.target { metadata.target = target }
         metadata.partialMerge = coverage.gaps.isEmpty ? nil : coverage.gaps.map(\.message)
@@ -120,10 +127,11 @@ package enum RunMerge {
     }
 
     /// Where each result of `tables` goes in the order one run's reports list them: plan
-    /// order, then turn; results without a plan index after, by key, then turn. Sorted as 24
-    /// bytes a result, read from the tables without building the results (but the keys of
+    /// order, then turn; results without a plan index after, by key, then turn. A row's plan
+    /// index is its table's unless `planIndexes` (by table, then row) gives another. Sorted as
+    /// 24 bytes a result, read from the tables without building the results (but the keys of
     /// those without a plan index).
-    static func planOrder(_ tables: [ResultTable]) -> [(part: Int32, row: Int32)] {
+    static func planOrder(_ tables: [ResultTable], planIndexes: [[Int: Int]] = []) -> [(part: Int32, row: Int32)] {
         struct Position {
             var plan: Int
             var turn: Int32
@@ -133,8 +141,9 @@ package enum RunMerge {
         var positions: [Position] = []
         positions.reserveCapacity(tables.reduce(0) { $0 &+ $1.count })
         for (part, table) in tables.enumerated() {
+            let given = planIndexes.indices.contains(part) ? planIndexes[part] : [:]
             for row in table.indices {
-                positions.append(Position(plan: table.planIndex(at: row) ?? .max, turn: Int32(clamping: table.turn(at: row)),
+                positions.append(Position(plan: given[row] ?? table.planIndex(at: row) ?? .max, turn: Int32(clamping: table.turn(at: row)),
                                           part: Int32(truncatingIfNeeded: part), row: Int32(truncatingIfNeeded: row)))
             }
         }

@@ -14,6 +14,9 @@ package struct MergeCheck: Sendable {
 
     package private(set) var mismatches: [Diagnostic] = []
     package private(set) var gaps: [Gap] = []
+    /// For each part, in the order given, the rows whose recorded plan index is not their case
+    /// run's place in the plan, with that place: the merge orders and records them by it.
+    package private(set) var planIndexes: [[Int: Int]] = []
 
     /// The most names a message lists before saying how many more there are.
     static let namesShown = 20
@@ -104,6 +107,7 @@ package struct MergeCheck: Sendable {
             let coverage = plan.coverage(of: part.results, shard: record.index)
             checkStrays(coverage, of: part, record: record)
             checkCounts(coverage, of: part, record: record, plan: plan)
+            planIndexes.append(coverage.planIndexes)
             let shortfall = plan.shortfall(coverage, shard: record.index, limit: Self.namesShown)
             guard shortfall.unfinished > 0 || coverage.recorded < record.requests else { continue }
             incomplete[record.index] = Gap(

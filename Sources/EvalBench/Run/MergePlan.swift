@@ -167,6 +167,9 @@ extension MergePlan {
         /// Results of no planned case run (or of a turn it does not have), and of other shards' cases.
         var unplanned = Strays()
         var otherShards = Strays()
+        /// The rows whose recorded plan index is not their case run's (a part resumed with
+        /// another plan keeps the old one's), with their case run's.
+        var planIndexes: [Int: Int] = [:]
     }
 
     /// What `results`, the part of shard `index`, hold of the plan, read row by row from the
@@ -193,6 +196,7 @@ extension MergePlan {
             coverage.turnsOfCase[number] = turns
             coverage.turnsOfRun[run, default: 0] += 1
             coverage.recorded += 1
+            if isRecorded, results.planIndex(at: row) != run { coverage.planIndexes[row] = run }
         }
         return coverage
     }
