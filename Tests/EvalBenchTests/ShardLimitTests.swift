@@ -82,6 +82,31 @@ struct ShardLimitTests {
         }
     }
 
+    @Test("run.json's interruption counts are range-checked when read, as merge sums them over its parts")
+    func interruptionRangeChecked() async throws {
+        let work = PackagePaths.temporaryDirectory("interruption-range")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let part = work.appendingPathComponent("part")
+        try await run(Shard(index: 1, count: 3), into: part)
+        let file = part.appendingPathComponent(RunDirectory.FileName.metadata)
+        let original = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let cases: [(unfinished: Int, planned: Int, path: String?)] = [
+            (1, 2, nil), (-3, 2, "$.interruption.unfinishedRequests"), (3, 2, "$.interruption.unfinishedRequests"),
+            (0, Int.max, "$.interruption.plannedRequests"), (0, -1, "$.interruption.plannedRequests"),
+        ]
+        for (unfinished, planned, path) in cases {
+            var json = original
+            json["interruption"] = ["unfinishedRequests": unfinished, "plannedRequests": planned]
+            try JSONSerialization.data(withJSONObject: json).write(to: file)
+            do {
+                let metadata = try RunDirectory(part).readMetadata()
+                #expect(path == nil && metadata.interruption?.unfinishedRequests == unfinished, "\(unfinished) of \(planned) was read")
+            } catch let diagnostic as Diagnostic {
+                #expect(diagnostic.path == path, "\(unfinished) of \(planned): \(diagnostic)")
+            }
+        }
+    }
+
     @Test("merge of parts whose run.json says shard.count 0 or -2 exits 2 naming run.json and $.shard.count, instead of crashing")
     func mergeOfImpossibleCountExits2() async throws {
         let work = PackagePaths.temporaryDirectory("shard-count-zero")

@@ -33,6 +33,23 @@ package struct RunMetadata: Sendable, Codable, Equatable {
             self.parts = parts
         }
 
+        /// Read range-checked, as a shard's counts are: `merge` sums them over its parts, and an
+        /// edited run.json must not make that sum overflow or a headline say -3 of 2.
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            unfinishedRequests = try container.decode(Int.self, forKey: .unfinishedRequests)
+            plannedRequests = try container.decode(Int.self, forKey: .plannedRequests)
+            parts = try container.decodeIfPresent([String].self, forKey: .parts)
+            guard (0...ShardRecord.largestCount).contains(plannedRequests) else {
+                throw DecodingError.dataCorruptedError(forKey: .plannedRequests, in: container,
+                                                       debugDescription: "must be a count from 0 to \(ShardRecord.largestCount), got \(plannedRequests)")
+            }
+            guard (0...plannedRequests).contains(unfinishedRequests) else {
+                throw DecodingError.dataCorruptedError(forKey: .unfinishedRequests, in: container,
+                                                       debugDescription: "must be a count from 0 to plannedRequests (\(plannedRequests)), got \(unfinishedRequests)")
+            }
+        }
+
         /// The line every report opens with.
         package var headline: String {
             "Interrupted: \(unfinishedRequests) of \(plannedRequests) planned requests did not run; these figures cover only the ones that finished (\(howToFinish))"
