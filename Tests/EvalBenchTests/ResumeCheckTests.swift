@@ -80,6 +80,39 @@ struct ResumeCheckTests {
         #expect(server.requests.count == 4, "f's finished case runs are kept, not sent again")
     }
 
+    @Test("a resumed run whose suite changed one variant's prompt wrapper is refused naming it; --resume-changed sends only that variant's case runs")
+    func changedVariant() async throws {
+        // "Rome" in the prompt makes the fake answer it: the new wrapper fails the case.
+        let server = FakeOpenAIServer { request in
+            FakeOpenAIServer.Script(steps: [.content(request.messages.last?.content.contains("Rome") == true ? "Rome" : "Paris")])
+        }
+        try server.start()
+        defer { server.stop() }
+        func variants(wrap: String) -> String {
+            #"{"format": "evalbench.suite/1", "suite": "s", "variants": [{"name": "plain"}, {"name": "wrap", "prompt": "\#(wrap)"}], "cases": [{"id": "a", "prompt": "capital of France?", "expect": [{"type": "contains", "value": "Paris"}]}]}"#
+        }
+        let fixture = try RunFixture("resume-variant", suite: variants(wrap: "{{prompt}} (one word)"),
+                                     config: #"{"backends": [{"name": "f", "kind": "openai", "baseURL": "\#(server.baseURL.absoluteString)/v1"}], "defaults": {"retries": 0}}"#)
+        defer { fixture.remove() }
+        let first = fixture.request()
+        _ = try await EvalRun.execute(try EvalRun.load(first), first, transport: URLSessionStreamTransport())
+        #expect(server.requests.count == 2)
+
+        try Data(variants(wrap: "{{prompt}} Rome").utf8).write(to: URL(fileURLWithPath: fixture.suitePath))
+        var resumed = fixture.request()
+        resumed.resumeDirectory = resumed.outputDirectory
+        let refused = loadDiagnostics { () throws(LoadError) in
+            do { _ = try EvalRun.load(resumed) } catch let error as LoadError { throw error } catch {}
+        }
+        #expect(refused.first?.message.contains("variants changed: s/wrap") == true, "\(refused)")
+
+        resumed.resumeChanged = true
+        let outcome = try await EvalRun.execute(try EvalRun.load(resumed), resumed, transport: URLSessionStreamTransport())
+        #expect(server.requests.count == 3, "only the wrap variant's case run is sent again")
+        #expect(outcome.results.first { $0.variant == "wrap" }?.prompt == "capital of France? Rome")
+        #expect(outcome.verdict.exitStatus == .gateFailed, "as a fresh run of the changed suite fails")
+    }
+
     @Test("a case's digest changes with its assertions and not with the order of its keys")
     func caseDigest() {
         let one = EvalCase(id: "a", turns: [Turn(prompt: "q", expect: [Assertion(.contains("x", ignoreCase: false))])])
@@ -92,11 +125,14 @@ struct ResumeCheckTests {
 
 @Suite("What a resume compares")
 struct ResumeComparisonTests {
+    /// run.json as a run of `suite` on `config` records it.
     private func metadata(_ suite: Suite, config: Config = Config(backends: [])) -> RunMetadata {
-        RunMetadata(toolVersion: "t", arguments: [], suites: [
-            RunMetadata.SuiteFile(path: suite.file, suite: suite.name, sha256: EvalRun.suiteDigest(suite),
-                                  cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) }),
-        ], config: config, gitCommit: nil, host: .current(), startedAt: Date(), endedAt: nil, backends: [])
+        let loaded = LoadedRun(suites: [suite], config: config, backendNames: [], plan: RunPlan(caseRuns: []))
+        return EvalRun.startMetadata(loaded, RunRequest(suitePaths: []), started: Date(), gitCommit: nil)
+    }
+
+    private func result(_ caseID: String, variant: String = "default", backend: String = "f") -> RequestResult {
+        fixtureResult(suite: "s", caseID: caseID, variant: variant, backend: backend, status: .pass)
     }
 
     @Test("a dataset row that changed is a changed case even though the suite file's digest is the same")
@@ -126,5 +162,97 @@ struct ResumeComparisonTests {
         legacy.suites[0].cases = nil
         legacy.suites[0].sha256 = "different"
         #expect(ResumeCheck(legacy, suites: [suite], config: Config(backends: []), backends: []).changed == ["s/a"])
+    }
+
+    @Test("a variant whose prompt wrapper, instructions, options or output changed makes its case runs stale, and only its own")
+    func variantChange() {
+        var before = Suite(name: "s", file: "/nonexistent/s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "q")])])
+        before.variants = [PromptVariant(name: "plain"), PromptVariant(name: "wrap", promptTemplate: "{{prompt}} (one word)")]
+        let changes: [(String, (inout PromptVariant) -> Void)] = [
+            ("prompt", { $0.promptTemplate = "{{prompt}} (two words)" }),
+            ("instructions", { $0.instructions = "Answer in French." }),
+            ("options", { $0.options = GenerationOptions(temperature: 1) }),
+            ("output", { $0.output = StructuredOutput(schema: .object(["type": .string("object")])) }),
+        ]
+        for (what, change) in changes {
+            var after = before
+            change(&after.variants[1])
+            let check = ResumeCheck(metadata(before), suites: [after], config: Config(backends: []), backends: [])
+            #expect(!check.isUnchanged, "\(what)")
+            #expect(check.summary == "variants changed: s/wrap", "\(what)")
+            #expect(check.isStale(result("a", variant: "wrap")), "\(what)")
+            #expect(!check.isStale(result("a", variant: "plain")), "\(what)")
+        }
+        var renamed = before
+        renamed.variants[1].name = "wrapped"
+        let check = ResumeCheck(metadata(before), suites: [renamed], config: Config(backends: []), backends: [])
+        #expect(check.summary == "variants deleted: s/wrap; variants added: s/wrapped")
+        #expect(check.isStale(result("a", variant: "wrap")))
+        #expect(ResumeCheck(metadata(before), suites: [before], config: Config(backends: []), backends: []).isUnchanged)
+    }
+
+    @Test("a suite that gains a default variant of its own that wraps the prompt changes the case runs of `default`")
+    func explicitDefaultVariant() {
+        let before = Suite(name: "s", file: "/nonexistent/s.json", cases: [EvalCase(id: "a", turns: [Turn(prompt: "q")])])
+        var after = before
+        after.variants = [PromptVariant(name: "default", promptTemplate: "{{prompt}}!")]
+        let check = ResumeCheck(metadata(before), suites: [after], config: Config(backends: []), backends: [])
+        #expect(check.summary == "variants changed: s/default")
+        #expect(check.isStale(result("a")))
+    }
+
+    @Test("a run.json without variant digests resumes when the suite file is as it was, and counts every variant as changed, saying so, when it is not")
+    func runJSONWithoutVariantDigests() throws {
+        let directory = PackagePaths.temporaryDirectory("resume-old-variants")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("s.json")
+        func write(_ wrap: String) throws -> Suite {
+            let text = #"{"format": "evalbench.suite/1", "suite": "s", "variants": [{"name": "plain"}, {"name": "wrap", "prompt": "\#(wrap)"}], "cases": [{"id": "a", "prompt": "q"}]}"#
+            try Data(text.utf8).write(to: file)
+            return try SuiteLoader.load(path: file.path)
+        }
+        var legacy = metadata(try write("{{prompt}}!"))
+        legacy.suites[0].variants = nil
+        #expect(ResumeCheck(legacy, suites: [try write("{{prompt}}!")], config: Config(backends: []), backends: []).isUnchanged)
+        let check = ResumeCheck(legacy, suites: [try write("{{prompt}}?")], config: Config(backends: []), backends: [])
+        #expect(check.changed.isEmpty, "the case itself is as it was")
+        #expect(check.isStale(result("a", variant: "plain")) && check.isStale(result("a", variant: "wrap")))
+        #expect(check.summary.contains("variants changed: s/plain, s/wrap"), "\(check.summary)")
+        #expect(check.summary.contains("records no variant digests"), "\(check.summary)")
+    }
+
+    @Test("the suite's instructions, options, vars and tools, and a dataset's rows and case template, reach every case's digest")
+    func suiteLevelInputs() throws {
+        let directory = PackagePaths.temporaryDirectory("resume-suite-level")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("s.json")
+        let rows = directory.appendingPathComponent("rows.jsonl")
+        let base: [String: String] = [
+            "instructions": #""Be brief.""#, "options": #"{"temperature": 0}"#, "vars": #"{"x": "France"}"#,
+            "tools": #"[{"name": "lookup", "description": "Looks up", "parameters": {"type": "object"}, "results": [{"result": "Paris"}]}]"#,
+        ]
+        let changed: [String: String] = [
+            "instructions": #""Be thorough.""#, "options": #"{"temperature": 1}"#, "vars": #"{"x": "Peru"}"#,
+            "tools": #"[{"name": "lookup", "description": "Looks up", "parameters": {"type": "object"}, "results": [{"result": "Lima"}]}]"#,
+        ]
+        func load(_ members: [String: String], row: String = #"{"q": "capital?"}"#, template: String = "{{q}} of {{x}}") throws -> Suite {
+            let fields = members.sorted { $0.key < $1.key }.map { #""\#($0.key)": \#($0.value)"# }.joined(separator: ", ")
+            let text = #"{"format": "evalbench.suite/1", "suite": "s", \#(fields), "dataset": {"path": "rows.jsonl", "case": {"prompt": "\#(template)"}}}"#
+            try Data(text.utf8).write(to: file)
+            try Data((row + "\n").utf8).write(to: rows)
+            return try SuiteLoader.load(path: file.path)
+        }
+        let then = metadata(try load(base))
+        #expect(ResumeCheck(then, suites: [try load(base)], config: Config(backends: []), backends: []).isUnchanged)
+        for key in base.keys.sorted() {
+            var members = base
+            members[key] = changed[key]
+            let check = ResumeCheck(then, suites: [try load(members)], config: Config(backends: []), backends: [])
+            #expect(check.changed == ["s/row-1"], "\(key)")
+        }
+        #expect(ResumeCheck(then, suites: [try load(base, row: #"{"q": "largest city?"}"#)], config: Config(backends: []), backends: []).changed == ["s/row-1"])
+        #expect(ResumeCheck(then, suites: [try load(base, template: "{{q}} in {{x}}")], config: Config(backends: []), backends: []).changed == ["s/row-1"])
     }
 }

@@ -20,7 +20,7 @@ package struct RunRequest: Sendable {
     /// `--variant`: only these prompt variants; empty means all.
     package var variants: [String] = []
     /// `--resume-changed`: resume even when the suites or config changed since the resumed run,
-    /// sending the changed and added cases again and dropping the deleted ones.
+    /// sending the changed and added cases and variants again and dropping the deleted ones.
     package var resumeChanged = false
     /// `--max-requests`: the most requests the matrix may send; a larger one is refused at load.
     package var maxRequests = RunLimits.defaultMaxRequests
@@ -252,7 +252,7 @@ package enum EvalRun {
         throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path,
                                     message: "the suites or config differ from those of the run being resumed (\(check.summary)): its results for them are stale",
                                     fix: (check.droppedBackends.isEmpty ? "" : "select the backends it ran with --backend, or ")
-                                        + "pass --resume-changed to run the changed and added cases again and drop the deleted ones, or start a new run with --out")])
+                                        + "pass --resume-changed to run the changed and added cases and variants again and drop the deleted ones, or start a new run with --out")])
     }
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
@@ -329,7 +329,7 @@ package enum EvalRun {
         var verdict = verdict(results, gate: gate, loaded, availability: availability, ordered: ordered, comparison: comparison,
                               baseline: request.baselineDirectory)
         if let check = loaded.resumeCheck, !check.isUnchanged {
-            verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases ran again, deleted ones were dropped")
+            verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases and variants ran again, deleted ones were dropped")
         }
         // The gates judge a whole plan: a partial run neither passes nor fails them.
         if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
@@ -362,8 +362,9 @@ package enum EvalRun {
         return slots
     }
 
-    /// `run.json` as the run starts: the tool, the arguments, the suites with their digests,
-    /// the config, the commit (`gitCommit`, looked up by the caller) and the host.
+    /// `run.json` as the run starts: the tool, the arguments, the suites with their digests (the
+    /// file's, each case's and each variant's), the config, the commit (`gitCommit`, looked up
+    /// by the caller) and the host.
     static func startMetadata(_ loaded: LoadedRun, _ request: RunRequest, started: Date, gitCommit: String?) -> RunMetadata {
         var metadata = RunMetadata(
             toolVersion: EvalBenchVersion.current, arguments: request.arguments,
@@ -372,7 +373,7 @@ package enum EvalRun {
                                       sha256: suiteDigest(suite),
                                       target: suite.target,
                                       cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) },
-                                      gates: suite.gates)
+                                      gates: suite.gates, variants: ResumeCheck.variantDigests(of: suite))
             },
             config: loaded.config, gitCommit: gitCommit,
             host: .current(), startedAt: started, endedAt: nil, backends: [])

@@ -1,9 +1,13 @@
 import Foundation
 
 /// What changed between the run `--resume` continues and the suites and config loaded now.
-/// Its run.json holds each suite's digest and each case's; a case whose digest differs was
-/// changed (its kept verdicts are stale), one no longer in its suite was deleted, one not in
-/// the old run was added. A backend whose config differs changes every case run on it.
+/// Its run.json holds each suite's digest, each case's and each prompt variant's: a case whose
+/// digest differs was changed (its kept verdicts are stale), one no longer in its suite was
+/// deleted, one not in the old run was added; a variant whose digest differs changed every case
+/// run of it. A backend whose config differs changes every case run on it.
+/// The rest of a suite that a request or its grading depends on (its instructions, options,
+/// vars and tools, dataset rows, templates) is in its cases as loaded, and what it holds besides
+/// (repeat, reasoning, gates, targets) the plan and the gates read from the suite as it is now.
 package struct ResumeCheck: Sendable, Equatable {
     /// `suite/case` of every changed case.
     package var changed: [String] = []
@@ -11,6 +15,16 @@ package struct ResumeCheck: Sendable, Equatable {
     package var deleted: [String] = []
     /// `suite/case` of every case the old run did not have.
     package var added: [String] = []
+    /// `suite/variant` of every prompt variant whose digest differs from the old run's.
+    package var changedVariants: [String] = []
+    /// `suite/variant` of every variant of the old run that the suite no longer has.
+    package var deletedVariants: [String] = []
+    /// `suite/variant` of every variant the old run did not have.
+    package var addedVariants: [String] = []
+    /// Suites whose old run.json records no variant digests (it is older than them) and whose
+    /// file changed: nothing says whether a variant did, so every variant of theirs is counted
+    /// as changed (and is in `changedVariants`).
+    package var suitesWithoutVariantDigests: [String] = []
     /// Backends whose config differs from the old run's.
     package var changedBackends: [String] = []
     /// Backends of the old run that this run does not select: their results would otherwise
@@ -18,15 +32,41 @@ package struct ResumeCheck: Sendable, Equatable {
     package var droppedBackends: [String] = []
     /// Suites of the old run that are not loaded now: every result of theirs is stale.
     private var deletedSuites: Set<String> = []
+    /// The lists above as sets, for `isStale`, which is asked of every kept result.
+    private var staleCases: Set<String> = []
+    private var staleVariants: Set<String> = []
+    private var staleBackends: Set<String> = []
 
     /// Nothing changed that would make a kept result stale.
-    package var isUnchanged: Bool { changed.isEmpty && deleted.isEmpty && changedBackends.isEmpty && droppedBackends.isEmpty }
+    package var isUnchanged: Bool {
+        changed.isEmpty && deleted.isEmpty && changedVariants.isEmpty && deletedVariants.isEmpty
+            && changedBackends.isEmpty && droppedBackends.isEmpty
+    }
 
     /// The digest of one case as run.json records it.
     package static func digest(_ evalCase: EvalCase) -> String {
+        digest(of: evalCase)
+    }
+
+    /// The digest of one prompt variant as run.json records it.
+    package static func digest(_ variant: PromptVariant) -> String {
+        digest(of: variant)
+    }
+
+    private static func digest(of value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(evalCase)).map(SHA256.hex) ?? ""
+        return (try? encoder.encode(value)).map(SHA256.hex) ?? ""
+    }
+
+    /// The variants every case of `suite` runs with: its own, else one, `default`, that changes nothing.
+    private static func variants(of suite: Suite) -> [PromptVariant] {
+        suite.variants.isEmpty ? [PromptVariant(name: Planner.defaultVariant)] : suite.variants
+    }
+
+    /// Each variant's digest by name, as run.json records them.
+    package static func variantDigests(of suite: Suite) -> [String: String] {
+        variants(of: suite).reduce(into: [:]) { $0[$1.name] = digest($1) }
     }
 
     /// Compares the old run's `metadata` with `suites` and `config` as loaded now.
@@ -54,6 +94,7 @@ package struct ResumeCheck: Sendable, Equatable {
             }
             let current = Set(suite.cases.map(\.id))
             deleted += oldCases.keys.filter { !current.contains($0) }.sorted().map { "\(suite.name)/\($0)" }
+            compareVariants(of: suite, with: old)
         }
         // A suite of the old run that is not loaded now was deleted whole: its results would
         // otherwise be kept beside the new suite's, in a run whose run.json no longer names it.
@@ -68,14 +109,40 @@ package struct ResumeCheck: Sendable, Equatable {
                 changedBackends.append(name)
             }
         }
+        staleCases = Set(changed + deleted)
+        staleVariants = Set(changedVariants + deletedVariants)
+        staleBackends = Set(changedBackends + droppedBackends)
     }
 
-    /// Whether `result`, kept from the old run, is stale: its case changed or was deleted, or
-    /// its backend's config changed.
+    /// Compares `suite`'s variants with the digests `old` recorded. A run.json from before
+    /// variant digests has none: if the suite file is as it was, neither are its variants (they
+    /// are written in it); if it changed, which variant changed is unknown, so every one did.
+    private mutating func compareVariants(of suite: Suite, with old: RunMetadata.SuiteFile) {
+        let variants = Self.variants(of: suite)
+        guard let oldVariants = old.variants else {
+            if old.sha256 != EvalRun.suiteDigest(suite) {
+                suitesWithoutVariantDigests.append(suite.name)
+                changedVariants += variants.map { "\(suite.name)/\($0.name)" }
+            }
+            return
+        }
+        for variant in variants {
+            let id = "\(suite.name)/\(variant.name)"
+            switch oldVariants[variant.name] {
+            case nil: addedVariants.append(id)
+            case let digest? where digest != Self.digest(variant): changedVariants.append(id)
+            default: break
+            }
+        }
+        let current = Set(variants.map(\.name))
+        deletedVariants += oldVariants.keys.filter { !current.contains($0) }.sorted().map { "\(suite.name)/\($0)" }
+    }
+
+    /// Whether `result`, kept from the old run, is stale: its case or variant changed or was
+    /// deleted, or its backend's config changed.
     package func isStale(_ result: RequestResult) -> Bool {
-        let id = "\(result.suite)/\(result.caseID)"
-        return deletedSuites.contains(result.suite) || changed.contains(id) || deleted.contains(id)
-            || changedBackends.contains(result.backend) || droppedBackends.contains(result.backend)
+        deletedSuites.contains(result.suite) || staleCases.contains("\(result.suite)/\(result.caseID)")
+            || staleVariants.contains("\(result.suite)/\(result.variant)") || staleBackends.contains(result.backend)
     }
 
     /// `changed: a, b; deleted: c; added: d; backend config changed: x`.
@@ -87,6 +154,12 @@ package struct ResumeCheck: Sendable, Equatable {
         if !changed.isEmpty { parts.append("changed: \(list(changed))") }
         if !deleted.isEmpty { parts.append("deleted: \(list(deleted))") }
         if !added.isEmpty { parts.append("added: \(list(added))") }
+        if !changedVariants.isEmpty { parts.append("variants changed: \(list(changedVariants))") }
+        if !suitesWithoutVariantDigests.isEmpty {
+            parts.append("variants unknown: the run.json resumed records no variant digests and the file of \(list(suitesWithoutVariantDigests)) changed, so each of their variants counts as changed")
+        }
+        if !deletedVariants.isEmpty { parts.append("variants deleted: \(list(deletedVariants))") }
+        if !addedVariants.isEmpty { parts.append("variants added: \(list(addedVariants))") }
         if !changedBackends.isEmpty { parts.append("backend config changed: \(list(changedBackends))") }
         if !droppedBackends.isEmpty { parts.append("backends not selected now: \(list(droppedBackends))") }
         return parts.joined(separator: "; ")

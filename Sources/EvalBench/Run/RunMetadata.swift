@@ -97,15 +97,21 @@ package struct RunMetadata: Sendable, Codable, Equatable {
         package var cases: [String: String]?
         /// The suite's `gates`, for `merge` to apply them as the run did.
         package var gates: SuiteGates?
+        /// Each prompt variant's digest by name (`ResumeCheck.digest(_:)`; a suite without
+        /// variants has one, `default`), so that `--resume` can tell which variants changed:
+        /// a variant is applied to every case and is not part of a case's digest. Nil in
+        /// run.json files from before it was recorded.
+        package var variants: [String: String]?
 
         package init(path: String, suite: String, sha256: String, target: Double? = nil, cases: [String: String]? = nil,
-                     gates: SuiteGates? = nil) {
+                     gates: SuiteGates? = nil, variants: [String: String]? = nil) {
             self.path = path
             self.suite = suite
             self.sha256 = sha256
             self.target = target
             self.cases = cases
             self.gates = gates
+            self.variants = variants
         }
     }
 
