@@ -222,6 +222,29 @@ struct ResumeComparisonTests {
         #expect(check.summary.contains("records no variant digests"), "\(check.summary)")
     }
 
+    @Test("a judge's or a turn switch's backend whose config changed makes the case runs of the cases that call it stale on every backend")
+    func calledBackendChanged() {
+        let judged = EvalCase(id: "judged", turns: [Turn(prompt: "q", expect: [Assertion(.judge(ModelGrader(backend: "j"), rubric: "is right", minScore: nil))])])
+        let switching = EvalCase(id: "switching", turns: [Turn(prompt: "q"), Turn(prompt: "r", switchTo: TurnSwitch(backend: "g"))])
+        let plain = EvalCase(id: "plain", turns: [Turn(prompt: "q")])
+        let suite = Suite(name: "s", file: "/nonexistent/s.json", cases: [judged, switching, plain])
+        func config(judgeTimeout: Double, switchTimeout: Double) -> Config {
+            Config(backends: ["f", "j", "g"].map { name in
+                BackendConfig(name: name, timeoutSeconds: name == "j" ? judgeTimeout : name == "g" ? switchTimeout : 10,
+                              options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1"))
+            })
+        }
+        let then = metadata(suite, config: config(judgeTimeout: 10, switchTimeout: 10))
+        let judgeChanged = ResumeCheck(then, suites: [suite], config: config(judgeTimeout: 20, switchTimeout: 10), backends: ["f"])
+        #expect(!judgeChanged.isUnchanged)
+        #expect(judgeChanged.isStale(result("judged")))
+        #expect(!judgeChanged.isStale(result("switching")) && !judgeChanged.isStale(result("plain")))
+        #expect(judgeChanged.summary == "backend config changed: j; cases that switch to or grade with a changed backend: s/judged")
+        let switchChanged = ResumeCheck(then, suites: [suite], config: config(judgeTimeout: 10, switchTimeout: 20), backends: ["f"])
+        #expect(switchChanged.isStale(result("switching")) && !switchChanged.isStale(result("judged")))
+        #expect(ResumeCheck(then, suites: [suite], config: config(judgeTimeout: 10, switchTimeout: 10), backends: ["f"]).isUnchanged)
+    }
+
     @Test("the suite's instructions, options, vars and tools, and a dataset's rows and case template, reach every case's digest")
     func suiteLevelInputs() throws {
         let directory = PackagePaths.temporaryDirectory("resume-suite-level")

@@ -4,7 +4,8 @@ import Foundation
 /// Its run.json holds each suite's digest, each case's and each prompt variant's: a case whose
 /// digest differs was changed (its kept verdicts are stale), one no longer in its suite was
 /// deleted, one not in the old run was added; a variant whose digest differs changed every case
-/// run of it. A backend whose config differs changes every case run on it.
+/// run of it. A backend whose config differs changes every case run on it, and every case run
+/// of a case that calls it (a turn that switches to it, a judge or similarity grader).
 /// The rest of a suite that a request or its grading depends on (its instructions, options,
 /// vars and tools, dataset rows, templates) is in its cases as loaded, and what it holds besides
 /// (repeat, reasoning, gates, targets) the plan and the gates read from the suite as it is now.
@@ -25,8 +26,12 @@ package struct ResumeCheck: Sendable, Equatable {
     /// file changed: nothing says whether a variant did, so every variant of theirs is counted
     /// as changed (and is in `changedVariants`).
     package var suitesWithoutVariantDigests: [String] = []
-    /// Backends whose config differs from the old run's.
+    /// Backends the run uses (the selected ones, and those a case switches to or grades with)
+    /// whose config differs from the old run's.
     package var changedBackends: [String] = []
+    /// `suite/case` of every case that switches to, or grades with, a backend whose config
+    /// changed: its case runs on every backend are stale.
+    package var callingChangedBackends: [String] = []
     /// Backends of the old run that this run does not select: their results would otherwise
     /// be kept beside the new run's, in a run whose run.json no longer names them.
     package var droppedBackends: [String] = []
@@ -104,12 +109,8 @@ package struct ResumeCheck: Sendable, Equatable {
             deleted += old.cases.map { $0.keys.sorted().map { "\(old.suite)/\($0)" } } ?? ["\(old.suite)/*"]
         }
         droppedBackends = metadata.backends.map(\.name).filter { !backends.contains($0) }
-        for name in backends {
-            if let now = config.backend(named: name), let then = metadata.config.backend(named: name), now != then {
-                changedBackends.append(name)
-            }
-        }
-        staleCases = Set(changed + deleted)
+        compareBackends(metadata.config, config, selected: backends, suites: suites)
+        staleCases = Set(changed + deleted + callingChangedBackends)
         staleVariants = Set(changedVariants + deletedVariants)
         staleBackends = Set(changedBackends + droppedBackends)
     }
@@ -138,8 +139,41 @@ package struct ResumeCheck: Sendable, Equatable {
         deletedVariants += oldVariants.keys.filter { !current.contains($0) }.sorted().map { "\(suite.name)/\($0)" }
     }
 
+    /// The backends whose config changed among those the run uses: the `selected` ones, and
+    /// those a case of `suites` switches to or grades with, whose cases are then stale too.
+    private mutating func compareBackends(_ then: Config, _ now: Config, selected: [String], suites: [Suite]) {
+        var callers: [String: [String]] = [:]
+        for suite in suites {
+            for evalCase in suite.cases {
+                for name in Self.calledBackends(of: evalCase) { callers[name, default: []].append("\(suite.name)/\(evalCase.id)") }
+            }
+        }
+        for name in selected + callers.keys.sorted() where !changedBackends.contains(name) {
+            if let current = now.backend(named: name), let old = then.backend(named: name), current != old {
+                changedBackends.append(name)
+                callingChangedBackends += (callers[name] ?? []).filter { !callingChangedBackends.contains($0) }
+            }
+        }
+    }
+
+    /// The backends `evalCase` calls besides the one it runs on: a turn's switch, a judge's or
+    /// a similarity grader's.
+    private static func calledBackends(of evalCase: EvalCase) -> Set<String> {
+        var names: Set<String> = []
+        for turn in evalCase.turns {
+            if let name = turn.switchTo?.backend { names.insert(name) }
+            for assertion in turn.expect {
+                switch assertion.check {
+                case let .judge(grader, _, _), let .similar(grader, _, _): names.insert(grader.backend)
+                default: break
+                }
+            }
+        }
+        return names
+    }
+
     /// Whether `result`, kept from the old run, is stale: its case or variant changed or was
-    /// deleted, or its backend's config changed.
+    /// deleted, its backend's config changed, or that of a backend its case calls.
     package func isStale(_ result: RequestResult) -> Bool {
         deletedSuites.contains(result.suite) || staleCases.contains("\(result.suite)/\(result.caseID)")
             || staleVariants.contains("\(result.suite)/\(result.variant)") || staleBackends.contains(result.backend)
@@ -161,6 +195,7 @@ package struct ResumeCheck: Sendable, Equatable {
         if !deletedVariants.isEmpty { parts.append("variants deleted: \(list(deletedVariants))") }
         if !addedVariants.isEmpty { parts.append("variants added: \(list(addedVariants))") }
         if !changedBackends.isEmpty { parts.append("backend config changed: \(list(changedBackends))") }
+        if !callingChangedBackends.isEmpty { parts.append("cases that switch to or grade with a changed backend: \(list(callingChangedBackends))") }
         if !droppedBackends.isEmpty { parts.append("backends not selected now: \(list(droppedBackends))") }
         return parts.joined(separator: "; ")
     }
