@@ -278,4 +278,22 @@ struct ResumeComparisonTests {
         #expect(ResumeCheck(then, suites: [try load(base, row: #"{"q": "largest city?"}"#)], config: Config(backends: []), backends: []).changed == ["s/row-1"])
         #expect(ResumeCheck(then, suites: [try load(base, template: "{{q}} in {{x}}")], config: Config(backends: []), backends: []).changed == ["s/row-1"])
     }
+
+    @Test("a backend that a case only switches to is not a dropped backend, and a case run whose planned backend changed is stale in every turn, a switched one too")
+    func switchedTurns() {
+        let switching = EvalCase(id: "switching", turns: [Turn(prompt: "q"), Turn(prompt: "r", switchTo: TurnSwitch(backend: "g"))])
+        let suite = Suite(name: "s", file: "/nonexistent/s.json", cases: [switching])
+        func config(_ timeout: Double) -> Config {
+            Config(backends: ["f", "g"].map { BackendConfig(name: $0, timeoutSeconds: $0 == "f" ? timeout : 10, options: OpenAIKind(baseURL: "http://127.0.0.1:9/v1")) })
+        }
+        var then = metadata(suite, config: config(10))
+        // As a run records them: the selected backend, then the one a turn switches to.
+        then.backends = ["f", "g"].map { RunMetadata.BackendInfo(name: $0, kind: "openai", availability: "available", reasoning: [:]) }
+        #expect(ResumeCheck(then, suites: [suite], config: config(10), backends: ["f"]).isUnchanged)
+        var secondTurn = fixtureResult(suite: "s", caseID: "switching", turn: 2, turns: 2, backend: "g", status: .pass)
+        secondTurn.key = "s/switching/default/f/none/1"
+        let changed = ResumeCheck(then, suites: [suite], config: config(20), backends: ["f"])
+        #expect(changed.isStale(secondTurn), "turn 2 ran on g, in a case run planned on f, whose config changed")
+        #expect(changed.isStale(result("switching")))
+    }
 }

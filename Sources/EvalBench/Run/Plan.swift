@@ -64,6 +64,20 @@ package struct PlannedCaseRun: Sendable, Equatable {
         [suite, caseID, variant, backend, reasoning.rawValue, String(repeatIndex)].joined(separator: "/")
     }
 
+    /// The backend and level the case run of `result` was planned on, read from its key: a
+    /// result records those its turn was sent on, which a turn's switch changes, and every turn
+    /// of a case run shares the key. Nil when the key is not one the planner makes for the
+    /// result's suite, case, variant and repeat.
+    package static func plannedBackendAndLevel(of result: RequestResult) -> (backend: String, reasoning: ReasoningLevel)? {
+        let prefix = "\(result.suite)/\(result.caseID)/\(result.variant)/", suffix = "/\(result.repeatIndex)"
+        let key = result.key
+        guard key.count > prefix.count + suffix.count, key.hasPrefix(prefix), key.hasSuffix(suffix) else { return nil }
+        let middle = key.dropFirst(prefix.count).dropLast(suffix.count)
+        guard let slash = middle.lastIndex(of: "/"), let level = ReasoningLevel(rawValue: String(middle[middle.index(after: slash)...])),
+              slash > middle.startIndex else { return nil }
+        return (String(middle[..<slash]), level)
+    }
+
     package static func == (lhs: PlannedCaseRun, rhs: PlannedCaseRun) -> Bool {
         lhs.key == rhs.key && lhs.suite == rhs.suite && lhs.variant == rhs.variant && lhs.backend == rhs.backend
             && lhs.reasoning == rhs.reasoning && lhs.repeatIndex == rhs.repeatIndex && lhs.slo == rhs.slo

@@ -108,7 +108,10 @@ package struct ResumeCheck: Sendable, Equatable {
             deletedSuites.insert(old.suite)
             deleted += old.cases.map { $0.keys.sorted().map { "\(old.suite)/\($0)" } } ?? ["\(old.suite)/*"]
         }
-        droppedBackends = metadata.backends.map(\.name).filter { !backends.contains($0) }
+        let called = Set(suites.flatMap { $0.cases.flatMap(Self.calledBackends(of:)) })
+        // A backend a case switches to or grades with was started, and is in run.json, without
+        // being selected: it is dropped only when no case calls it now.
+        droppedBackends = metadata.backends.map(\.name).filter { !backends.contains($0) && !called.contains($0) }
         compareBackends(metadata.config, config, selected: backends, suites: suites)
         staleCases = Set(changed + deleted + callingChangedBackends)
         staleVariants = Set(changedVariants + deletedVariants)
@@ -173,10 +176,13 @@ package struct ResumeCheck: Sendable, Equatable {
     }
 
     /// Whether `result`, kept from the old run, is stale: its case or variant changed or was
-    /// deleted, its backend's config changed, or that of a backend its case calls.
+    /// deleted, the config of the backend its case run was planned on changed (or that backend
+    /// is not selected now), or that of a backend its case calls. Every turn of a case run gets
+    /// the same answer: a turn that switched backend is judged by the case run's.
     package func isStale(_ result: RequestResult) -> Bool {
-        deletedSuites.contains(result.suite) || staleCases.contains("\(result.suite)/\(result.caseID)")
-            || staleVariants.contains("\(result.suite)/\(result.variant)") || staleBackends.contains(result.backend)
+        let backend = PlannedCaseRun.plannedBackendAndLevel(of: result)?.backend ?? result.backend
+        return deletedSuites.contains(result.suite) || staleCases.contains("\(result.suite)/\(result.caseID)")
+            || staleVariants.contains("\(result.suite)/\(result.variant)") || staleBackends.contains(backend)
     }
 
     /// `changed: a, b; deleted: c; added: d; backend config changed: x`.
