@@ -243,15 +243,25 @@ func compareChild(baseline: URL, current: URL) throws {
 }
 
 /// In the child: what `run --resume DIR` does before it sends anything (the finished case runs
-/// of DIR's results found and written as the new run's results.jsonl, in a directory of its
-/// own), then prints the wall seconds and the peak resident MB.
+/// of DIR's results found, checked against run.json's digests and looked up in the plan they
+/// are of, as `EvalRun.load` does, and written as the new run's results.jsonl, in a directory
+/// of its own, as `EvalRun.execute` does), then prints the wall seconds and the peak resident MB.
 func resumeChild(_ directory: URL) throws {
     let clock = Stopwatch()
     let out = RunDirectory(temporaryDirectory())
     defer { try? FileManager.default.removeItem(at: out.url) }
-    let kept = try out.writeResults(streaming: try RunDirectory(directory).finishedResults())
-    // The keys the runner skips, as `EvalRun.execute` gathers them.
-    let finishedKeys = Set(kept.lazy.map(\.key))
-    guard kept.count > 0, !finishedKeys.isEmpty else { exit(1) }
+    // The plan of `writeSyntheticResults`'s million: 10,000 cases × 5 backends × 4 levels × 5 repeats.
+    let suite = Suite(name: "bench", cases: (0..<10_000).map { EvalCase(id: "case-\($0)", prompt: "What is the capital of France?", expect: []) })
+    let backends = (0..<5).map { "b\($0)" }
+    let plan = Planner.plan([suite], PlanSelection(backends: backends, reasoning: ReasoningLevel.allCases, repeatCount: 5))
+    let recorded = RunMetadata.SuiteFile(path: "", suite: suite.name, sha256: "",
+                                         cases: suite.cases.reduce(into: [:]) { $0[$1.id] = ResumeCheck.digest($1) },
+                                         variants: ResumeCheck.variantDigests(of: suite))
+    let metadata = RunMetadata(toolVersion: "bench", arguments: [], suites: [recorded], config: Config(backends: []), gitCommit: nil,
+                               host: .current(), startedAt: Date(), endedAt: nil, backends: [])
+    let resumed = try ResumedRun.read(RunDirectory(directory), plan: plan.caseRuns,
+                                      check: ResumeCheck(metadata, suites: [suite], config: Config(backends: []), backends: backends))
+    let kept = try out.writeResults(streaming: resumed.results)
+    guard kept.count > 0, resumed.unplanned.count == 0, resumed.staleCaseRuns == 0 else { exit(1) }
     printChildFigures(since: clock)
 }

@@ -50,7 +50,7 @@ enum Options {
     static let quiet = OptionSpec.flag(
         "--quiet", help: "Print no summary at the end (headline, verdict, failures, report paths); errors still go to stderr.")
     static let resumeChanged = OptionSpec.flag(
-        "--resume-changed", help: "With --resume, accept suites or config changed since that run: send the changed and added cases again and drop the deleted ones.")
+        "--resume-changed", help: "With --resume, accept suites or config changed since that run, or another selection: send the changed and added cases again, and drop the deleted ones and the case runs this run does not plan.")
     static let allowEmpty = OptionSpec.flag(
         "--allow-empty", help: "Exit 0 even when no case ran (none recorded, or every one skipped); otherwise that run exits 1.")
     static let maxRequests = OptionSpec.value(

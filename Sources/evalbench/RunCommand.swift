@@ -14,6 +14,7 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
         failLoading(error)
     }
     warnIfReplacing(out: request.outputDirectory, resume: request.resumeDirectory)
+    if let leftOut = loaded.resumed?.leftOutLine { printError("evalbench: --resume \(request.resumeDirectory ?? ""): \(leftOut)") }
     let progress = Progress(total: loaded.plan.requestCount, enabled: !parsed.has(Options.noProgress))
     let interrupts = Interrupts()
     interrupts.install()

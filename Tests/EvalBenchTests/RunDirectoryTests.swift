@@ -57,7 +57,7 @@ struct RunDirectoryTests {
                    result("c", turn: 2, plan: 3, backend: "other")], to: run)
         let kept = try run.finishedResults()
         #expect(kept.map { "\($0.caseID)\($0.turn)" } == ["a1", "b1", "b2", "a2", "c1", "c2"], "c on local was cut off after turn 1")
-        let notOther = try run.finishedResults { $0.backend != "other" }
+        let notOther = try run.finishedResults { $0.backend != "other" ? $0 : nil }
         #expect(notOther.map { "\($0.caseID)\($0.turn)" } == ["a1", "b1", "b2", "a2"])
     }
 

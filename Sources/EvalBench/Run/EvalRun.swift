@@ -82,8 +82,9 @@ package struct LoadedRun: Sendable {
     package var switchBackendNames: [String] = []
     /// The results of `--baseline`'s run, read and checked before anything is sent.
     package var baselineResults: ResultTable?
-    /// With `--resume`, what changed since the resumed run (accepted with `--resume-changed`).
-    package var resumeCheck: ResumeCheck?
+    /// With `--resume`, what the resumed run finished that this run keeps, what changed since
+    /// (accepted with `--resume-changed`) and what was left out.
+    package var resumed: ResumedRun?
     /// What run.json records of `--shard`; `plan` then holds only the shard's case runs.
     package var shard: ShardRecord?
 }
@@ -176,12 +177,12 @@ package enum EvalRun {
         if let baselineResults, let path = request.baselineDirectory, let problem = unrelatedBaseline(baselineResults, plan: plan, path: path) {
             throw LoadError([problem])
         }
-        let resumeCheck = try checkResume(request, suites: suites, config: config, backends: names, shard: shard)
         let sharded = shard.map { plan.sharded($0) }
         if let sharded { plan = sharded.plan }
+        let resumed = try resume(request, suites: suites, config: config, backends: names, plan: plan.caseRuns, shard: shard)
         return LoadedRun(suites: suites, config: config, backendNames: names, plan: plan,
                          switchBackendNames: validation.extraBackends,
-                         baselineResults: baselineResults, resumeCheck: resumeCheck, shard: sharded?.record)
+                         baselineResults: baselineResults, resumed: resumed, shard: sharded?.record)
     }
 
     /// The backends the run uses: `--backend`, else `defaults.backends`, else every one configured.
@@ -223,36 +224,60 @@ package enum EvalRun {
                           fix: "pass the --out of an earlier run of the same suites, backends and levels")
     }
 
-    /// With `--resume`, what changed since that run; a change is refused, listing the cases,
-    /// unless `--resume-changed` accepts it. Nil without `--resume`; a run.json that cannot be
-    /// read is refused.
-    static func checkResume(_ request: RunRequest, suites: [Suite], config: Config, backends: [String],
-                            shard: Shard? = nil) throws(LoadError) -> ResumeCheck? {
+    /// With `--resume`, what the resumed run finished that this run keeps (`ResumedRun`). A
+    /// change since that run, or finished case runs this `plan` does not have, is refused,
+    /// listing them, unless `--resume-changed` accepts it. Nil without `--resume`; a run.json
+    /// that cannot be read is refused.
+    static func resume(_ request: RunRequest, suites: [Suite], config: Config, backends: [String],
+                       plan: PlannedCaseRuns, shard: Shard? = nil) throws(LoadError) -> ResumedRun? {
         guard let path = request.resumeDirectory else { return nil }
+        let directory = RunDirectory(path: path)
         // A run.json that cannot be read is refused: without it, nothing says which kept results are stale.
         let metadata: RunMetadata
         do {
-            metadata = try RunDirectory(path: path).readMetadata()
+            metadata = try directory.readMetadata()
         } catch let diagnostic as Diagnostic {
             throw LoadError([diagnostic])
         } catch {
-            throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path, message: ResultStore.describe(error))])
+            throw LoadError([Diagnostic(file: directory.metadata.path, message: ResultStore.describe(error))])
         }
         // Another shard's directory holds other cases: resumed, its results would be kept
         // beside this shard's, and merge would find them twice.
         let then = metadata.shard.map { Shard(index: $0.index, count: $0.count) }
         guard then == shard else {
             let name = { (shard: Shard?) in shard.map { "shard \($0)" } ?? "not sharded" }
-            throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path,
+            throw LoadError([Diagnostic(file: directory.metadata.path,
                                         message: "the run being resumed is \(name(then)), and this run is \(name(shard))",
                                         fix: "resume each shard's own directory with the same --shard, or start a new run with --out")])
         }
-        let check = ResumeCheck(metadata, suites: suites, config: config, backends: backends)
-        guard !check.isUnchanged, !request.resumeChanged else { return check }
-        throw LoadError([Diagnostic(file: RunDirectory(path: path).metadata.path,
-                                    message: "the suites or config differ from those of the run being resumed (\(check.summary)): its results for them are stale",
-                                    fix: (check.droppedBackends.isEmpty ? "" : "select the backends it ran with --backend, or ")
-                                        + "pass --resume-changed to run the changed and added cases and variants again and drop the deleted ones, or start a new run with --out")])
+        let resumed: ResumedRun
+        do {
+            resumed = try ResumedRun.read(directory, plan: plan,
+                                          check: ResumeCheck(metadata, suites: suites, config: config, backends: backends))
+        } catch let diagnostic as Diagnostic {
+            throw LoadError([diagnostic])
+        } catch {
+            throw LoadError([Diagnostic(file: directory.results.path, message: ResultStore.describe(error))])
+        }
+        guard resumed.needsConsent, !request.resumeChanged else { return resumed }
+        throw LoadError([refusal(resumed, of: directory)])
+    }
+
+    /// Why resuming `directory` is refused without `--resume-changed`, and what to do instead.
+    private static func refusal(_ resumed: ResumedRun, of directory: RunDirectory) -> Diagnostic {
+        let check = resumed.check
+        let message = check.isUnchanged
+            ? "the run being resumed finished case runs this run does not plan (\(resumed.unplanned.summary)): counted in its reports and gates, they would judge another plan"
+            : "the suites or config differ from those of the run being resumed (\(resumed.summary)): its results for them are stale"
+        var ways: [String] = []
+        if !check.droppedBackends.isEmpty { ways.append("select the backends it ran with --backend") }
+        if resumed.unplanned.count > 0 {
+            ways.append("run the plan it ran (its --backend, --reasoning, --repeat, --variant, --case and --tag; run.json's `arguments`)")
+        }
+        ways.append("pass --resume-changed to run the changed and added cases and variants again and drop the deleted ones"
+            + (resumed.unplanned.count > 0 ? " and the case runs this run does not plan" : ""))
+        ways.append("start a new run with --out")
+        return Diagnostic(file: directory.metadata.path, message: message, fix: ways.joined(separator: ", or "))
     }
 
     /// The config at `path`, or `./evalbench.json`; a missing default file is an error that says
@@ -277,12 +302,7 @@ package enum EvalRun {
         let directory = RunDirectory(try outputDirectory(for: loaded, request, started: started))
         onDirectoryReady(directory.url)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let check = loaded.resumeCheck
-        let store = try directory.startResults(keeping: try request.resumeDirectory.map { path in
-            try RunDirectory(path: path).finishedResults { check?.isStale($0) != true }
-        } ?? ResultTable())
-        // The keys of the case runs kept, read before any new result is recorded.
-        let finishedKeys = Set(store.table().lazy.map(\.key))
+        let store = try directory.startResults(keeping: loaded.resumed?.results ?? ResultTable())
 
         let concurrency = request.concurrency ?? loaded.config.defaults.concurrency
         let context = BackendContext(environment: request.environment, transport: transport,
@@ -307,14 +327,13 @@ package enum EvalRun {
                             failFastAfter: loaded.config.defaults.failFastLimit, onEvent: onEvent)
         runner.maxResponseBytes = loaded.config.defaults.maxResponseBytes ?? ResponseSizeLimit.defaultBytes
         runner.gradingTimeLimitSeconds = loaded.config.defaults.gradingTimeoutSeconds ?? GradingTimeLimit.defaultSeconds
-        await runner.run(loaded.plan, availability: availability, finishedKeys: finishedKeys)
+        await runner.run(loaded.plan, availability: availability, finished: loaded.resumed?.finished ?? FinishedCaseRuns())
         for backend in ordered { await backend.shutdown() }
 
         let results = store.table()
         if Task.isCancelled {
-            let planned = Set(loaded.plan.caseRuns.map(\.key))
-            let finished = results.reduce(0) { $0 + (planned.contains($1.key) ? 1 : 0) }
-            metadata.interruption = RunMetadata.Interruption(unfinishedRequests: max(0, loaded.plan.requestCount - finished),
+            // Every result is of a planned case run: a resume keeps no other.
+            metadata.interruption = RunMetadata.Interruption(unfinishedRequests: max(0, loaded.plan.requestCount - results.count),
                                                              plannedRequests: loaded.plan.requestCount)
         }
         if let failure = store.failure {
@@ -328,9 +347,7 @@ package enum EvalRun {
         let gate = gate(loaded, request, comparison: comparison)
         var verdict = verdict(results, gate: gate, loaded, availability: availability, ordered: ordered, comparison: comparison,
                               baseline: request.baselineDirectory)
-        if let check = loaded.resumeCheck, !check.isUnchanged {
-            verdict.notes.append("resumed with changes (\(check.summary)): changed and added cases and variants ran again, deleted ones were dropped")
-        }
+        if let note = loaded.resumed?.verdictNote { verdict.notes.append(note) }
         // The gates judge a whole plan: a partial run neither passes nor fails them.
         if let interruption = metadata.interruption { verdict = interruption.verdict(notes: verdict.notes) }
         // Decided before the reports, so that summary.md and report.html open with it and

@@ -220,12 +220,53 @@ package struct PlannedCaseRuns: RandomAccessCollection, Sendable, Equatable, Exp
     /// How many slots (what a case's runs share) the runs hold: a plan's cases × variants.
     package var slotCount: Int { slots.all.count }
 
+    /// Where the run at `position` lies in the matrix, without making the run. A plan's runs
+    /// come in the order of their coordinates (the planner's loops, a shard's or a filter's
+    /// subset of them, or runs given as values, each in a slot of its own), which is what
+    /// `PlanLookup` searches.
+    func coordinates(at position: Int) -> PlanCoordinates {
+        let entry = entries[position]
+        return PlanCoordinates(slot: entry.slot, backend: entry.backend, reasoning: entry.reasoning, repeatIndex: entry.repeatIndex)
+    }
+
+    /// The suite, case and variant of slot `slot` (a coordinate's).
+    func slotName(_ slot: Int) -> PlanSlotName {
+        let slot = slots.all[slot]
+        return PlanSlotName(suite: slot.suite, caseID: slot.evalCase.id, variant: slot.variant)
+    }
+
+    /// The backends the runs name by number (a coordinate's `backend`).
+    var backendNames: [String] { slots.backends }
+
+    /// The keys of runs given with a key other than their parts joined, by position.
+    var givenKeys: [Int: String] { keptKeys }
+
     /// The bytes a planned run takes here, besides what its case shares with the others.
     package static var bytesPerRun: Int { MemoryLayout<Entry>.stride }
 
     package static func == (lhs: PlannedCaseRuns, rhs: PlannedCaseRuns) -> Bool {
         lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0 == $1 }
     }
+}
+
+/// Where a planned run lies in the matrix: its slot (case and variant) and backend by number,
+/// its level (by its place in `ReasoningLevel.allCases`) and repeat, compared in that order.
+struct PlanCoordinates: Comparable {
+    var slot: UInt32
+    var backend: UInt32
+    var reasoning: UInt8
+    var repeatIndex: Int
+
+    static func < (lhs: PlanCoordinates, rhs: PlanCoordinates) -> Bool {
+        (lhs.slot, lhs.backend, lhs.reasoning, lhs.repeatIndex) < (rhs.slot, rhs.backend, rhs.reasoning, rhs.repeatIndex)
+    }
+}
+
+/// What names a plan's slot: its suite, case and variant.
+struct PlanSlotName: Hashable, Sendable {
+    var suite: String
+    var caseID: String
+    var variant: String
 }
 
 /// What the runs of one case (with its variant applied) share on every backend, level and repeat.

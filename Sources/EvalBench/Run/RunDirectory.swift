@@ -123,11 +123,12 @@ package struct RunDirectory: Sendable, Equatable {
     /// infrastructure error: a server down or still loading, a timeout, a rate limit that
     /// outlasted the retries), which is why a run is resumed, or that fail fast skipped after
     /// such errors. What the model did (a refusal, a guardrail, an answer that could not be
-    /// decoded) is kept. Only results `isKept` accepts are kept. They come in the order
+    /// decoded) is kept. Each finished result is given to `keep`, which returns it as kept
+    /// (changed, or not), or nil to leave it out. They come in the order
     /// results.jsonl has them, as a `ResultTable`, so a million are not held whole: each case
     /// run's turns are found as neighbours in plan order (by key where there is no plan
     /// index), not by a dictionary of every key.
-    package func finishedResults(keeping isKept: (RequestResult) -> Bool = { _ in true }) throws -> ResultTable {
+    package func finishedResults(keeping keep: (RequestResult) -> RequestResult? = { $0 }) throws -> ResultTable {
         let all = try readResultTable(role: "resumed", skippingDamage: true)
         let order = RunMerge.planOrder([all])
         var finished = [Bool](repeating: false, count: all.count)
@@ -153,8 +154,7 @@ package struct RunDirectory: Sendable, Equatable {
         }
         var kept = ResultTable()
         for row in all.indices where finished[row] {
-            let result = all[row]
-            if isKept(result) { kept.append(result) }
+            if let result = keep(all[row]) { kept.append(result) }
         }
         return kept
     }

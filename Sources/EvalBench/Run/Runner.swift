@@ -55,22 +55,21 @@ package struct Runner: Sendable {
                   retryPolicy: retryPolicy, onEvent: onEvent)
     }
 
-    /// Runs every case run of `plan` whose key is not in `finishedKeys`.
+    /// Runs every case run of `plan` that is not among `finished` (a resumed run's).
     /// `availability` holds each backend's answer to `prepare()`.
-    package func run(_ plan: RunPlan, availability: [String: Availability], finishedKeys: Set<String> = []) async {
+    package func run(_ plan: RunPlan, availability: [String: Availability], finished: FinishedCaseRuns = FinishedCaseRuns()) async {
         var prepared = self
         for (name, answer) in availability { prepared.slots[name]?.availability = answer }
         // Every request's task runs on the run's own threads (see RunExecutor).
-        await onRunExecutor { await prepared.run(plan, skipping: finishedKeys) }
+        await onRunExecutor { await prepared.run(plan, skipping: finished) }
     }
 
-    private func run(_ plan: RunPlan, skipping finishedKeys: Set<String>) async {
+    private func run(_ plan: RunPlan, skipping finished: FinishedCaseRuns) async {
         let global = AsyncSemaphore(limit: concurrency)
         // Each backend's queue holds indices into the plan, not copies of its case runs.
         var queues: [String: [Int]] = [:]
         var order: [String] = []
-        // A run is made (its key built) here only to look it up among the finished ones.
-        for index in plan.caseRuns.indices where finishedKeys.isEmpty || !finishedKeys.contains(plan.caseRuns[index].key) {
+        for index in plan.caseRuns.indices where !finished.contains(index) {
             let backend = plan.caseRuns.backend(at: index)
             if queues[backend] == nil { order.append(backend) }
             queues[backend, default: []].append(index)
