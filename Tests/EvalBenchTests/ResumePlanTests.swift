@@ -131,6 +131,51 @@ struct ResumePlanTests {
         #expect(outcome.results.count == 8)
         #expect(outcome.verdict.notes.allSatisfy { !$0.contains("resumed with changes") })
     }
+
+    @Test("a resume that adds repeats gives the kept case runs their places in the new plan, so the reports count each case run once, as a fresh run does")
+    func keptRunsTakeTheirNewPlaces() async throws {
+        let server = try server()
+        defer { server.stop() }
+        let twoTurns = #"""
+        {"format": "evalbench.suite/1", "suite": "s",
+         "cases": [{"id": "a", "turns": [{"prompt": "qa", "expect": [{"type": "contains", "value": "Paris"}]}, {"prompt": "again"}]},
+                   {"id": "b", "turns": [{"prompt": "Rome?", "expect": [{"type": "contains", "value": "Paris"}]}, {"prompt": "again"}]}]}
+        """#
+        let fixture = try fixture("resume-plan-places", server, suite: twoTurns)
+        defer { fixture.remove() }
+        let first = fixture.request()
+        _ = try await EvalRun.execute(try EvalRun.load(first), first, transport: URLSessionStreamTransport())
+        var resumed = fixture.request()
+        resumed.resumeDirectory = resumed.outputDirectory
+        resumed.repeatCount = 2
+        let loaded = try EvalRun.load(resumed)
+        let outcome = try await EvalRun.execute(loaded, resumed, transport: URLSessionStreamTransport())
+        #expect(server.requests.count == 8, "4 requests, then the 4 of the second repeats")
+        let places = Dictionary(uniqueKeysWithValues: loaded.plan.caseRuns.map { ($0.key, $0.index) })
+        #expect(outcome.results.allSatisfy { $0.planIndex == places[$0.key] }, "\(outcome.results.map { "\($0.key) \(String(describing: $0.planIndex))" })")
+        let aggregate = RunAggregate(outcome.results)
+        #expect(aggregate.caseRuns.count == 4)
+        #expect(aggregate.groups.first?.passRate == 0.5, "a passes, b fails, in each repeat")
+    }
+
+    @Test("a resume after the suite's latency targets changed keeps the answers and counts goodput against the targets as they are now")
+    func keptRunsTakeTheSuitesTargets() async throws {
+        let server = try server()
+        defer { server.stop() }
+        func suite(latencyMs: Int) -> String {
+            #"{"format": "evalbench.suite/1", "suite": "s", "slo": {"latencyMs": \#(latencyMs)}, "cases": [{"id": "a", "prompt": "qa"}]}"#
+        }
+        let fixture = try fixture("resume-plan-slo", server, suite: suite(latencyMs: 60_000))
+        defer { fixture.remove() }
+        let first = fixture.request()
+        _ = try await EvalRun.execute(try EvalRun.load(first), first, transport: URLSessionStreamTransport())
+        try Data(suite(latencyMs: 1).utf8).write(to: URL(fileURLWithPath: fixture.suitePath))
+        var resumed = fixture.request()
+        resumed.resumeDirectory = resumed.outputDirectory
+        let outcome = try await EvalRun.execute(try EvalRun.load(resumed), resumed, transport: URLSessionStreamTransport())
+        #expect(server.requests.count == 1, "the answer is kept: the targets do not change what is sent")
+        #expect(outcome.results.map(\.slo?.latencyMs) == [1])
+    }
 }
 
 @Suite("Finding a result's case run in a plan")

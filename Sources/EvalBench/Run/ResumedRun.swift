@@ -2,8 +2,9 @@ import Foundation
 
 /// What `--resume` keeps of the run it continues, read when the run is loaded, before anything
 /// is sent: the results of the case runs that finished there (`RunDirectory.finishedResults`)
-/// whose inputs have not changed since (`ResumeCheck`) and that this run plans (`PlanLookup`);
-/// which of the plan's case runs they finish; and what was left out, and why. Results of case
+/// whose inputs have not changed since (`ResumeCheck`) and that this run plans (`PlanLookup`),
+/// each given its place in this plan; which of the plan's case runs they finish; and what was
+/// left out, and why. Results of case
 /// runs this run does not plan (other repeats, levels, variants, cases or backends) are left
 /// out as stale ones are: counted in the reports and gates, they would judge another plan.
 package struct ResumedRun: Sendable {
@@ -37,7 +38,14 @@ package struct ResumedRun: Sendable {
                 return nil
             }
             finished.insert(position)
-            return result
+            // Its place in this plan, which another repeat count, level or case list numbers
+            // otherwise (a place another case run now has would merge their turns in the
+            // reports), and the suite's latency targets as they are now, which goodput counts against.
+            let run = plan[position]
+            var kept = result
+            kept.planIndex = run.index
+            kept.slo = run.slo
+            return kept
         }
         return ResumedRun(check: check, results: results, finished: finished, staleCaseRuns: stale, unplanned: unplanned)
     }
