@@ -180,6 +180,8 @@ package struct ResumeCheck: Sendable, Equatable {
     /// is not selected now), or that of a backend its case calls. Every turn of a case run gets
     /// the same answer: a turn that switched backend is judged by the case run's.
     package func isStale(_ result: RequestResult) -> Bool {
+        // Asked of every kept result: when nothing is stale, no string is made.
+        guard !(deletedSuites.isEmpty && staleCases.isEmpty && staleVariants.isEmpty && staleBackends.isEmpty) else { return false }
         let backend = PlannedCaseRun.plannedBackendAndLevel(of: result)?.backend ?? result.backend
         return deletedSuites.contains(result.suite) || staleCases.contains("\(result.suite)/\(result.caseID)")
             || staleVariants.contains("\(result.suite)/\(result.variant)") || staleBackends.contains(backend)
