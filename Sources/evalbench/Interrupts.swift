@@ -55,6 +55,6 @@ final class Interrupts: @unchecked Sendable {
     private static func quitMessage(runDirectory: URL?) -> String {
         guard let runDirectory else { return "evalbench: quit at once, before the run wrote anything" }
         return "evalbench: quit at once; every finished result is in results.jsonl, but the reports may be missing or "
-            + "from before: `evalbench report \(TerminalText.safe(runDirectory.path))` writes them again"
+            + "from before: `evalbench report \(TerminalText.safe(TerminalText.shellWord(runDirectory.path)))` writes them again"
     }
 }

@@ -14,7 +14,10 @@ func commandRun(_ parsed: ParsedCommand) async -> ExitStatus {
         failLoading(error)
     }
     warnIfReplacing(out: request.outputDirectory, resume: request.resumeDirectory)
-    if let leftOut = loaded.resumed?.leftOutLine { printError("evalbench: --resume \(request.resumeDirectory ?? ""): \(leftOut)") }
+    if let leftOut = loaded.resumed?.leftOutLine {
+        // Its names come from the resumed results.jsonl: control characters are shown, not obeyed.
+        printError("evalbench: --resume \(TerminalText.safe(request.resumeDirectory ?? "")): \(TerminalText.safe(leftOut))")
+    }
     let progress = Progress(total: loaded.plan.requestCount, enabled: !parsed.has(Options.noProgress))
     let interrupts = Interrupts()
     interrupts.install()

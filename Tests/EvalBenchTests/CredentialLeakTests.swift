@@ -57,13 +57,22 @@ struct CredentialLeakTests {
         for arguments in [#"["--api-key", "\#(key)"]"#, #"["--port", "8080", "--api-key=\#(key)"]"#, #"["--hf-token", "hf_abcdefghijklmnop"]"#] {
             let found = try problems(backend: #"{ "name": "l", "kind": "llama-server", "model": "m", "modelPath": "/nonexistent/model.gguf", "arguments": \#(arguments) }"#)
             let argument = found.filter { $0.message.contains("would put a secret in the config file") }
-            #expect(argument.count == 1 && argument[0].fix?.contains("LLAMA_API_KEY") == true, "\(arguments): \(found)")
+            // The managed server listens on 127.0.0.1 and is sent no key; a download token goes in the environment.
+            let fix = arguments.contains("hf-token") ? "HF_TOKEN" : "needs no key"
+            #expect(argument.count == 1 && argument[0].fix?.contains(fix) == true, "\(arguments): \(found)")
             #expect(found.allSatisfy { !$0.description.contains(key) && !$0.description.contains("hf_abcdefghijklmnop") }, "\(found)")
         }
-        // Paths, model names and options that name files are not keys.
-        let fine = try problems(backend: #"{ "name": "l", "kind": "llama-server", "model": "m", "modelPath": "/root/.cache/Gemma-3-270M-IT-Q4_K_M.gguf", "arguments": ["--api-key-file", "/run/keys/llama", "--ssl-key-file", "k.pem", "-c", "4096"], "extraBody": {"note": "Token budgets matter"} }"#)
+        // Paths, model names, options that name files, and an option after a bare one are not keys.
+        let fine = try problems(backend: #"{ "name": "l", "kind": "llama-server", "model": "m", "modelPath": "hf_models/gemma-3-270m-it.gguf", "arguments": ["--api-key-file", "/run/keys/llama", "--ssl-key-file", "k.pem", "-c", "4096", "--hf-token", "--port", "8080"], "extraBody": {"note": "Token budgets matter"} }"#)
         #expect(!fine.contains { $0.message.contains("secret") }, "\(fine)")
         #expect(LiteralSecret.looksLikeKey("Bearer abcdefghijklmnop") && !LiteralSecret.looksLikeKey("Token budget"))
+        #expect(!LiteralSecret.looksLikeKey("hf_models/llama-3-8b.gguf") && !LiteralSecret.looksLikeKey("hf_llama-3-8b-q4.gguf"))
+    }
+
+    @Test("the llama-server evalbench starts does not inherit LLAMA_API_KEY, which would make it refuse evalbench's requests")
+    func managedServerEnvironment() {
+        let environment = LlamaServerBackend.serverEnvironment(["LLAMA_API_KEY": "k", "HF_TOKEN": "t", "PATH": "/usr/bin"])
+        #expect(environment == ["HF_TOKEN": "t", "PATH": "/usr/bin"])
     }
 
     @Test("the redactor removes URL credentials, query values and secret-looking values of any header")

@@ -102,9 +102,23 @@ struct ShardLimitTests {
                 let metadata = try RunDirectory(part).readMetadata()
                 #expect(path == nil && metadata.interruption?.unfinishedRequests == unfinished, "\(unfinished) of \(planned) was read")
             } catch let diagnostic as Diagnostic {
-                #expect(diagnostic.path == path, "\(unfinished) of \(planned): \(diagnostic)")
+                #expect(path != nil && diagnostic.path == path, "\(unfinished) of \(planned): \(diagnostic)")
             }
         }
+    }
+
+    @Test("a merge of parts whose interruption counts disagree with their shards' keeps unfinished at most planned, so its run.json reads back")
+    func mergedInterruptionStaysReadable() throws {
+        func part(_ name: String, requests: Int, unfinished: Int?) -> RunMerge.Part {
+            var metadata = RunMetadata(toolVersion: "t", arguments: [], suites: [], config: Config(backends: []), gitCommit: nil,
+                                       host: .current(), startedAt: Date(), endedAt: nil, backends: [])
+            metadata.shard = ShardRecord(index: 1, count: 2, partitionKey: Shard.partitionKey, planSHA256: "", cases: [],
+                                         caseRuns: 1, requests: requests)
+            metadata.interruption = unfinished.map { RunMetadata.Interruption(unfinishedRequests: $0, plannedRequests: 1_000) }
+            return RunMerge.Part(path: name, metadata: metadata, results: ResultTable())
+        }
+        let merged = try #require(RunMerge.interruption(of: [part("a", requests: 2, unfinished: 900), part("b", requests: 3, unfinished: nil)]))
+        #expect(merged.plannedRequests == 5 && merged.unfinishedRequests == 5 && merged.parts == ["a"])
     }
 
     @Test("merge of parts whose run.json says shard.count 0 or -2 exits 2 naming run.json and $.shard.count, instead of crashing")

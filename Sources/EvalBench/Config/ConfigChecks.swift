@@ -61,7 +61,11 @@ enum ConfigChecks {
     /// of a server argument such as `--api-key`, found in what the backend encodes to (as
     /// run.json would hold it). The headers and the base URL are `plainSightProblems`'.
     private static func literalKeyProblems(_ backend: BackendConfig, index: Int, file: String) -> [Diagnostic] {
-        guard let data = try? JSONEncoder().encode(backend), let document = try? JSONDocument(data: data, file: file) else { return [] }
+        guard let data = try? JSONEncoder().encode(backend), let document = try? JSONDocument(data: data, file: file) else {
+            return [Diagnostic(file: file, path: "$.backends[\(index)]",
+                               message: "backend '\(backend.name)' could not be encoded as JSON, so it cannot be checked for a key written into it (or recorded in run.json)",
+                               fix: "make its kind's options encodable (Codable) without throwing")]
+        }
         let log = DiagnosticLog(file: file)
         LiteralSecret.report(in: document.root, path: JSONPath.root.key("backends").index(index), log: log, skippingHeaders: true)
         // Where in the encoded text is no place in the caller's code.

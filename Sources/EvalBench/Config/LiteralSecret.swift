@@ -40,7 +40,7 @@ enum LiteralSecret {
         case .array(let elements):
             for (index, element) in elements.enumerated() {
                 if index > 0, case .string(let previous) = elements[index - 1].content, let option = secretOption(previous),
-                   !option.hasValue, case .string = element.content {
+                   !option.hasValue, case .string(let value) = element.content, !value.hasPrefix("-") {
                     reportOptionValue(option.name, at: element.location, path: path.index(index), log: log)
                 } else if case .string(let text) = element.content, let option = secretOption(text), option.hasValue {
                     reportOptionValue(option.name, at: element.location, path: path.index(index), log: log)
@@ -69,9 +69,13 @@ enum LiteralSecret {
     }
 
     private static func reportOptionValue(_ name: String, at location: SourceLocation, path: JSONPath, log: DiagnosticLog) {
+        let normalized = name.lowercased().filter { $0.isLetter }
+        // The llama-server evalbench starts listens on 127.0.0.1 only, and evalbench sends it no key.
+        let fix = normalized.hasSuffix("apikey")
+            ? "remove '\(name)' and its value: the llama-server evalbench starts listens only on 127.0.0.1 and needs no key (a server of your own that needs one is an \"openai\" backend with \"apiKeyEnv\")"
+            : "remove '\(name)' and its value, and set the environment variable the program reads for it before running evalbench (llama-server: HF_TOKEN for --hf-token)"
         log.error("the argument '\(name)' would put a secret in the config file (and on the process's command line, which other users of the machine can read), and evalbench reads secrets only from the environment",
-                  at: location, path: path,
-                  fix: "remove '\(name)' and its value, and set the environment variable the program reads instead before running evalbench (llama-server: LLAMA_API_KEY for --api-key, HF_TOKEN for --hf-token)")
+                  at: location, path: path, fix: fix)
     }
 
     /// Whether a literal value, under any name, is surely a key: one token with a well-known
@@ -81,7 +85,8 @@ enum LiteralSecret {
     static func looksLikeKey(_ value: String) -> Bool {
         let words = value.split(whereSeparator: \.isWhitespace)
         if words.count == 2, ["bearer", "basic", "token", "apikey"].contains(words[0].lowercased()), words[1].count >= 12 { return true }
-        guard words.count == 1, let word = words.first, word.count >= 12 else { return false }
+        // A path (`hf_models/gemma.gguf`) is not a key: no well-known key holds '/'.
+        guard words.count == 1, let word = words.first, word.count >= 12, !word.contains("/"), !word.hasSuffix(".gguf") else { return false }
         return keyPrefixes.contains(where: word.hasPrefix)
     }
 

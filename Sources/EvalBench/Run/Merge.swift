@@ -189,9 +189,12 @@ package enum RunMerge {
     static func interruption(of parts: [Part]) -> RunMetadata.Interruption? {
         let interrupted = parts.filter { $0.metadata.interruption != nil }
         guard !interrupted.isEmpty else { return nil }
+        let planned = parts.reduce(0) { $0 + ($1.metadata.shard?.requests ?? $1.metadata.interruption?.plannedRequests ?? 0) }
+        // Each count is range-checked when read, but a part's own planned count may disagree with
+        // its shard's (an edited run.json): the merged run.json must stay readable (unfinished ≤ planned).
         return RunMetadata.Interruption(
-            unfinishedRequests: interrupted.reduce(0) { $0 + ($1.metadata.interruption?.unfinishedRequests ?? 0) },
-            plannedRequests: parts.reduce(0) { $0 + ($1.metadata.shard?.requests ?? $1.metadata.interruption?.plannedRequests ?? 0) },
+            unfinishedRequests: min(planned, interrupted.reduce(0) { $0 + ($1.metadata.interruption?.unfinishedRequests ?? 0) }),
+            plannedRequests: planned,
             parts: interrupted.map(\.path))
     }
 

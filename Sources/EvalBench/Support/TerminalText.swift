@@ -5,6 +5,16 @@ import Foundation
 /// such as `\u{1B}`, so that an answer, a tool's name or a case id cannot recolour, retitle
 /// or clear the user's terminal, or forge a line of output.
 package enum TerminalText {
+    /// `path` as one word for a POSIX shell, for a command printed to be copied: as it is when
+    /// it holds only characters no shell treats specially, single-quoted otherwise (a quote
+    /// inside written `'\''`).
+    package static func shellWord(_ path: String) -> String {
+        let plain = !path.isEmpty && path.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+,:@%=".unicodeScalars.contains(scalar))
+        }
+        return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     package static func safe(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = String.UnicodeScalarView()

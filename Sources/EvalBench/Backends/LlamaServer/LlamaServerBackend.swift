@@ -7,6 +7,13 @@ import FoundationNetworking
 /// A llama.cpp `llama-server` that evalbench starts itself on a free loopback port, talks to
 /// as an OpenAI-compatible server, and stops when the run ends.
 package final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable {
+    /// The environment the server is started in: evalbench's, less `LLAMA_API_KEY`, which
+    /// llama-server reads as `--api-key`; the server listens on 127.0.0.1 only and evalbench
+    /// sends it no key, so a key there would make it refuse every request.
+    static func serverEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { $0.key != "LLAMA_API_KEY" }
+    }
+
     // @unchecked: the mutable state (`process`, `client`) is only touched under `lock`.
     package let name: String
     package let kind = LlamaServerKind.name
@@ -90,6 +97,7 @@ package final class LlamaServerBackend: Backend, Prewarming, @unchecked Sendable
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        process.environment = Self.serverEnvironment(ProcessInfo.processInfo.environment)
         process.standardInput = FileHandle.nullDevice
         do {
             let log = try FileHandle(forWritingTo: logURL)
