@@ -94,7 +94,8 @@ extension LoopbackNetworkTests {
             #expect(received.body == Data(#"{"q":1}"#.utf8))
         }
 
-        @Test("Bytes are delivered as they arrive: a piece sent 200 ms later arrives at least 190 ms later", arguments: TransportKind.allCases)
+        @Test("Bytes are delivered as they arrive: a piece sent 200 ms later arrives well after the first (a buffering transport gives both at once)",
+              arguments: TransportKind.allCases)
         func incrementalDelivery(_ kind: TransportKind) async throws {
             let transport = kind.make()
             let server = try startedServer { _ in
@@ -108,7 +109,9 @@ extension LoopbackNetworkTests {
             let first = try #require(result.deliveries.first { String(decoding: $0.bytes, as: UTF8.self).contains("first") })
             let second = try #require(result.deliveries.first { String(decoding: $0.bytes, as: UTF8.self).contains("second") })
             let gapMs = Double(second.atNanos - first.atNanos) / 1_000_000
-            #expect(gapMs >= 190)
+            // Not 190: on a busy machine URLSession handed over the first piece 12 ms late (a gap
+            // of 187.7 ms) once; buffering would make the gap about 0, which this still catches.
+            #expect(gapMs >= 150)
             #expect(gapMs < 350)
             #expect(Double(second.atNanos - start) / 1_000_000 >= 200)
         }
