@@ -89,10 +89,11 @@ struct MergeTests {
         #expect(metadata.shard == nil && metadata.mergedFrom == shards.map(\.path))
     }
 
-    @Test("merging an unsharded run's results split by shard rewrites its reports byte for byte, latency percentiles included")
-    func exactReports() async throws {
-        let work = PackagePaths.temporaryDirectory("merge-exact")
-        defer { try? FileManager.default.removeItem(at: work) }
+    /// One unsharded run in `work/whole`, its results split by case into three shard parts
+    /// (`work/part-K`, each result passed through `rewrite` with its shard's index) with the
+    /// run.json each shard would have written: the whole run's directory, its results and the parts.
+    private func splitRun(in work: URL, rewrite: (Int, RequestResult) -> RequestResult = { $1 }) async throws
+        -> (whole: URL, results: [RequestResult], parts: [URL]) {
         let whole = work.appendingPathComponent("whole")
         try await run(request(whole))
         let results = try RunDirectory(whole).readResults()
@@ -103,12 +104,20 @@ struct MergeTests {
             let shard = Shard(index: index, count: 3)
             let part = RunDirectory(work.appendingPathComponent("part-\(index)"))
             try FileManager.default.createDirectory(at: part.url, withIntermediateDirectories: true)
-            try part.writeResults(results.filter { shard.contains(suite: $0.suite, caseID: $0.caseID) })
+            try part.writeResults(results.filter { shard.contains(suite: $0.suite, caseID: $0.caseID) }.map { rewrite(index, $0) })
             var partMetadata = metadata
             partMetadata.shard = plan.sharded(shard).record
             try partMetadata.write(to: part.metadata)
             parts.append(part.url)
         }
+        return (whole, results, parts)
+    }
+
+    @Test("merging an unsharded run's results split by shard rewrites its reports byte for byte, latency percentiles included")
+    func exactReports() async throws {
+        let work = PackagePaths.temporaryDirectory("merge-exact")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (whole, results, parts) = try await splitRun(in: work)
         let merged = try merge(parts.reversed(), into: work.appendingPathComponent("merged"))
         for name in [RunDirectory.FileName.summaryCSV, RunDirectory.FileName.metricsCSV, RunDirectory.FileName.resultsCSV,
                      RunDirectory.FileName.recommendationCSV, RunDirectory.FileName.junit] {
@@ -341,26 +350,11 @@ struct MergeTests {
     func staleIndexesReplaced() async throws {
         let work = PackagePaths.temporaryDirectory("merge-stale-index")
         defer { try? FileManager.default.removeItem(at: work) }
-        let whole = work.appendingPathComponent("whole")
-        try await run(request(whole))
-        let results = try RunDirectory(whole).readResults()
-        let metadata = try RunDirectory(whole).readMetadata()
-        let plan = try EvalRun.load(request(whole)).plan
-        var parts: [URL] = []
-        for index in 1...3 {
-            let shard = Shard(index: index, count: 3)
-            let part = RunDirectory(work.appendingPathComponent("part-\(index)"))
-            try FileManager.default.createDirectory(at: part.url, withIntermediateDirectories: true)
-            // Shard 2's results carry the indexes of a plan with more cases before them; shard 3's none.
-            try part.writeResults(results.filter { shard.contains(suite: $0.suite, caseID: $0.caseID) }.map { result in
-                var result = result
-                result.planIndex = index == 3 ? nil : (index == 2 ? result.planIndex.map { $0 + 1_000 } : result.planIndex)
-                return result
-            })
-            var partMetadata = metadata
-            partMetadata.shard = plan.sharded(shard).record
-            try partMetadata.write(to: part.metadata)
-            parts.append(part.url)
+        // Shard 2's results carry the indexes of a plan with more cases before them; shard 3's none.
+        let (whole, results, parts) = try await splitRun(in: work) { index, result in
+            var result = result
+            result.planIndex = index == 3 ? nil : (index == 2 ? result.planIndex.map { $0 + 1_000 } : result.planIndex)
+            return result
         }
         let merged = try merge(parts, into: work.appendingPathComponent("merged"))
         let planIndexes = { (results: [RequestResult]) in
